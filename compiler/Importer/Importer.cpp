@@ -1,0 +1,78 @@
+//===- Importer.cpp - ONNX model to onnx dialect ---------------------------===//
+//
+// The importer's public entry points: load the model, build the module,
+// verify it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Importer/ImporterInternal.h"
+#include "dialects/Onnx/IR/OnnxOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringExtras.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+bool parseInputShape(StringRef text, InputShape &shape, std::string &error) {
+  auto [name, dims] = text.rsplit('=');
+  if (dims.empty() || name.empty() || !text.contains('=')) {
+    error = "expected NAME=DIMS (e.g. input=1x3x224x224), got '" +
+            text.str() + "'";
+    return false;
+  }
+  shape.name = name.str();
+  shape.dims.clear();
+  SmallVector<StringRef> parts;
+  dims.split(parts, dims.contains(',') ? ',' : 'x');
+  for (StringRef p : parts) {
+    p = p.trim();
+    if (p == "?") {
+      shape.dims.push_back(-1);
+      continue;
+    }
+    int64_t d;
+    if (p.getAsInteger(10, d) || d < 0 || d > importer::kMaxDim) {
+      error = "invalid dim '" + p.str() + "' in '" + text.str() + "'";
+      return false;
+    }
+    shape.dims.push_back(d);
+  }
+  return true;
+}
+
+void registerImporterDialects(MLIRContext &context) {
+  context.loadDialect<kiln::onnx::OnnxDialect, func::FuncDialect>();
+}
+
+OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &context, StringRef path,
+                                      const ImportOptions &options) {
+  registerImporterDialects(context);
+  importer::LoadedModel model;
+  if (failed(importer::loadModel(context, path, options, model)))
+    return {};
+  Location loc = importer::modelLoc(context, model);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  Builder b(&context);
+  const ::onnx::ModelProto &m = model.proto;
+  module->getOperation()->setAttr("onnx.ir_version",
+                                  b.getI64IntegerAttr(m.ir_version()));
+  module->getOperation()->setAttr("onnx.opset",
+                                  b.getI64IntegerAttr(model.opsets[""]));
+  if (!m.producer_name().empty())
+    module->getOperation()->setAttr(
+        "onnx.producer",
+        b.getStringAttr(m.producer_name() +
+                        (m.producer_version().empty()
+                             ? ""
+                             : " " + m.producer_version())));
+  if (failed(importer::importGraph(model, *module)))
+    return {};
+  if (failed(verify(*module)))
+    return {};
+  return module;
+}
+
+} // namespace kiln

@@ -1,0 +1,55 @@
+//===- Importer.h - ONNX model to onnx dialect --------------------*- C++ -*-===//
+//
+// The public entry point of the importer: reads a `.onnx` file (with its
+// external data), runs ONNX's reference shape inference on it, and builds a
+// module holding one `func.func @main` in the onnx dialect.
+//
+// Errors are reported as MLIR diagnostics located at the offending node
+// (`NameLoc(node name, FileLineColLoc(model path, node index, 0))`) or at the
+// model file; the caller installs the diagnostic handler.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_IMPORTER_IMPORTER_H
+#define KILN_COMPILER_IMPORTER_IMPORTER_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+/// A user-pinned shape for one graph input (`--input-shape NAME=1x3x224x224`).
+/// A dim of -1 leaves that dim as the model declares it.
+struct InputShape {
+  std::string name;
+  std::vector<int64_t> dims;
+};
+
+struct ImportOptions {
+  std::vector<InputShape> inputShapes;
+  /// Run ::onnx::shape_inference::InferShapes (with data propagation) first.
+  bool onnxShapeInference = true;
+};
+
+/// Parses "NAME=1x3x224x224" (or "NAME=1,3,224,224"; "?" for a dim left as
+/// declared). Returns false with `error` set on malformed text.
+bool parseInputShape(llvm::StringRef text, InputShape &shape,
+                     std::string &error);
+
+/// Imports the model at `path`. On failure, diagnostics have been emitted and
+/// a null module is returned.
+mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
+                                                  llvm::StringRef path,
+                                                  const ImportOptions &options);
+
+/// Registers the dialects the importer creates ops of.
+void registerImporterDialects(mlir::MLIRContext &context);
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_IMPORTER_IMPORTER_H

@@ -1,0 +1,144 @@
+//===- ImporterInternal.h - Shared parts of the ONNX importer -----*- C++ -*-===//
+//
+// Declarations shared by the importer's source files. Only the importer
+// includes this header: it pulls in ONNX's protobuf classes, which are built
+// with exceptions and RTTI, so the files that include it are compiled with
+// `-fexceptions` (see compiler/Importer/CMakeLists.txt).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_IMPORTER_IMPORTERINTERNAL_H
+#define KILN_COMPILER_IMPORTER_IMPORTERINTERNAL_H
+
+#include "compiler/Importer/Importer.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Location.h"
+#include "mlir/Support/LLVM.h"
+
+#include "onnx/onnx_pb.h"
+
+#include <functional>
+#include <map>
+#include <string>
+
+namespace kiln::importer {
+
+/// A parsed model and what the importer needs to know about where it lives.
+struct LoadedModel {
+  ::onnx::ModelProto proto;
+  /// Path as given by the user (used in locations and messages).
+  std::string path;
+  /// Canonical folder of the model; external data must stay inside it.
+  std::string dir;
+  /// Opset version per domain ("" is the default domain).
+  std::map<std::string, int> opsets;
+};
+
+/// Oldest and newest default-domain opsets the importer accepts.
+constexpr int kMinOpset = 1;
+constexpr int kMaxOpset = 17;
+
+/// Loads and parses `path`, checks the model header, pins input shapes and
+/// runs ONNX's shape inference. Emits diagnostics on failure.
+mlir::LogicalResult loadModel(mlir::MLIRContext &context, llvm::StringRef path,
+                              const ImportOptions &options,
+                              LoadedModel &model);
+
+/// The location of node `index` of a graph:
+/// NameLoc(node name, FileLineColLoc(model path, index, 0)).
+mlir::Location nodeLoc(mlir::MLIRContext &context, const LoadedModel &model,
+                       const ::onnx::NodeProto &node, int index);
+
+/// "Conv" or "com.microsoft.Attention": the op type a message names.
+std::string qualifiedOpType(const ::onnx::NodeProto &node);
+
+/// The largest dim and element count the importer accepts (2^40): anything
+/// larger cannot be a real tensor and would overflow size computations.
+constexpr int64_t kMaxDim = int64_t(1) << 40;
+
+/// The location of the model file itself.
+mlir::Location modelLoc(mlir::MLIRContext &context, const LoadedModel &model);
+
+/// Maps an ONNX TensorProto data type to an MLIR element type; null when the
+/// type has no MLIR equivalent.
+mlir::Type importElementType(int32_t dataType, mlir::MLIRContext &context);
+
+/// The name of an ONNX data type ("float", "int64", ...), for messages.
+std::string dataTypeName(int32_t dataType);
+
+/// Converts a TypeProto. `what` names the value in messages.
+mlir::FailureOr<mlir::Type> importType(const ::onnx::TypeProto &type,
+                                       mlir::Location loc,
+                                       llvm::StringRef what);
+
+/// Converts a TensorProto to an elements attribute. Large tensors become
+/// dense resources that take ownership of the protobuf's `raw_data` (no
+/// copy); small ones become DenseElementsAttr so that folders can read them.
+/// External data is read from the model's folder, never outside it.
+mlir::FailureOr<mlir::ElementsAttr> importTensor(::onnx::TensorProto &tensor,
+                                                 const LoadedModel &model,
+                                                 mlir::Location loc,
+                                                 bool forceDense = false);
+
+/// Converts a SparseTensorProto to a dense elements attribute.
+mlir::FailureOr<mlir::ElementsAttr>
+importSparseTensor(::onnx::SparseTensorProto &sparse, const LoadedModel &model,
+                   mlir::Location loc);
+
+/// One node on its way to becoming an op: the importer fills it from the
+/// NodeProto, `normalizeNode` rewrites older opset forms into the form of
+/// the dialect (the newest opset), then the importer creates the op.
+struct NodeState {
+  explicit NodeState(mlir::Location loc) : loc(loc) {}
+  const ::onnx::NodeProto *node = nullptr;
+  mlir::Location loc;
+  /// Opset of the node's domain in the model.
+  int opset = 0;
+  /// Op type to create (may differ from the node's, e.g. Upsample -> Resize).
+  std::string opType;
+  /// Operands aligned with the node's inputs (`none` for skipped ones).
+  llvm::SmallVector<mlir::Value> operands;
+  /// ONNX attributes not yet converted, by name.
+  std::map<std::string, const ::onnx::AttributeProto *> attrs;
+  /// Attributes already in their dialect form.
+  mlir::NamedAttrList converted;
+  /// The model (for external data of tensors in attributes).
+  const LoadedModel *model = nullptr;
+  /// When set, the type of result 0 (used when the rewrite changes it).
+  mlir::Type result0Type;
+  /// Applied to result 0 after the op is built (e.g. to undo a Flatten).
+  std::function<mlir::Value(mlir::OpBuilder &, mlir::Value)> wrapResult;
+};
+
+/// Rewrites an older opset's interface into the dialect's (newest) one:
+/// attributes that became inputs, renamed or deprecated ops, changed
+/// semantics. The only place where opset differences are handled.
+mlir::LogicalResult normalizeNode(mlir::OpBuilder &builder, NodeState &state);
+
+/// Creates `onnx.<name>` with the given operands, result types and
+/// attributes (no verification).
+mlir::Operation *createOnnxOp(mlir::OpBuilder &builder, mlir::Location loc,
+                              llvm::StringRef name, mlir::ValueRange operands,
+                              mlir::TypeRange results,
+                              llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+
+/// An `onnx.Constant` holding `values` as a 1-D i64 tensor (or a scalar).
+mlir::Value createI64Constant(mlir::OpBuilder &builder, mlir::Location loc,
+                              llvm::ArrayRef<int64_t> values,
+                              bool scalar = false);
+
+/// An `onnx.Constant` holding one f32 (or element type `type`) scalar.
+mlir::Value createScalarConstant(mlir::OpBuilder &builder, mlir::Location loc,
+                                 mlir::Type type, double value);
+
+/// An `onnx.NoValue`.
+mlir::Value createNone(mlir::OpBuilder &builder, mlir::Location loc);
+
+/// Builds the main function of `model` into `module`.
+mlir::LogicalResult importGraph(LoadedModel &model, mlir::ModuleOp module);
+
+} // namespace kiln::importer
+
+#endif // KILN_COMPILER_IMPORTER_IMPORTERINTERNAL_H

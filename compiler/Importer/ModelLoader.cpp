@@ -1,0 +1,288 @@
+//===- ModelLoader.cpp - Read, check and shape-infer an ONNX model --------===//
+//
+// Parses the protobuf (streamed from the file, never read whole into a second
+// buffer), checks the model header and every node against the ONNX schema of
+// its opset, pins user-given input shapes, and runs ONNX's reference shape
+// inference with data propagation so that the importer sees typed values.
+//
+// Everything that can throw (libonnx validation and inference) is caught
+// here and turned into a diagnostic.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Importer/ImporterInternal.h"
+
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+using namespace mlir;
+
+namespace kiln::importer {
+
+Location modelLoc(MLIRContext &context, const LoadedModel &model) {
+  return FileLineColLoc::get(&context, model.path, 0, 0);
+}
+
+Location nodeLoc(MLIRContext &context, const LoadedModel &model,
+                 const ::onnx::NodeProto &node, int index) {
+  Location file = FileLineColLoc::get(&context, model.path, index, 0);
+  return NameLoc::get(StringAttr::get(&context, node.name()), file);
+}
+
+std::string qualifiedOpType(const ::onnx::NodeProto &node) {
+  if (node.domain().empty() || node.domain() == "ai.onnx")
+    return node.op_type();
+  return node.domain() + "." + node.op_type();
+}
+
+namespace {
+
+bool isDefaultDomain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+/// Parses the file into `proto` without an intermediate copy of its bytes.
+LogicalResult parseFile(MLIRContext &context, LoadedModel &model) {
+  Location loc = modelLoc(context, model);
+  if (llvm::sys::fs::is_directory(model.path))
+    return emitError(loc) << "is a directory, not an ONNX model file";
+  int fd = ::open(model.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return emitError(loc) << "cannot open the model: " << std::strerror(errno);
+  bool ok;
+  {
+    google::protobuf::io::FileInputStream raw(fd);
+    google::protobuf::io::CodedInputStream coded(&raw);
+    coded.SetTotalBytesLimit(INT32_MAX);
+    ok = model.proto.ParseFromCodedStream(&coded) &&
+         coded.ConsumedEntireMessage();
+  }
+  ::close(fd);
+  if (!ok)
+    return emitError(loc)
+           << "not a valid ONNX model: the file does not parse as an ONNX "
+              "ModelProto (truncated, corrupt, or not a protobuf; files over "
+              "2 GiB must keep their weights in external data)";
+  return success();
+}
+
+LogicalResult checkHeader(MLIRContext &context, LoadedModel &model) {
+  Location loc = modelLoc(context, model);
+  const ::onnx::ModelProto &m = model.proto;
+  if (!m.has_graph())
+    return emitError(loc) << "not a valid ONNX model: it has no graph";
+  if (m.ir_version() <= 0)
+    return emitError(loc) << "not a valid ONNX model: ir_version is "
+                          << m.ir_version();
+  for (const auto &op : m.opset_import()) {
+    std::string domain = op.domain() == "ai.onnx" ? "" : op.domain();
+    model.opsets[domain] = static_cast<int>(op.version());
+  }
+  // IR versions before 3 had no opset_import: they mean opset 1.
+  if (m.opset_import_size() == 0)
+    model.opsets[""] = 1;
+  // A model without the default domain fails later, at its first node of
+  // that domain (or at a node of an unsupported domain).
+  auto it = model.opsets.find("");
+  if (it != model.opsets.end() &&
+      (it->second < kMinOpset || it->second > kMaxOpset))
+    return emitError(loc) << "default-domain opset " << it->second
+                          << " is not supported (kiln supports opsets "
+                          << kMinOpset << " to " << kMaxOpset << ")";
+  return success();
+}
+
+/// Checks every dim of a TypeProto (recursively through seq/optional).
+LogicalResult checkTypeDims(MLIRContext &context, const LoadedModel &model,
+                            const ::onnx::TypeProto &type,
+                            const std::string &what) {
+  if (type.has_sequence_type())
+    return checkTypeDims(context, model, type.sequence_type().elem_type(),
+                         what);
+  if (type.has_optional_type())
+    return checkTypeDims(context, model, type.optional_type().elem_type(),
+                         what);
+  if (!type.has_tensor_type() || !type.tensor_type().has_shape())
+    return success();
+  for (const auto &dim : type.tensor_type().shape().dim()) {
+    if (dim.has_dim_value() &&
+        (dim.dim_value() < 0 || dim.dim_value() > kMaxDim))
+      return emitError(modelLoc(context, model))
+             << what << " has an invalid dim " << dim.dim_value();
+  }
+  return success();
+}
+
+LogicalResult checkTensorDims(MLIRContext &context, const LoadedModel &model,
+                              const ::onnx::TensorProto &t, Location loc) {
+  int64_t count = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0 || d > kMaxDim)
+      return emitError(loc) << "tensor '" << t.name() << "' has an invalid dim "
+                            << d;
+    if (d != 0 && count > kMaxDim / d)
+      return emitError(loc) << "tensor '" << t.name()
+                            << "' has too many elements";
+    count *= d;
+  }
+  return success();
+}
+
+/// Validates every node of `graph` (and its subgraphs) against the ONNX
+/// schema of the model's opset, so that the rest of the importer and ONNX's
+/// shape inference only see well-formed nodes.
+LogicalResult checkGraph(MLIRContext &context, const LoadedModel &model,
+                         const ::onnx::GraphProto &graph) {
+  for (const auto &vi : graph.input())
+    if (failed(checkTypeDims(context, model, vi.type(),
+                             "graph input '" + vi.name() + "'")))
+      return failure();
+  for (const auto &vi : graph.output())
+    if (failed(checkTypeDims(context, model, vi.type(),
+                             "graph output '" + vi.name() + "'")))
+      return failure();
+  for (const auto &vi : graph.value_info())
+    if (failed(checkTypeDims(context, model, vi.type(),
+                             "value '" + vi.name() + "'")))
+      return failure();
+  for (const auto &t : graph.initializer())
+    if (failed(checkTensorDims(context, model, t, modelLoc(context, model))))
+      return failure();
+
+  for (int i = 0, e = graph.node_size(); i < e; ++i) {
+    const ::onnx::NodeProto &node = graph.node(i);
+    Location loc = nodeLoc(context, model, node, i);
+    std::string domain = node.domain() == "ai.onnx" ? "" : node.domain();
+    auto opset = model.opsets.find(domain);
+    if (opset == model.opsets.end())
+      return emitError(loc) << qualifiedOpType(node) << ": the model imports no "
+                            << "opset for domain '" << domain << "'";
+    if (!isDefaultDomain(domain))
+      return emitError(loc) << qualifiedOpType(node)
+                            << ": ops of domain '" << domain
+                            << "' are not supported (only the default ONNX "
+                               "domain is)";
+    const ::onnx::OpSchema *schema = ::onnx::OpSchemaRegistry::Schema(
+        node.op_type(), opset->second, "");
+    if (!schema)
+      return emitError(loc) << node.op_type() << ": unknown op '"
+                            << node.op_type() << "' in opset " << opset->second
+                            << " of the default domain";
+    try {
+      schema->Verify(node);
+    } catch (const std::exception &e) {
+      // ONNX's messages start with the node name already; keep the reason.
+      return emitError(loc) << node.op_type() << "-" << schema->since_version()
+                            << ": " << e.what();
+    }
+    for (const auto &attr : node.attribute()) {
+      if (attr.has_t() &&
+          failed(checkTensorDims(context, model, attr.t(), loc)))
+        return failure();
+      if (attr.has_g() && failed(checkGraph(context, model, attr.g())))
+        return failure();
+      for (const auto &g : attr.graphs())
+        if (failed(checkGraph(context, model, g)))
+          return failure();
+    }
+  }
+  return success();
+}
+
+/// Applies `--input-shape` to the graph's declared inputs.
+LogicalResult pinInputShapes(MLIRContext &context, LoadedModel &model,
+                             const ImportOptions &options) {
+  Location loc = modelLoc(context, model);
+  ::onnx::GraphProto *graph = model.proto.mutable_graph();
+  for (const InputShape &pin : options.inputShapes) {
+    ::onnx::ValueInfoProto *input = nullptr;
+    for (auto &vi : *graph->mutable_input())
+      if (vi.name() == pin.name)
+        input = &vi;
+    if (!input) {
+      std::string names;
+      for (const auto &vi : graph->input())
+        names += (names.empty() ? "'" : ", '") + vi.name() + "'";
+      return emitError(loc) << "--input-shape: the model has no input named '"
+                            << pin.name << "' (its inputs: " << names << ")";
+    }
+    if (!input->type().has_tensor_type())
+      return emitError(loc) << "--input-shape: input '" << pin.name
+                            << "' is not a tensor";
+    auto *tensorType = input->mutable_type()->mutable_tensor_type();
+    auto *shape = tensorType->mutable_shape();
+    if (tensorType->has_shape() && shape->dim_size() != 0 &&
+        shape->dim_size() != static_cast<int>(pin.dims.size()))
+      return emitError(loc) << "--input-shape: input '" << pin.name
+                            << "' has rank " << shape->dim_size()
+                            << " but the given shape has rank "
+                            << pin.dims.size();
+    while (shape->dim_size() < static_cast<int>(pin.dims.size()))
+      shape->add_dim();
+    for (size_t i = 0; i < pin.dims.size(); ++i) {
+      auto *dim = shape->mutable_dim(static_cast<int>(i));
+      if (pin.dims[i] < 0)
+        continue;
+      if (dim->has_dim_value() && dim->dim_value() != pin.dims[i])
+        return emitError(loc) << "--input-shape: dim " << i << " of input '"
+                              << pin.name << "' is fixed to "
+                              << dim->dim_value() << " by the model, not "
+                              << pin.dims[i];
+      dim->set_dim_value(pin.dims[i]);
+    }
+  }
+  return success();
+}
+
+LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
+  ::onnx::ShapeInferenceOptions opts;
+  opts.check_type = false;
+  opts.error_mode = 0; // Skip nodes whose inference fails; kiln reports them.
+  opts.enable_data_propagation = true;
+  try {
+    ::onnx::shape_inference::InferShapes(model.proto,
+                                       ::onnx::OpSchemaRegistry::Instance(),
+                                       opts);
+  } catch (const std::exception &e) {
+    return emitError(modelLoc(context, model))
+           << "ONNX shape inference failed: " << e.what();
+  }
+  return success();
+}
+
+} // namespace
+
+LogicalResult loadModel(MLIRContext &context, StringRef path,
+                        const ImportOptions &options, LoadedModel &model) {
+  model.path = path.str();
+  SmallString<256> real;
+  if (!llvm::sys::fs::real_path(path, real)) {
+    model.dir = llvm::sys::path::parent_path(real).str();
+  } else {
+    return emitError(modelLoc(context, model))
+           << "cannot open the model: no such file";
+  }
+  if (failed(parseFile(context, model)) || failed(checkHeader(context, model)) ||
+      failed(checkGraph(context, model, model.proto.graph())) ||
+      failed(pinInputShapes(context, model, options)))
+    return failure();
+  if (options.onnxShapeInference &&
+      failed(runOnnxShapeInference(context, model)))
+    return failure();
+  return success();
+}
+
+} // namespace kiln::importer

@@ -1,0 +1,43 @@
+//===- Pipeline.h - kiln's compilation phases ---------------------*- C++ -*-===//
+//
+// Compilation is a sequence of named phases; each is a registered pass
+// pipeline (`kiln-opt --kiln-phase-onnx`), and `kiln compile --compile-to=P`
+// stops after phase P. See docs/architecture.md.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
+#define KILN_COMPILER_PIPELINE_PIPELINE_H
+
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+
+namespace kiln {
+
+/// The phases, in order. Later issues add optimize, lower, codegen, plan
+/// and llvm.
+enum class Phase {
+  Import, ///< ONNX protobuf -> onnx dialect (the importer, not a pipeline).
+  Onnx,   ///< Shape inference and folding on the onnx dialect.
+};
+
+/// "import" -> Phase::Import, ...; std::nullopt for an unknown name.
+std::optional<Phase> parsePhase(llvm::StringRef name);
+
+/// The phase names, comma-separated, for help text and errors.
+llvm::StringRef phaseNames();
+
+/// Adds the passes of `phase` (not the ones before it) to `pm`.
+void addPhasePasses(mlir::OpPassManager &pm, Phase phase);
+
+/// Adds the passes of every phase after Import up to and including `last`.
+void addPipelineUpTo(mlir::OpPassManager &pm, Phase last);
+
+/// Registers kiln's passes and the phase pipelines with MLIR's registry.
+void registerKilnPasses();
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_PIPELINE_PIPELINE_H

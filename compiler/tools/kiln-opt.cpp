@@ -1,0 +1,24 @@
+//===- kiln-opt.cpp - Run kiln's passes on .mlir files ---------------------===//
+//
+// MlirOptMain with the dialects kiln's pipeline uses and kiln's passes and
+// phase pipelines registered (`--onnx-shape-inference`, `--kiln-phase-onnx`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Pipeline/Pipeline.h"
+#include "dialects/Onnx/IR/OnnxOps.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "mlir/Transforms/Passes.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<kiln::onnx::OnnxDialect, mlir::func::FuncDialect>();
+  mlir::registerCanonicalizerPass();
+  mlir::registerCSEPass();
+  kiln::registerKilnPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "kiln optimizer driver\n", registry));
+}

@@ -1,0 +1,21 @@
+//===- Passes.td - Passes on the onnx dialect --------------*- tablegen -*-===//
+
+#ifndef KILN_PASSES_ONNX_PASSES_TD
+#define KILN_PASSES_ONNX_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def OnnxShapeInferencePass : Pass<"onnx-shape-inference", "mlir::func::FuncOp"> {
+  let summary = "Infer result shapes and fold constant shape computations";
+  let description = [{
+    Refines the result types of every op that implements
+    `ShapeInferenceOpInterface` from its operands' types and constant values,
+    and folds what becomes constant, until nothing changes. This is what turns
+    PyTorch's `Shape -> Gather -> Unsqueeze -> Concat -> Reshape` chains,
+    `ConstantOfShape`, `Range` and `Expand` into static shapes. The function's
+    result types are updated to match what it returns.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
+#endif // KILN_PASSES_ONNX_PASSES_TD

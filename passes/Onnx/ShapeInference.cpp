@@ -1,0 +1,83 @@
+//===- ShapeInference.cpp - onnx-shape-inference pass ----------------------===//
+//
+// Drives `ShapeInferenceOpInterface` and folding to a fixed point with the
+// greedy rewrite driver: refining an op's result types re-queues its users,
+// folding an op whose operands became constant re-queues its users too. At
+// the end the function's signature follows the types it returns.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Onnx/Passes.h"
+
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "onnx-shape-inference"
+
+namespace kiln::onnx {
+#define GEN_PASS_DEF_ONNXSHAPEINFERENCEPASS
+#include "passes/Onnx/Passes.h.inc"
+} // namespace kiln::onnx
+
+using namespace mlir;
+using namespace kiln::onnx;
+
+namespace {
+
+/// Refines one op's result types; re-queues users when something changed.
+struct InferShapesPattern
+    : public OpInterfaceRewritePattern<ShapeInferenceOpInterface> {
+  InferShapesPattern(MLIRContext *context, bool &sawError)
+      : OpInterfaceRewritePattern(context), sawError(sawError) {}
+
+  LogicalResult matchAndRewrite(ShapeInferenceOpInterface op,
+                                PatternRewriter &rewriter) const override {
+    SmallVector<Type> before(op->getResultTypes());
+    if (failed(op.inferShapes())) {
+      sawError = true;
+      return failure();
+    }
+    if (llvm::equal(before, op->getResultTypes()))
+      return failure();
+    rewriter.modifyOpInPlace(op, [] {});
+    for (Operation *user : op->getUsers())
+      rewriter.modifyOpInPlace(user, [] {});
+    return success();
+  }
+
+  bool &sawError;
+};
+
+struct OnnxShapeInferencePass
+    : public kiln::onnx::impl::OnnxShapeInferencePassBase<OnnxShapeInferencePass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    bool sawError = false;
+    patterns.add<InferShapesPattern>(context, sawError);
+    for (RegisteredOperationName name : context->getRegisteredOperations())
+      if (name.getDialectNamespace() == OnnxDialect::getDialectNamespace())
+        name.getCanonicalizationPatterns(patterns, context);
+    GreedyRewriteConfig config;
+    config.setMaxIterations(64);
+    // Shape errors are diagnostics emitted by inferShapes; a failure of the
+    // driver to converge is not an error.
+    (void)applyPatternsGreedily(func, std::move(patterns), config);
+
+    // A shape function found operands that contradict their op; it has
+    // emitted the diagnostic.
+    if (sawError)
+      return signalPassFailure();
+
+    // The signature follows what the function returns.
+    func.walk([&](func::ReturnOp ret) {
+      if (ret->getParentOp() != func)
+        return;
+      func.setFunctionType(FunctionType::get(
+          context, func.getArgumentTypes(), ret.getOperandTypes()));
+    });
+  }
+};
+
+} // namespace
