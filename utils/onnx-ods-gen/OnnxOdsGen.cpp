@@ -32,7 +32,7 @@
 
 namespace {
 
-static bool kHooks = false;
+static bool kHooks = true;
 /// Highest default-domain opset kiln targets.
 constexpr int kMaxOpset = 17;
 
@@ -59,14 +59,14 @@ const std::set<std::string> kShapeOps = {
     "IsInf", "IsNaN", "LeakyRelu", "Log", "Neg", "Not", "Reciprocal", "Relu",
     "Round", "Selu", "Sigmoid", "Sign", "Sin", "Sinh", "Softplus", "Softsign",
     "Sqrt", "Tan", "Tanh", "ThresholdedRelu", "Celu", "Clip", "Softmax",
-    "LogSoftmax", "Hardmax", "Shrink", "BitwiseNot", "Dropout", "Cast",
+    "LogSoftmax", "Hardmax", "Shrink", "Dropout", "Cast",
     "CastLike", "LRN", "InstanceNormalization", "BatchNormalization",
     "LayerNormalization", "MeanVarianceNormalization", "LpNormalization",
     "CumSum", "PRelu",
     // Broadcasting (multidirectional).
     "Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor", "Equal",
     "Greater", "GreaterOrEqual", "Less", "LessOrEqual", "Max", "Min", "Mean",
-    "Sum", "BitShift", "Where", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
+    "Sum", "BitShift", "Where",
     // Shape-changing.
     "MatMul", "Gemm", "Conv", "MaxPool", "AveragePool", "LpPool",
     "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "Transpose",
@@ -240,7 +240,7 @@ std::string attrConstraint(const onnx::OpSchema::Attribute &a) {
   std::string base;
   switch (a.type) {
   case AttributeProto::FLOAT: base = "F32Attr"; break;
-  case AttributeProto::INT: base = "I64Attr"; break;
+  case AttributeProto::INT: base = "Onnx_I64Attr"; break;
   case AttributeProto::STRING: base = "StrAttr"; break;
   case AttributeProto::TENSOR: base = "ElementsAttr"; break;
   case AttributeProto::SPARSE_TENSOR: base = "ElementsAttr"; break;
@@ -316,6 +316,8 @@ void emitOp(const onnx::OpSchema &s, Generated &g) {
   std::vector<std::string> traits;
   if (!kImpureOps.count(op))
     traits.push_back("Pure");
+  if (op == "Constant")
+    traits.push_back("ConstantLike");
   if (kHooks && kShapeOps.count(op))
     traits.push_back("DeclareOpInterfaceMethods<ShapeInferenceOpInterface>");
 
@@ -432,6 +434,14 @@ int main(int argc, char **argv) {
     if (it == latest.end() || it->second.since_version() < s.since_version())
       latest.insert_or_assign(s.Name(), s);
   }
+
+  for (const auto *list : {&kVerifierOps, &kFolderOps, &kShapeOps, &kImpureOps})
+    for (const std::string &name : *list)
+      if (!latest.count(name)) {
+        std::cerr << "onnx-ods-gen: '" << name
+                  << "' in a knob table is not an op of the registry\n";
+        return 1;
+      }
 
   Generated g;
   size_t count = 0;

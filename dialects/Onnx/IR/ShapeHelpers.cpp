@@ -1,0 +1,134 @@
+//===- ShapeHelpers.cpp - Helpers for onnx shape functions -----------------===//
+
+#include "dialects/Onnx/IR/ShapeHelpers.h"
+#include "dialects/Onnx/IR/OnnxOps.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace kiln::onnx {
+
+MaybeShape shapeOf(Value v) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return std::nullopt;
+  return llvm::SmallVector<int64_t>(type.getShape());
+}
+
+DenseElementsAttr constantOf(Value v) {
+  if (!v)
+    return {};
+  Attribute attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return {};
+  return dyn_cast<DenseElementsAttr>(attr);
+}
+
+std::optional<SmallVector<int64_t>> constantInts(Value v) {
+  DenseElementsAttr attr = constantOf(v);
+  if (!attr || !isa<IntegerType>(attr.getElementType()))
+    return std::nullopt;
+  SmallVector<int64_t> out;
+  bool isUnsigned = attr.getElementType().isUnsignedInteger();
+  for (const APInt &x : attr.getValues<APInt>())
+    out.push_back(isUnsigned ? static_cast<int64_t>(x.getZExtValue())
+                             : x.getSExtValue());
+  return out;
+}
+
+bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
+
+FailureOr<MaybeShape> broadcastShapes(Operation *op,
+                                      ArrayRef<MaybeShape> shapes) {
+  size_t rank = 0;
+  for (const MaybeShape &s : shapes) {
+    if (!s)
+      return MaybeShape();
+    rank = std::max(rank, s->size());
+  }
+  SmallVector<int64_t> out(rank, 1);
+  SmallVector<bool> dynamic(rank, false);
+  for (const MaybeShape &s : shapes) {
+    size_t offset = rank - s->size();
+    for (size_t i = 0; i < s->size(); ++i) {
+      int64_t d = (*s)[i];
+      size_t o = offset + i;
+      if (ShapedType::isDynamic(d)) {
+        // A dynamic dim broadcast against 1 (or nothing yet) stays unknown.
+        if (out[o] == 1)
+          dynamic[o] = true;
+        continue;
+      }
+      if (d == 1)
+        continue;
+      if (out[o] != 1 && out[o] != d)
+        return op->emitOpError("cannot broadcast dim ")
+               << o << ": " << out[o] << " vs " << d;
+      out[o] = d;
+      dynamic[o] = false;
+    }
+  }
+  for (size_t i = 0; i < rank; ++i)
+    if (dynamic[i] && out[i] == 1)
+      out[i] = ShapedType::kDynamic;
+  return MaybeShape(out);
+}
+
+FailureOr<int64_t> normalizeAxis(Operation *op, int64_t axis, int64_t rank,
+                                 StringRef what) {
+  if (axis < -rank || axis >= rank)
+    return op->emitOpError() << what << " " << axis
+                             << " is out of range for rank " << rank;
+  return axis < 0 ? axis + rank : axis;
+}
+
+LogicalResult refineResult(Operation *op, Value result,
+                           const MaybeShape &shape) {
+  if (!shape)
+    return success();
+  for (int64_t d : *shape)
+    if (!ShapedType::isDynamic(d) && d < 0)
+      return op->emitOpError("its operands give a negative result dim (")
+             << d << ")";
+  auto current = dyn_cast<TensorType>(result.getType());
+  if (!current)
+    return success();
+  SmallVector<int64_t> merged(*shape);
+  if (auto ranked = dyn_cast<RankedTensorType>(current)) {
+    if (ranked.getRank() != static_cast<int64_t>(shape->size()))
+      return op->emitOpError("result has rank ")
+             << ranked.getRank() << " but its operands give rank "
+             << shape->size();
+    for (size_t i = 0; i < merged.size(); ++i) {
+      int64_t have = ranked.getDimSize(i);
+      if (ShapedType::isDynamic(merged[i]))
+        merged[i] = have;
+      else if (!ShapedType::isDynamic(have) && have != merged[i])
+        return op->emitOpError("result dim ")
+               << i << " is " << have << " but its operands give "
+               << merged[i];
+    }
+  }
+  auto refined = RankedTensorType::get(merged, current.getElementType());
+  if (refined != result.getType())
+    result.setType(refined);
+  return success();
+}
+
+LogicalResult refineRank(Operation *op, Value result, int64_t rank) {
+  return refineResult(op, result,
+                      SmallVector<int64_t>(rank, ShapedType::kDynamic));
+}
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims) {
+    if (ShapedType::isDynamic(d))
+      return ShapedType::kDynamic;
+    p *= d;
+  }
+  return p;
+}
+
+} // namespace kiln::onnx

@@ -1,0 +1,62 @@
+//===- ShapeHelpers.h - Helpers for onnx shape functions ----------*- C++ -*-===//
+//
+// Shared by the shape functions, verifiers and folders of the onnx dialect:
+// reading constant operands, numpy broadcasting, axis normalisation and
+// refining a result's type without ever contradicting what is known.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_DIALECTS_ONNX_IR_SHAPEHELPERS_H
+#define KILN_DIALECTS_ONNX_IR_SHAPEHELPERS_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+
+#include <optional>
+
+namespace kiln::onnx {
+
+/// A shape: std::nullopt when even the rank is unknown; dims may be
+/// ShapedType::kDynamic.
+using MaybeShape = std::optional<llvm::SmallVector<int64_t>>;
+
+/// The shape of a tensor-typed value (nullopt if unranked or not a tensor).
+MaybeShape shapeOf(mlir::Value v);
+
+/// The dense constant a value is defined by (`onnx.Constant` or any
+/// ConstantLike op), if any. Dense resources are not read.
+mlir::DenseElementsAttr constantOf(mlir::Value v);
+
+/// The integer values of a constant operand (any integer element type).
+std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
+
+/// True if `v` is absent (`none`).
+bool isNone(mlir::Value v);
+
+/// Numpy (multidirectional) broadcasting. Fails, with a diagnostic on `op`,
+/// when two static dims disagree and neither is 1.
+mlir::FailureOr<MaybeShape> broadcastShapes(mlir::Operation *op,
+                                            llvm::ArrayRef<MaybeShape> shapes);
+
+/// Normalises `axis` into [0, rank); fails with a diagnostic naming `what`.
+mlir::FailureOr<int64_t> normalizeAxis(mlir::Operation *op, int64_t axis,
+                                       int64_t rank, llvm::StringRef what);
+
+/// Refines the type of `result` to `shape` (keeping its element type):
+/// unknown dims are filled from either side; a static dim that contradicts
+/// the current type is an error on `op`.
+mlir::LogicalResult refineResult(mlir::Operation *op, mlir::Value result,
+                                 const MaybeShape &shape);
+
+/// Same, with a fully unknown shape of known rank.
+mlir::LogicalResult refineRank(mlir::Operation *op, mlir::Value result,
+                               int64_t rank);
+
+/// Product of dims, or kDynamic if any is dynamic.
+int64_t product(llvm::ArrayRef<int64_t> dims);
+
+} // namespace kiln::onnx
+
+#endif // KILN_DIALECTS_ONNX_IR_SHAPEHELPERS_H
