@@ -136,6 +136,8 @@ int runCompile() {
   }
 
   MLIRContext context(MLIRContext::Threading::DISABLED);
+  // Errors are one line each; the op is already named by its node.
+  context.printOpOnDiagnostic(false);
   ScopedDiagnosticHandler handler(&context, printDiagnostic);
   OwningOpRef<ModuleOp> module =
       kiln::importOnnxModel(context, inputPath, options);

@@ -203,11 +203,21 @@ LogicalResult GraphImporter::importInitializers(::onnx::GraphProto &g) {
 LogicalResult GraphImporter::topologicalOrder(const ::onnx::GraphProto &g,
                                               SmallVectorImpl<int> &order) {
   int n = g.node_size();
+  llvm::StringSet<> graphValues;
+  for (const auto &vi : g.input())
+    graphValues.insert(vi.name());
+  for (const auto &t : g.initializer())
+    graphValues.insert(t.name());
   llvm::StringMap<int> producer;
   for (int i = 0; i < n; ++i)
     for (const auto &o : g.node(i).output()) {
       if (o.empty())
         continue;
+      if (graphValues.contains(o))
+        return emitError(nodeLoc(context, model, g.node(i), i))
+               << g.node(i).op_type() << ": output '" << o
+               << "' has the name of a graph input or initializer (ONNX "
+                  "values are defined once)";
       if (!producer.insert({o, i}).second)
         return emitError(nodeLoc(context, model, g.node(i), i))
                << g.node(i).op_type() << ": value '" << o
@@ -474,11 +484,17 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
       continue;
     }
     const ::onnx::TypeProto *tp = lookupType(name);
-    if (!tp)
-      return emitError(loc) << node.op_type() << ": cannot infer the type of "
-                            << "output '" << name
-                            << "' (ONNX shape inference gave none; the "
-                               "node's inputs may be inconsistent)";
+    if (!tp) {
+      InFlightDiagnostic diag = emitError(loc)
+                                << node.op_type()
+                                << ": cannot infer the type of output '"
+                                << name << "'";
+      if (!model.inferenceError.empty())
+        diag << " (ONNX shape inference: " << model.inferenceError << ")";
+      else
+        diag << " (the node's inputs may be inconsistent)";
+      return diag;
+    }
     auto type = importType(*tp, loc, "output '" + name + "'");
     if (failed(type))
       return failure();
@@ -531,6 +547,11 @@ LogicalResult GraphImporter::importMain(ModuleOp module) {
 
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  llvm::StringSet<> seenInputs;
+  for (const auto &vi : g.input())
+    if (!seenInputs.insert(vi.name()).second)
+      return emitError(loc) << "graph input '" << vi.name()
+                            << "' is declared more than once";
   for (const auto &vi : g.input()) {
     if (initNames.contains(vi.name()))
       continue; // An input with a default value: a constant for kiln.

@@ -34,6 +34,9 @@ struct LoadedModel {
   std::string dir;
   /// Opset version per domain ("" is the default domain).
   std::map<std::string, int> opsets;
+  /// ONNX shape inference's message for the first node it could not infer
+  /// (empty if it inferred everything).
+  std::string inferenceError;
 };
 
 /// Oldest and newest default-domain opsets the importer accepts.

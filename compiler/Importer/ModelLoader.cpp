@@ -24,6 +24,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <cerrno>
+#include <set>
+#include <set>
 #include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
@@ -59,6 +61,9 @@ LogicalResult parseFile(MLIRContext &context, LoadedModel &model) {
   Location loc = modelLoc(context, model);
   if (llvm::sys::fs::is_directory(model.path))
     return emitError(loc) << "is a directory, not an ONNX model file";
+  uint64_t size = 0;
+  if (!llvm::sys::fs::file_size(model.path, size) && size == 0)
+    return emitError(loc) << "not a valid ONNX model: the file is empty";
   int fd = ::open(model.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return emitError(loc) << "cannot open the model: " << std::strerror(errno);
@@ -81,7 +86,7 @@ LogicalResult parseFile(MLIRContext &context, LoadedModel &model) {
 
 LogicalResult checkHeader(MLIRContext &context, LoadedModel &model) {
   Location loc = modelLoc(context, model);
-  const ::onnx::ModelProto &m = model.proto;
+  ::onnx::ModelProto &m = model.proto;
   if (!m.has_graph())
     return emitError(loc) << "not a valid ONNX model: it has no graph";
   if (m.ir_version() <= 0)
@@ -92,8 +97,12 @@ LogicalResult checkHeader(MLIRContext &context, LoadedModel &model) {
     model.opsets[domain] = static_cast<int>(op.version());
   }
   // IR versions before 3 had no opset_import: they mean opset 1.
-  if (m.opset_import_size() == 0)
+  if (m.opset_import_size() == 0) {
     model.opsets[""] = 1;
+    auto *opset = model.proto.add_opset_import();
+    opset->set_domain("");
+    opset->set_version(1);
+  }
   // A model without the default domain fails later, at its first node of
   // that domain (or at a node of an unsupported domain).
   auto it = model.opsets.find("");
@@ -115,6 +124,9 @@ LogicalResult checkTypeDims(MLIRContext &context, const LoadedModel &model,
   if (type.has_optional_type())
     return checkTypeDims(context, model, type.optional_type().elem_type(),
                          what);
+  if (type.has_map_type())
+    return emitError(modelLoc(context, model))
+           << what << " is an ONNX map, which kiln does not support";
   if (!type.has_tensor_type() || !type.tensor_type().has_shape())
     return success();
   for (const auto &dim : type.tensor_type().shape().dim()) {
@@ -189,6 +201,18 @@ LogicalResult checkGraph(MLIRContext &context, const LoadedModel &model,
                             << ": " << e.what();
     }
     for (const auto &attr : node.attribute()) {
+      // ONNX's own shape inference divides by these: check them first.
+      const std::string &an = attr.name();
+      if ((an == "strides" || an == "dilations" || an == "kernel_shape") &&
+          attr.type() == ::onnx::AttributeProto::INTS)
+        for (int64_t v : attr.ints())
+          if (v < 1)
+            return emitError(loc) << node.op_type() << ": attribute '" << an
+                                  << "' must be >= 1, got " << v;
+      if ((an == "group" || an == "blocksize") &&
+          attr.type() == ::onnx::AttributeProto::INT && attr.i() < 1)
+        return emitError(loc) << node.op_type() << ": attribute '" << an
+                              << "' must be >= 1, got " << attr.i();
       if (attr.has_t() &&
           failed(checkTensorDims(context, model, attr.t(), loc)))
         return failure();
@@ -207,7 +231,11 @@ LogicalResult pinInputShapes(MLIRContext &context, LoadedModel &model,
                              const ImportOptions &options) {
   Location loc = modelLoc(context, model);
   ::onnx::GraphProto *graph = model.proto.mutable_graph();
+  std::set<std::string> seen;
   for (const InputShape &pin : options.inputShapes) {
+    if (!seen.insert(pin.name).second)
+      return emitError(loc) << "--input-shape: input '" << pin.name
+                            << "' is given more than once";
     ::onnx::ValueInfoProto *input = nullptr;
     for (auto &vi : *graph->mutable_input())
       if (vi.name() == pin.name)
@@ -250,12 +278,22 @@ LogicalResult pinInputShapes(MLIRContext &context, LoadedModel &model,
 LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
   ::onnx::ShapeInferenceOptions opts;
   opts.check_type = false;
-  opts.error_mode = 0; // Skip nodes whose inference fails; kiln reports them.
   opts.enable_data_propagation = true;
+  // First strictly, to keep ONNX's reason for the first node it cannot
+  // infer; then, if that failed, leniently, so that every other node still
+  // gets its types. kiln reports a node only if it ends up untyped.
+  opts.error_mode = 1;
   try {
-    ::onnx::shape_inference::InferShapes(model.proto,
-                                       ::onnx::OpSchemaRegistry::Instance(),
-                                       opts);
+    ::onnx::shape_inference::InferShapes(
+        model.proto, ::onnx::OpSchemaRegistry::Instance(), opts);
+    return success();
+  } catch (const std::exception &e) {
+    model.inferenceError = e.what();
+  }
+  opts.error_mode = 0;
+  try {
+    ::onnx::shape_inference::InferShapes(
+        model.proto, ::onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception &e) {
     return emitError(modelLoc(context, model))
            << "ONNX shape inference failed: " << e.what();

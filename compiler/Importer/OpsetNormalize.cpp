@@ -183,6 +183,16 @@ int32_t castTypeFromString(const std::string &name) {
 }
 
 LogicalResult normalizeConstant(OpBuilder &b, NodeState &s) {
+  // Spec: exactly one of the value attributes is set.
+  int count = 0;
+  for (const char *name : {"value", "value_float", "value_floats", "value_int",
+                           "value_ints", "value_string", "value_strings",
+                           "sparse_value"})
+    count += s.attrs.count(name);
+  if (count != 1)
+    return emitError(s.loc) << "Constant: exactly one value attribute must be "
+                               "set, found "
+                            << count;
   // Every form of Constant becomes `value`.
   auto scalarOrVector = [&](Type elem, auto values, bool scalar) {
     SmallVector<int64_t> shape;

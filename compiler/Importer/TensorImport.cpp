@@ -109,16 +109,22 @@ FailureOr<AsmResourceBlob> readExternal(const TensorProto &t,
   if (failed(file))
     return failure();
   uint64_t fileSize = 0;
+  if (!llvm::sys::fs::is_regular_file(*file))
+    return emitError(loc) << "tensor '" << t.name() << "': external data '"
+                          << location << "' is not a regular file";
   if (llvm::sys::fs::file_size(*file, fileSize))
     return emitError(loc) << "cannot read external data file '" << location
                           << "'";
-  if (length < 0)
-    length = static_cast<int64_t>(fileSize) - offset;
-  if (offset < 0 || static_cast<uint64_t>(offset) > fileSize ||
-      static_cast<uint64_t>(length) > fileSize - offset)
+  if (static_cast<uint64_t>(offset) > fileSize)
     return emitError(loc) << "tensor '" << t.name() << "': external data "
-                          << "range [" << offset << ", " << offset + length
-                          << ") is outside '" << location << "' ("
+                          << "offset " << offset << " is past the end of '"
+                          << location << "' (" << fileSize << " bytes)";
+  if (length < 0)
+    length = static_cast<int64_t>(fileSize - offset);
+  if (static_cast<uint64_t>(length) > fileSize - offset)
+    return emitError(loc) << "tensor '" << t.name() << "': external data of "
+                          << length << " bytes at offset " << offset
+                          << " runs past the end of '" << location << "' ("
                           << fileSize << " bytes)";
   if (length != expectedBytes)
     return emitError(loc) << "tensor '" << t.name() << "': external data holds "

@@ -41,7 +41,7 @@ const std::set<std::string> kVerifierOps = {
     "Concat",   "Conv",     "Gemm",      "MatMul",     "Transpose",
     "Reshape",  "Flatten",  "Gather",    "Softmax",    "LogSoftmax",
     "Split",    "Squeeze",  "Unsqueeze", "Slice",      "Cast",
-    "MaxPool",  "AveragePool"};
+    "MaxPool",  "AveragePool", "If",         "Loop",       "Scan"};
 
 /// Ops with hand-written folders (dialects/Onnx/IR/Folders.cpp).
 const std::set<std::string> kFolderOps = {

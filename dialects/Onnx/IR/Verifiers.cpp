@@ -250,3 +250,63 @@ LogicalResult AveragePoolOp::verify() {
   return checkWindow(*this, getX(), getKernelShape(), getPads(), getStrides(),
                      std::nullopt);
 }
+
+namespace {
+/// The values the region's terminator yields.
+Operation::operand_range yielded(Region &region) {
+  return region.front().getTerminator()->getOperands();
+}
+} // namespace
+
+LogicalResult IfOp::verify() {
+  // Spec: each branch yields exactly the If's outputs.
+  for (Region *r : {&getThenBranch(), &getElseBranch()}) {
+    if (r->front().getNumArguments() != 0)
+      return emitOpError("branches take no inputs, got ")
+             << r->front().getNumArguments();
+    if (yielded(*r).size() != getNumResults())
+      return emitOpError("a branch yields ")
+             << yielded(*r).size() << " values but the If has "
+             << getNumResults() << " outputs";
+  }
+  return success();
+}
+
+LogicalResult LoopOp::verify() {
+  // Spec: the body takes (iteration_num, cond, v_1..v_N) and yields
+  // (cond, v_1..v_N, scan_1..scan_K); the Loop's outputs are N + K.
+  int64_t n = getVInitial().size();
+  Block &body = getBody().front();
+  if (static_cast<int64_t>(body.getNumArguments()) != 2 + n)
+    return emitOpError("the body takes ")
+           << body.getNumArguments() << " inputs, expected 2 + " << n
+           << " (iteration number, condition, loop-carried values)";
+  int64_t outs = yielded(getBody()).size();
+  if (outs < 1 + n)
+    return emitOpError("the body yields ")
+           << outs << " values, expected at least 1 + " << n;
+  if (static_cast<int64_t>(getNumResults()) != outs - 1)
+    return emitOpError("has ") << getNumResults()
+                               << " outputs but its body yields " << outs - 1
+                               << " loop-carried and scan values";
+  return success();
+}
+
+LogicalResult ScanOp::verify() {
+  // Spec: N states + M scan inputs in; the body takes N + M and yields
+  // N + K; the Scan's outputs are N + K.
+  int64_t m = getNumScanInputs();
+  int64_t inputs = getInitialStateAndScanInputs().size();
+  if (m < 1 || m > inputs)
+    return emitOpError("num_scan_inputs = ")
+           << m << " but the Scan has " << inputs << " inputs";
+  Block &body = getBody().front();
+  if (static_cast<int64_t>(body.getNumArguments()) != inputs)
+    return emitOpError("the body takes ")
+           << body.getNumArguments() << " inputs, expected " << inputs;
+  int64_t outs = yielded(getBody()).size();
+  if (outs < inputs - m || static_cast<int64_t>(getNumResults()) != outs)
+    return emitOpError("has ") << getNumResults()
+                               << " outputs but its body yields " << outs;
+  return success();
+}

@@ -8,8 +8,8 @@ Three groups:
     never passed to onnx.checker, each with exactly one defect;
   - valid models (OUTDIR/ok_*.onnx, OUTDIR/ok_external/model.onnx): checked
     with onnx.checker, exercising opset normalisation and importer features;
-  - models kiln mishandles today (OUTDIR/bug_*.onnx, OUTDIR/ext_huge_range/,
-    see known-bugs.test).
+  - models kiln once mishandled (OUTDIR/bug_*.onnx, OUTDIR/ext_huge_range/,
+    see regressions.test).
 
 Everything is deterministic and built with onnx.helper (no network).
 """
@@ -344,7 +344,7 @@ def write_broken(out):
 
 
 # ---------------------------------------------------------------------------
-# Models kiln mishandles today (known-bugs.test).
+# Models kiln once mishandled (regressions.test).
 # ---------------------------------------------------------------------------
 
 def write_known_bugs(out):
