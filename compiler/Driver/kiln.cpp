@@ -56,33 +56,42 @@ cl::opt<bool> noOnnxInference(
     cl::desc("Skip ONNX's reference shape inference before importing"),
     cl::init(false), cl::sub(compileCmd), cl::Hidden);
 
-/// Walks a location for the node name (NameLoc) and the model path and node
-/// index (FileLineColLoc).
-void describeLoc(Location loc, std::string &file, std::string &node,
-                 int &index, bool &isNode) {
+/// What a diagnostic's location says: the model file, the node (NameLoc)
+/// and its index (FileLineColLoc), and for nodes inside subgraphs the
+/// enclosing nodes (the callers of a CallSiteLoc).
+struct LocInfo {
+  std::string file, node, context;
+  int index = -1;
+  bool isNode = false;
+};
+
+void describeLoc(Location loc, LocInfo &info) {
   if (auto name = dyn_cast<NameLoc>(loc)) {
-    if (!isNode)
-      node = name.getName().str();
-    isNode = true;
-    describeLoc(name.getChildLoc(), file, node, index, isNode);
+    if (!info.isNode)
+      info.node = name.getName().str();
+    info.isNode = true;
+    describeLoc(name.getChildLoc(), info);
   } else if (auto flc = dyn_cast<FileLineColLoc>(loc)) {
-    if (file.empty()) {
-      file = flc.getFilename().str();
-      index = static_cast<int>(flc.getLine());
+    if (info.file.empty()) {
+      info.file = flc.getFilename().str();
+      info.index = static_cast<int>(flc.getLine());
     }
   } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
     for (Location l : fused.getLocations())
-      describeLoc(l, file, node, index, isNode);
+      describeLoc(l, info);
   } else if (auto cs = dyn_cast<CallSiteLoc>(loc)) {
-    describeLoc(cs.getCallee(), file, node, index, isNode);
+    describeLoc(cs.getCallee(), info);
+    LocInfo parent;
+    describeLoc(cs.getCaller(), parent);
+    if (parent.isNode)
+      info.context += " in a subgraph of node '" + parent.node + "' (#" +
+                      std::to_string(parent.index) + ")" + parent.context;
   }
 }
 
 LogicalResult printDiagnostic(Diagnostic &diag) {
-  std::string file, node;
-  int index = -1;
-  bool isNode = false;
-  describeLoc(diag.getLocation(), file, node, index, isNode);
+  LocInfo info;
+  describeLoc(diag.getLocation(), info);
   llvm::raw_ostream &os = llvm::errs();
   os << "kiln: ";
   switch (diag.getSeverity()) {
@@ -91,12 +100,12 @@ LogicalResult printDiagnostic(Diagnostic &diag) {
   case DiagnosticSeverity::Note: os << "note: "; break;
   case DiagnosticSeverity::Remark: os << "remark: "; break;
   }
-  if (!file.empty())
-    os << file << ": ";
-  if (isNode) {
-    os << "node '" << node << "'";
-    if (index >= 0)
-      os << " (#" << index << ")";
+  if (!info.file.empty())
+    os << info.file << ": ";
+  if (info.isNode) {
+    os << "node '" << info.node << "'";
+    if (info.index >= 0)
+      os << " (#" << info.index << info.context << ")";
     os << ": ";
   }
   os << diag.str() << "\n";

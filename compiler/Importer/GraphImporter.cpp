@@ -18,6 +18,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/SmallSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -140,6 +141,17 @@ private:
     return nullptr;
   }
 
+  /// The node's location; inside a subgraph, the enclosing node's location
+  /// is the caller of a CallSiteLoc so messages can name it.
+  Location locOf(const ::onnx::NodeProto &node, int index) const {
+    Location loc = nodeLoc(context, model, node, index);
+    if (parents.empty())
+      return loc;
+    auto name = cast<NameLoc>(loc);
+    return NameLoc::get(name.getName(),
+                        CallSiteLoc::get(name.getChildLoc(), parents.back()));
+  }
+
   void pushScope(const ::onnx::GraphProto &g);
   LogicalResult importInitializers(::onnx::GraphProto &g);
   LogicalResult importNodes(::onnx::GraphProto &g);
@@ -157,6 +169,8 @@ private:
   MLIRContext &context;
   OpBuilder builder;
   std::vector<Scope> scopes;
+  /// Locations of the nodes whose subgraphs are being imported.
+  SmallVector<Location> parents;
 };
 
 void GraphImporter::pushScope(const ::onnx::GraphProto &g) {
@@ -214,12 +228,12 @@ LogicalResult GraphImporter::topologicalOrder(const ::onnx::GraphProto &g,
       if (o.empty())
         continue;
       if (graphValues.contains(o))
-        return emitError(nodeLoc(context, model, g.node(i), i))
+        return emitError(locOf(g.node(i), i))
                << g.node(i).op_type() << ": output '" << o
                << "' has the name of a graph input or initializer (ONNX "
                   "values are defined once)";
       if (!producer.insert({o, i}).second)
-        return emitError(nodeLoc(context, model, g.node(i), i))
+        return emitError(locOf(g.node(i), i))
                << g.node(i).op_type() << ": value '" << o
                << "' is produced by more than one node";
     }
@@ -241,7 +255,7 @@ LogicalResult GraphImporter::topologicalOrder(const ::onnx::GraphProto &g,
       auto it = producer.find(d.getKey());
       if (it != producer.end() && preds.insert(it->second).second) {
         if (it->second == i)
-          return emitError(nodeLoc(context, model, g.node(i), i))
+          return emitError(locOf(g.node(i), i))
                  << g.node(i).op_type() << ": the node reads its own output '"
                  << d.getKey() << "' (the graph has a cycle)";
         users[it->second].push_back(i);
@@ -264,7 +278,7 @@ LogicalResult GraphImporter::topologicalOrder(const ::onnx::GraphProto &g,
   if (static_cast<int>(order.size()) != n) {
     for (int i = 0; i < n; ++i)
       if (indegree[i] != 0)
-        return emitError(nodeLoc(context, model, g.node(i), i))
+        return emitError(locOf(g.node(i), i))
                << g.node(i).op_type()
                << ": the graph has a cycle through this node";
   }
@@ -377,6 +391,8 @@ LogicalResult GraphImporter::importRegion(::onnx::GraphProto &g, Region &region,
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToStart(block);
   pushScope(g);
+  parents.push_back(loc);
+  auto popParent = llvm::make_scope_exit([&] { parents.pop_back(); });
   for (const auto &vi : g.input()) {
     if (!vi.has_type())
       return emitError(loc) << what << ": subgraph input '" << vi.name()
@@ -403,7 +419,7 @@ LogicalResult GraphImporter::importRegion(::onnx::GraphProto &g, Region &region,
 }
 
 LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
-  Location loc = nodeLoc(context, model, node, index);
+  Location loc = locOf(node, index);
   NodeState state(loc);
   state.node = &node;
   state.model = &model;

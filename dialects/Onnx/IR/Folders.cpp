@@ -270,7 +270,9 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
   Type to = type.getElementType();
   if (!to.isIntOrFloat())
     return {};
-  bool fromUnsigned = in.getElementType().isUnsignedInteger();
+  // Bools are 0/1, not the sign-extended -1 of a 1-bit signless integer.
+  bool fromUnsigned = in.getElementType().isUnsignedInteger() ||
+                      in.getElementType().isInteger(1);
   SmallVector<Attribute> out;
   for (Attribute a : in.getValues<Attribute>()) {
     double asDouble;
@@ -425,8 +427,15 @@ OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
   SmallVector<Attribute> lv(lhs.getValues<Attribute>()),
       rv(rhs.getValues<Attribute>());
   SmallVector<bool> out;
-  for (size_t i = 0; i < lmap.size(); ++i)
-    out.push_back(lv[lmap[i]] == rv[rmap[i]]);
+  for (size_t i = 0; i < lmap.size(); ++i) {
+    Attribute x = lv[lmap[i]], y = rv[rmap[i]];
+    if (auto xf = dyn_cast<FloatAttr>(x)) // IEEE: -0 == 0, NaN != NaN.
+      out.push_back(xf.getValue().compare(cast<FloatAttr>(y).getValue()) ==
+                    APFloat::cmpEqual);
+    else
+      out.push_back(cast<IntegerAttr>(x).getValue() ==
+                    cast<IntegerAttr>(y).getValue());
+  }
   return DenseElementsAttr::get(type, out);
 }
 

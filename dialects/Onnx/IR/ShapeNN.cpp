@@ -24,7 +24,14 @@ int64_t windowOutput(int64_t in, int64_t kernel, int64_t stride,
   int64_t span = in + padBegin + padEnd - effective;
   if (span < 0)
     return -1; // Reported by the caller as a negative dim.
-  return (ceilMode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (!ceilMode)
+    return span / stride + 1;
+  int64_t out = (span + stride - 1) / stride + 1;
+  // With ceil_mode, the last window must start inside the input or its
+  // left padding (PyTorch, ONNX Runtime, and the ONNX spec from opset 19).
+  if ((out - 1) * stride >= in + padBegin)
+    --out;
+  return out;
 }
 
 /// Shared by Conv and the pooling ops: [N, C, spatial...] with C given.
@@ -106,7 +113,24 @@ LogicalResult GemmOp::inferShapes() {
   if (a->size() != 2 || b->size() != 2)
     return emitOpError("A and B must be 2-D");
   int64_t m = getTransA() ? (*a)[1] : (*a)[0];
+  int64_t ka = getTransA() ? (*a)[0] : (*a)[1];
+  int64_t kb = getTransB() ? (*b)[1] : (*b)[0];
   int64_t n = getTransB() ? (*b)[0] : (*b)[1];
+  if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb)
+    return emitOpError("inner dims differ: ") << ka << " vs " << kb;
+  // Spec: C broadcasts unidirectionally to (M, N).
+  if (MaybeShape c = shapeOf(getC())) {
+    if (c->size() > 2)
+      return emitOpError("C must have rank <= 2, got ") << c->size();
+    SmallVector<int64_t> mn{m, n};
+    for (size_t i = 0; i < c->size(); ++i) {
+      int64_t d = (*c)[i], want = mn[2 - c->size() + i];
+      if (!ShapedType::isDynamic(d) && !ShapedType::isDynamic(want) &&
+          d != 1 && d != want)
+        return emitOpError("C's dim ") << i << " (" << d
+                                       << ") does not broadcast to " << want;
+    }
+  }
   return refineResult(*this, getY(), SmallVector<int64_t>{m, n});
 }
 

@@ -27,7 +27,7 @@ LogicalResult checkAxis(Operation *op, int64_t axis, Value v,
   auto rank = rankOf(v);
   if (!rank)
     return success();
-  if (axis < -*rank - extra || axis >= *rank + extra)
+  if (axis < -*rank || axis >= *rank + extra)
     return op->emitOpError() << name << " " << axis
                              << " is out of range for an input of rank "
                              << *rank;
@@ -134,6 +134,15 @@ LogicalResult ConvOp::verify() {
     if (!ShapedType::isDynamic(m) && m % getGroup() != 0)
       return emitOpError("W's ") << m << " output channels are not "
                                  << "divisible by group " << getGroup();
+  }
+  // Spec: B is 1-D of size M.
+  if (auto bs = shapeOf(getB()); bs && ws && !ws->empty()) {
+    if (bs->size() != 1)
+      return emitOpError("B must be 1-D, got rank ") << bs->size();
+    if (!ShapedType::isDynamic((*bs)[0]) && !ShapedType::isDynamic((*ws)[0]) &&
+        (*bs)[0] != (*ws)[0])
+      return emitOpError("B has ") << (*bs)[0] << " values but W has "
+                                   << (*ws)[0] << " output channels";
   }
   if (auto ks = getKernelShape(); ks && ws && ws->size() >= 2) {
     for (size_t i = 0; i < ks->size() && i + 2 < ws->size(); ++i)

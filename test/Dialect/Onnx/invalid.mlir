@@ -523,3 +523,20 @@ func.func @scan_outputs(%s: tensor<2xf32>, %x: tensor<3x2xf32>) -> (tensor<2xf32
   }) {num_scan_inputs = 1 : i64} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
   return %0#0, %0#1 : tensor<2xf32>, tensor<3x2xf32>
 }
+
+// -----
+
+func.func @flatten_axis_low(%x: tensor<2x3xf32>) -> tensor<*xf32> {
+  // Spec: axis in [-r, r]; -3 is below that for rank 2.
+  // expected-error @+1 {{'onnx.Flatten' op axis -3 is out of range for an input of rank 2}}
+  %0 = "onnx.Flatten"(%x) {axis = -3 : i64} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @conv_bias_size(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>, %b: tensor<7xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Conv' op B has 7 values but W has 4 output channels}}
+  %0 = "onnx.Conv"(%x, %w, %b) : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<7xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
