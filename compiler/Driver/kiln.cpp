@@ -55,6 +55,11 @@ cl::opt<bool> noOnnxInference(
     "no-onnx-shape-inference",
     cl::desc("Skip ONNX's reference shape inference before importing"),
     cl::init(false), cl::sub(compileCmd), cl::Hidden);
+cl::opt<bool> eraseInferredShapes(
+    "erase-onnx-shapes",
+    cl::desc("Testing: forget the shapes ONNX inferred for node outputs so "
+             "that kiln's shape functions must recover them"),
+    cl::init(false), cl::sub(compileCmd), cl::Hidden);
 
 /// What a diagnostic's location says: the model file, the node (NameLoc)
 /// and its index (FileLineColLoc), and for nodes inside subgraphs the
@@ -134,6 +139,7 @@ int runCompile() {
   }
   kiln::ImportOptions options;
   options.onnxShapeInference = !noOnnxInference;
+  options.eraseInferredShapes = eraseInferredShapes;
   for (const std::string &text : inputShapes) {
     kiln::InputShape shape;
     std::string error;

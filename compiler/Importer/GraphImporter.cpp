@@ -514,6 +514,9 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
     auto type = importType(*tp, loc, "output '" + name + "'");
     if (failed(type))
       return failure();
+    if (auto tensor = dyn_cast<RankedTensorType>(*type);
+        tensor && model.eraseInferredShapes && state.opType != "Constant")
+      *type = UnrankedTensorType::get(tensor.getElementType());
     resultTypes.push_back(*type);
   }
 

@@ -34,6 +34,10 @@ struct ImportOptions {
   std::vector<InputShape> inputShapes;
   /// Run ::onnx::shape_inference::InferShapes (with data propagation) first.
   bool onnxShapeInference = true;
+  /// Keep only the element types ONNX inferred for node outputs and forget
+  /// their shapes, so that kiln's own shape functions must find them (a
+  /// testing aid: see test/onnx-backend/shape_parity.py).
+  bool eraseInferredShapes = false;
 };
 
 /// Parses "NAME=1x3x224x224" (or "NAME=1,3,224,224"; "?" for a dim left as

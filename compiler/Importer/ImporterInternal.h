@@ -37,6 +37,8 @@ struct LoadedModel {
   /// ONNX shape inference's message for the first node it could not infer
   /// (empty if it inferred everything).
   std::string inferenceError;
+  /// See ImportOptions::eraseInferredShapes.
+  bool eraseInferredShapes = false;
 };
 
 /// Oldest and newest default-domain opsets the importer accepts.

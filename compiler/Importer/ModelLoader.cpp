@@ -306,6 +306,7 @@ LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
 LogicalResult loadModel(MLIRContext &context, StringRef path,
                         const ImportOptions &options, LoadedModel &model) {
   model.path = path.str();
+  model.eraseInferredShapes = options.eraseInferredShapes;
   SmallString<256> real;
   if (!llvm::sys::fs::real_path(path, real)) {
     model.dir = llvm::sys::path::parent_path(real).str();

@@ -41,7 +41,8 @@ const std::set<std::string> kVerifierOps = {
     "Concat",   "Conv",     "Gemm",      "MatMul",     "Transpose",
     "Reshape",  "Flatten",  "Gather",    "Softmax",    "LogSoftmax",
     "Split",    "Squeeze",  "Unsqueeze", "Slice",      "Cast",
-    "MaxPool",  "AveragePool", "If",         "Loop",       "Scan"};
+    "MaxPool",  "AveragePool", "If",         "Loop",       "Scan",
+    "Constant"};
 
 /// Ops with hand-written folders (dialects/Onnx/IR/Folders.cpp).
 const std::set<std::string> kFolderOps = {
@@ -74,7 +75,14 @@ const std::set<std::string> kShapeOps = {
     "Size", "Constant", "ConstantOfShape", "Expand", "Range", "Slice",
     "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
     "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp",
-    "ReduceSumSquare", "ArgMax", "ArgMin", "Tile", "Split"};
+    "ReduceSumSquare", "ArgMax", "ArgMin", "Tile", "Split",
+    // ShapeNN.cpp / ShapeMisc.cpp.
+    "MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv",
+    "ConvTranspose", "GatherElements", "ScatterElements", "ScatterND",
+    "Scatter", "Trilu", "QuantizeLinear", "DequantizeLinear", "EyeLike",
+    "ReverseSequence", "DynamicQuantizeLinear", "NonZero", "Pad", "Resize",
+    "DepthToSpace", "SpaceToDepth", "TopK", "OneHot", "GatherND", "RNN", "GRU",
+    "LSTM"};
 
 /// Ops that are not pure: random generators and control flow.
 const std::set<std::string> kImpureOps = {

@@ -22,7 +22,7 @@ DenseElementsAttr constantOf(Value v) {
   Attribute attr;
   if (!matchPattern(v, m_Constant(&attr)))
     return {};
-  return dyn_cast<DenseElementsAttr>(attr);
+  return dyn_cast_or_null<DenseElementsAttr>(attr);
 }
 
 std::optional<SmallVector<int64_t>> constantInts(Value v) {

@@ -78,12 +78,15 @@ LogicalResult windowShape(Operation *op, Value x, int64_t channels,
 
 } // namespace
 
-LogicalResult MatMulOp::inferShapes() {
-  MaybeShape a = shapeOf(getA()), b = shapeOf(getB());
+namespace {
+/// numpy.matmul: 1-D operands are promoted and the added dim removed;
+/// batch dims broadcast.
+LogicalResult matmulShape(Operation *op, Value lhs, Value rhs, Value result) {
+  MaybeShape a = shapeOf(lhs), b = shapeOf(rhs);
   if (!a || !b)
     return success();
   if (a->empty() || b->empty())
-    return emitOpError("operands must have rank >= 1");
+    return op->emitOpError("operands must have rank >= 1");
   SmallVector<int64_t> sa(*a), sb(*b);
   bool vecA = sa.size() == 1, vecB = sb.size() == 1;
   if (vecA)
@@ -92,10 +95,10 @@ LogicalResult MatMulOp::inferShapes() {
     sb.push_back(1);
   int64_t ka = sa[sa.size() - 1], kb = sb[sb.size() - 2];
   if (!ShapedType::isDynamic(ka) && !ShapedType::isDynamic(kb) && ka != kb)
-    return emitOpError("inner dims differ: ") << ka << " vs " << kb;
+    return op->emitOpError("inner dims differ: ") << ka << " vs " << kb;
   MaybeShape batchA = SmallVector<int64_t>(sa.begin(), sa.end() - 2);
   MaybeShape batchB = SmallVector<int64_t>(sb.begin(), sb.end() - 2);
-  auto batch = broadcastShapes(*this, {batchA, batchB});
+  auto batch = broadcastShapes(op, {batchA, batchB});
   if (failed(batch))
     return failure();
   SmallVector<int64_t> out(**batch);
@@ -103,7 +106,38 @@ LogicalResult MatMulOp::inferShapes() {
     out.push_back(sa[sa.size() - 2]);
   if (!vecB)
     out.push_back(sb[sb.size() - 1]);
-  return refineResult(*this, getY(), out);
+  return refineResult(op, result, out);
+}
+
+/// Conv-like ops: W is (M, C/group, k...), kernel_shape may override.
+template <typename OpTy>
+LogicalResult convShape(OpTy op) {
+  MaybeShape w = shapeOf(op.getW());
+  if (!w)
+    return success();
+  if (w->size() < 3)
+    return op.emitOpError("W must have rank >= 3, got ") << w->size();
+  SmallVector<int64_t> kernel;
+  if (auto ks = op.getKernelShape())
+    kernel.assign(ks->begin(), ks->end());
+  else
+    kernel.assign(w->begin() + 2, w->end());
+  return windowShape(op, op.getX(), (*w)[0], kernel, op.getPads(),
+                     op.getStrides(), op.getDilations(), op.getAutoPad(),
+                     false, op.getY());
+}
+} // namespace
+
+LogicalResult MatMulOp::inferShapes() {
+  return matmulShape(*this, getA(), getB(), getY());
+}
+
+LogicalResult MatMulIntegerOp::inferShapes() {
+  return matmulShape(*this, getA(), getB(), getY());
+}
+
+LogicalResult QLinearMatMulOp::inferShapes() {
+  return matmulShape(*this, getA(), getB(), getY());
 }
 
 LogicalResult GemmOp::inferShapes() {
@@ -134,19 +168,66 @@ LogicalResult GemmOp::inferShapes() {
   return refineResult(*this, getY(), SmallVector<int64_t>{m, n});
 }
 
-LogicalResult ConvOp::inferShapes() {
-  MaybeShape w = shapeOf(getW());
-  if (!w)
+LogicalResult ConvOp::inferShapes() { return convShape(*this); }
+LogicalResult ConvIntegerOp::inferShapes() { return convShape(*this); }
+LogicalResult QLinearConvOp::inferShapes() { return convShape(*this); }
+
+LogicalResult ConvTransposeOp::inferShapes() {
+  // Spec: W is (C, M/group, k...); out = stride * (in - 1) + output_padding
+  // + ((k - 1) * dilation + 1) - pads, unless output_shape is given.
+  MaybeShape x = shapeOf(getX()), w = shapeOf(getW());
+  if (!x || !w)
     return success();
-  if (w->size() < 3)
-    return emitOpError("W must have rank >= 3, got ") << w->size();
-  SmallVector<int64_t> kernel;
-  if (auto ks = getKernelShape())
-    kernel.assign(ks->begin(), ks->end());
-  else
-    kernel.assign(w->begin() + std::min<size_t>(2, w->size()), w->end());
-  return windowShape(*this, getX(), (*w)[0], kernel, getPads(), getStrides(),
-                     getDilations(), getAutoPad(), false, getY());
+  int64_t spatial = static_cast<int64_t>(x->size()) - 2;
+  if (spatial < 1 || static_cast<int64_t>(w->size()) != spatial + 2)
+    return emitOpError("X and W must have the same rank >= 3");
+  auto attr = [&](std::optional<ArrayRef<int64_t>> a, size_t n,
+                  StringRef name) -> FailureOr<SmallVector<int64_t>> {
+    if (!a)
+      return SmallVector<int64_t>();
+    if (a->size() != n)
+      return emitOpError() << name << " has " << a->size()
+                           << " values, expected " << n;
+    return SmallVector<int64_t>(a->begin(), a->end());
+  };
+  auto pads = attr(getPads(), 2 * spatial, "pads");
+  auto strides = attr(getStrides(), spatial, "strides");
+  auto dilations = attr(getDilations(), spatial, "dilations");
+  auto outPad = attr(getOutputPadding(), spatial, "output_padding");
+  auto kernelAttr = attr(getKernelShape(), spatial, "kernel_shape");
+  if (failed(pads) || failed(strides) || failed(dilations) ||
+      failed(outPad) || failed(kernelAttr))
+    return failure();
+  int64_t channels = ShapedType::isDynamic((*w)[1])
+                         ? kDyn
+                         : (*w)[1] * static_cast<int64_t>(getGroup());
+  SmallVector<int64_t> out{(*x)[0], channels};
+  auto given = getOutputShape();
+  if (given && given->size() != static_cast<size_t>(spatial) &&
+      given->size() != static_cast<size_t>(spatial + 2))
+    return emitOpError("output_shape has ") << given->size() << " values";
+  for (int64_t i = 0; i < spatial; ++i) {
+    if (given) {
+      out.push_back((*given)[given->size() - spatial + i]);
+      continue;
+    }
+    int64_t in = (*x)[2 + i];
+    int64_t k = kernelAttr->empty() ? (*w)[2 + i] : (*kernelAttr)[i];
+    int64_t s = strides->empty() ? 1 : (*strides)[i];
+    int64_t d = dilations->empty() ? 1 : (*dilations)[i];
+    int64_t op = outPad->empty() ? 0 : (*outPad)[i];
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(k)) {
+      out.push_back(kDyn);
+      continue;
+    }
+    if (getAutoPad() == "SAME_UPPER" || getAutoPad() == "SAME_LOWER") {
+      out.push_back(in * s);
+      continue;
+    }
+    int64_t p = pads->empty() ? 0 : (*pads)[i] + (*pads)[i + spatial];
+    out.push_back(s * (in - 1) + op + (k - 1) * d + 1 - p);
+  }
+  return refineResult(*this, getY(), out);
 }
 
 LogicalResult MaxPoolOp::inferShapes() {

@@ -10,6 +10,8 @@
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace kiln::onnx;
 
@@ -317,5 +319,23 @@ LogicalResult ScanOp::verify() {
   if (outs < inputs - m || static_cast<int64_t>(getNumResults()) != outs)
     return emitOpError("has ") << getNumResults()
                                << " outputs but its body yields " << outs;
+  return success();
+}
+
+LogicalResult ConstantOp::verify() {
+  // After import only `value` is used; its type must fit the result.
+  if (getSparseValueAttr() || getValueFloatAttr() || getValueFloatsAttr() ||
+      getValueIntAttr() || getValueIntsAttr() || getValueStringAttr() ||
+      getValueStringsAttr())
+    return emitOpError("only the 'value' form is supported after import");
+  auto value = getValueAttr();
+  if (!value)
+    return emitOpError("needs a 'value'");
+  auto valueType = cast<ShapedType>(value.getType());
+  auto result = cast<ShapedType>(getOutput().getType());
+  if (valueType.getElementType() != result.getElementType() ||
+      failed(verifyCompatibleShape(valueType, result)))
+    return emitOpError("value of type ")
+           << valueType << " does not fit the result type " << result;
   return success();
 }

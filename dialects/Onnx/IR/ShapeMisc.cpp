@@ -1,0 +1,262 @@
+//===- ShapeMisc.cpp - Shape functions of the remaining onnx ops -----------===//
+//
+// Pad, Resize, depth/space rearrangements, TopK, OneHot, the Gather/Scatter
+// family, quantisation ops and the recurrent ops (RNN, GRU, LSTM).
+//
+//===----------------------------------------------------------------------===//
+
+#include "dialects/Onnx/IR/OnnxOps.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
+
+#include <cmath>
+
+using namespace mlir;
+using namespace kiln::onnx;
+
+namespace {
+constexpr int64_t kDyn = ShapedType::kDynamic;
+
+LogicalResult sameAs(Operation *op, Value from, Value result) {
+  return refineResult(op, result, shapeOf(from));
+}
+} // namespace
+
+#define SAME_AS(OP, FROM, RESULT)                                              \
+  LogicalResult OP##Op::inferShapes() {                                        \
+    return sameAs(*this, get##FROM(), get##RESULT());                          \
+  }
+SAME_AS(GatherElements, Indices, Output)
+SAME_AS(ScatterElements, Data, Output)
+SAME_AS(ScatterND, Data, Output)
+SAME_AS(Scatter, Data, Output)
+SAME_AS(Trilu, Input, Output)
+SAME_AS(QuantizeLinear, X, Y)
+SAME_AS(DequantizeLinear, X, Y)
+SAME_AS(EyeLike, Input, Output)
+SAME_AS(ReverseSequence, Input, Y)
+#undef SAME_AS
+
+LogicalResult DynamicQuantizeLinearOp::inferShapes() {
+  return sameAs(*this, getX(), getY());
+}
+
+LogicalResult NonZeroOp::inferShapes() {
+  MaybeShape x = shapeOf(getX());
+  if (!x)
+    return refineRank(*this, getY(), 2);
+  return refineResult(*this, getY(),
+                      SmallVector<int64_t>{static_cast<int64_t>(x->size()),
+                                           kDyn});
+}
+
+LogicalResult PadOp::inferShapes() {
+  MaybeShape in = shapeOf(getData());
+  if (!in)
+    return success();
+  auto pads = constantInts(getPads());
+  if (!pads)
+    return refineRank(*this, getOutput(), in->size());
+  size_t rank = in->size();
+  if (pads->size() != 2 * rank)
+    return emitOpError("pads has ") << pads->size() << " values for rank "
+                                    << rank;
+  SmallVector<int64_t> out;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t d = (*in)[i];
+    out.push_back(ShapedType::isDynamic(d) ? kDyn
+                                           : d + (*pads)[i] +
+                                                 (*pads)[i + rank]);
+  }
+  return refineResult(*this, getOutput(), out);
+}
+
+LogicalResult ResizeOp::inferShapes() {
+  MaybeShape in = shapeOf(getX());
+  if (!in)
+    return success();
+  size_t rank = in->size();
+  if (!isNone(getSizes())) {
+    auto sizes = constantInts(getSizes());
+    if (!sizes)
+      return refineRank(*this, getY(), rank);
+    if (sizes->size() != rank)
+      return emitOpError("sizes has ") << sizes->size() << " values for rank "
+                                       << rank;
+    return refineResult(*this, getY(), *sizes);
+  }
+  DenseElementsAttr scales = constantOf(getScales());
+  if (!scales || !isa<FloatType>(scales.getElementType()))
+    return refineRank(*this, getY(), rank);
+  if (static_cast<size_t>(scales.getNumElements()) != rank)
+    return emitOpError("scales has ") << scales.getNumElements()
+                                      << " values for rank " << rank;
+  SmallVector<int64_t> out;
+  size_t i = 0;
+  for (const APFloat &s : scales.getValues<APFloat>()) {
+    double scale = s.convertToDouble();
+    if (!(scale > 0))
+      return emitOpError("scales must be > 0");
+    int64_t d = (*in)[i++];
+    out.push_back(ShapedType::isDynamic(d)
+                      ? kDyn
+                      : static_cast<int64_t>(std::floor(d * scale)));
+  }
+  return refineResult(*this, getY(), out);
+}
+
+LogicalResult DepthToSpaceOp::inferShapes() {
+  MaybeShape in = shapeOf(getInput());
+  if (!in)
+    return success();
+  if (in->size() != 4)
+    return emitOpError("input must be 4-D");
+  int64_t b = getBlocksize();
+  auto mul = [](int64_t d, int64_t f) {
+    return ShapedType::isDynamic(d) ? kDyn : d * f;
+  };
+  int64_t c = (*in)[1];
+  if (!ShapedType::isDynamic(c) && c % (b * b) != 0)
+    return emitOpError("channels (") << c << ") are not divisible by "
+                                     << b * b;
+  return refineResult(*this, getOutput(),
+                      SmallVector<int64_t>{(*in)[0],
+                                           ShapedType::isDynamic(c)
+                                               ? kDyn
+                                               : c / (b * b),
+                                           mul((*in)[2], b),
+                                           mul((*in)[3], b)});
+}
+
+LogicalResult SpaceToDepthOp::inferShapes() {
+  MaybeShape in = shapeOf(getInput());
+  if (!in)
+    return success();
+  if (in->size() != 4)
+    return emitOpError("input must be 4-D");
+  int64_t b = getBlocksize();
+  SmallVector<int64_t> out{(*in)[0], ShapedType::isDynamic((*in)[1])
+                                         ? kDyn
+                                         : (*in)[1] * b * b};
+  for (int i = 2; i < 4; ++i) {
+    int64_t d = (*in)[i];
+    if (!ShapedType::isDynamic(d) && d % b != 0)
+      return emitOpError("dim ") << i << " (" << d
+                                 << ") is not divisible by blocksize " << b;
+    out.push_back(ShapedType::isDynamic(d) ? kDyn : d / b);
+  }
+  return refineResult(*this, getOutput(), out);
+}
+
+LogicalResult TopKOp::inferShapes() {
+  MaybeShape in = shapeOf(getX());
+  if (!in)
+    return success();
+  auto axis = normalizeAxis(*this, getAxis(), in->size(), "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> out(*in);
+  auto k = constantInts(getK());
+  if (k && k->size() == 1) {
+    if ((*k)[0] < 0)
+      return emitOpError("k must be >= 0");
+    if (!ShapedType::isDynamic(out[*axis]) && (*k)[0] > out[*axis])
+      return emitOpError("k (") << (*k)[0] << ") exceeds dim " << *axis
+                                << " (" << out[*axis] << ")";
+    out[*axis] = (*k)[0];
+  } else {
+    out[*axis] = kDyn;
+  }
+  if (failed(refineResult(*this, getValues(), out)))
+    return failure();
+  return refineResult(*this, getIndices(), out);
+}
+
+LogicalResult OneHotOp::inferShapes() {
+  MaybeShape in = shapeOf(getIndices());
+  if (!in)
+    return success();
+  int64_t rank = in->size() + 1;
+  auto axis = normalizeAxis(*this, getAxis(), rank, "axis");
+  if (failed(axis))
+    return failure();
+  int64_t depth = kDyn;
+  if (DenseElementsAttr d = constantOf(getDepth());
+      d && d.getNumElements() == 1) {
+    if (isa<FloatType>(d.getElementType()))
+      depth = static_cast<int64_t>(
+          (*d.getValues<APFloat>().begin()).convertToDouble());
+    else
+      depth = (*d.getValues<APInt>().begin()).getSExtValue();
+    if (depth < 1)
+      return emitOpError("depth must be >= 1");
+  }
+  SmallVector<int64_t> out(*in);
+  out.insert(out.begin() + *axis, depth);
+  return refineResult(*this, getOutput(), out);
+}
+
+LogicalResult GatherNDOp::inferShapes() {
+  // Spec: out = indices.shape[:-1] + data.shape[batch_dims + k:], where
+  // k = indices.shape[-1].
+  MaybeShape data = shapeOf(getData()), indices = shapeOf(getIndices());
+  if (!data || !indices)
+    return success();
+  if (indices->empty())
+    return emitOpError("indices must have rank >= 1");
+  int64_t k = indices->back();
+  if (ShapedType::isDynamic(k))
+    return success();
+  int64_t b = getBatchDims();
+  if (b < 0 || b + k > static_cast<int64_t>(data->size()))
+    return emitOpError("batch_dims + indices.shape[-1] exceeds the data rank");
+  SmallVector<int64_t> out(indices->begin(), indices->end() - 1);
+  out.append(data->begin() + b + k, data->end());
+  return refineResult(*this, getOutput(), out);
+}
+
+namespace {
+/// RNN, GRU, LSTM: X is [seq, batch, input] (layout 0) or [batch, seq,
+/// input] (layout 1); Y is [seq, dirs, batch, hidden] or [batch, seq, dirs,
+/// hidden]; Y_h and Y_c are [dirs, batch, hidden] or [batch, dirs, hidden].
+template <typename OpTy>
+LogicalResult recurrentShape(OpTy op, ArrayRef<Value> stateResults) {
+  MaybeShape x = shapeOf(op.getX()), r = shapeOf(op.getR());
+  if (!x)
+    return success();
+  if (x->size() != 3)
+    return op.emitOpError("X must be 3-D");
+  int64_t dirs = op.getDirection() == "bidirectional" ? 2 : 1;
+  int64_t hidden = kDyn;
+  if (auto h = op.getHiddenSize())
+    hidden = *h;
+  else if (r && r->size() == 3)
+    hidden = (*r)[2];
+  bool batchFirst = op.getLayout() != 0;
+  int64_t seq = batchFirst ? (*x)[1] : (*x)[0];
+  int64_t batch = batchFirst ? (*x)[0] : (*x)[1];
+  if (!isNone(op.getY())) {
+    SmallVector<int64_t> y =
+        batchFirst ? SmallVector<int64_t>{batch, seq, dirs, hidden}
+                   : SmallVector<int64_t>{seq, dirs, batch, hidden};
+    if (failed(refineResult(op, op.getY(), y)))
+      return failure();
+  }
+  SmallVector<int64_t> state = batchFirst
+                                   ? SmallVector<int64_t>{batch, dirs, hidden}
+                                   : SmallVector<int64_t>{dirs, batch, hidden};
+  for (Value v : stateResults)
+    if (!isNone(v) && failed(refineResult(op, v, state)))
+      return failure();
+  return success();
+}
+} // namespace
+
+LogicalResult RNNOp::inferShapes() {
+  return recurrentShape(*this, {getYH()});
+}
+LogicalResult GRUOp::inferShapes() {
+  return recurrentShape(*this, {getYH()});
+}
+LogicalResult LSTMOp::inferShapes() {
+  return recurrentShape(*this, {getYH(), getYC()});
+}
