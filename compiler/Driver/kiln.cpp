@@ -30,36 +30,37 @@ namespace cl = llvm::cl;
 
 namespace {
 
+cl::OptionCategory kilnCategory("kiln options");
 cl::SubCommand compileCmd("compile", "Compile an ONNX model");
 
 cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
-                               cl::sub(compileCmd), cl::Required);
+                               cl::sub(compileCmd), cl::cat(kilnCategory), cl::Required);
 cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
-                                cl::sub(compileCmd));
+                                cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> emitKind("emit",
                               cl::desc("What to write: mlir (the module "
                                        "after --compile-to)"),
-                              cl::init("mlir"), cl::sub(compileCmd));
+                              cl::init("mlir"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string>
     compileTo("compile-to",
               cl::desc("Last phase to run: import (the module as imported), "
                        "onnx (shape-inferred and folded)"),
-              cl::init("onnx"), cl::sub(compileCmd));
+              cl::init("onnx"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Pin a graph input's shape, e.g. input=1x3x224x224 "
              "('?' keeps a dim dynamic); repeatable"),
-    cl::value_desc("NAME=DIMS"), cl::sub(compileCmd));
+    cl::value_desc("NAME=DIMS"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<bool> noOnnxInference(
     "no-onnx-shape-inference",
     cl::desc("Skip ONNX's reference shape inference before importing"),
-    cl::init(false), cl::sub(compileCmd), cl::Hidden);
+    cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory), cl::Hidden);
 cl::opt<bool> eraseInferredShapes(
     "erase-onnx-shapes",
     cl::desc("Testing: forget the shapes ONNX inferred for node outputs so "
              "that kiln's shape functions must recover them"),
-    cl::init(false), cl::sub(compileCmd), cl::Hidden);
+    cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory), cl::Hidden);
 
 /// What a diagnostic's location says: the model file, the node (NameLoc)
 /// and its index (FileLineColLoc), and for nodes inside subgraphs the
@@ -182,6 +183,9 @@ int runCompile() {
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::SetVersionPrinter(printVersion);
+  // Only kiln's own options in --help, not every LLVM flag in libLLVM.so.
+  cl::HideUnrelatedOptions(kilnCategory);
+  cl::HideUnrelatedOptions(kilnCategory, compileCmd);
 
   if (!cl::ParseCommandLineOptions(
           argc, argv,

@@ -151,14 +151,7 @@ OpFoldResult ShapeOp::fold(FoldAdaptor) {
   RankedTensorType type = foldableType(getShape());
   if (!in || !in.hasStaticShape() || !type)
     return {};
-  int64_t rank = in.getRank();
-  auto clampIdx = [&](int64_t i) {
-    if (i < 0)
-      i += rank;
-    return std::clamp<int64_t>(i, 0, rank);
-  };
-  int64_t start = clampIdx(getStart());
-  int64_t end = getEnd() ? clampIdx(*getEnd()) : rank;
+  auto [start, end] = shapeOpRange(in.getRank(), getStart(), getEnd());
   SmallVector<int64_t> dims;
   for (int64_t i = start; i < end; ++i)
     dims.push_back(in.getDimSize(i));

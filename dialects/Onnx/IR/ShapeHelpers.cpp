@@ -5,6 +5,8 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace kiln::onnx {
@@ -119,6 +121,16 @@ LogicalResult refineResult(Operation *op, Value result,
 LogicalResult refineRank(Operation *op, Value result, int64_t rank) {
   return refineResult(op, result,
                       SmallVector<int64_t>(rank, ShapedType::kDynamic));
+}
+
+std::pair<int64_t, int64_t> shapeOpRange(int64_t rank, int64_t start,
+                                         std::optional<int64_t> end) {
+  auto clampIdx = [&](int64_t i) {
+    if (i < 0)
+      i += rank;
+    return std::clamp<int64_t>(i, 0, rank);
+  };
+  return {clampIdx(start), end ? clampIdx(*end) : rank};
 }
 
 int64_t product(ArrayRef<int64_t> dims) {

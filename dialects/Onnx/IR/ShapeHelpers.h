@@ -54,6 +54,11 @@ mlir::LogicalResult refineResult(mlir::Operation *op, mlir::Value result,
 mlir::LogicalResult refineRank(mlir::Operation *op, mlir::Value result,
                                int64_t rank);
 
+/// The [start, end) dims that onnx.Shape returns for an input of `rank`
+/// (negative values count from the end; both are clamped to [0, rank]).
+std::pair<int64_t, int64_t> shapeOpRange(int64_t rank, int64_t start,
+                                         std::optional<int64_t> end);
+
 /// Product of dims, or kDynamic if any is dynamic.
 int64_t product(llvm::ArrayRef<int64_t> dims);
 

@@ -306,14 +306,7 @@ LogicalResult ShapeOp::inferShapes() {
   MaybeShape in = shapeOf(getData());
   if (!in)
     return success();
-  int64_t rank = in->size();
-  auto clampIdx = [&](int64_t i) {
-    if (i < 0)
-      i += rank;
-    return std::clamp<int64_t>(i, 0, rank);
-  };
-  int64_t start = clampIdx(getStart());
-  int64_t end = getEnd() ? clampIdx(*getEnd()) : rank;
+  auto [start, end] = shapeOpRange(in->size(), getStart(), getEnd());
   return refineResult(*this, getShape(),
                       SmallVector<int64_t>{std::max<int64_t>(end - start, 0)});
 }
