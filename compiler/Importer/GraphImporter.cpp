@@ -495,8 +495,9 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
       continue;
     }
     const std::string &name = node.output(i);
-    if (i == 0 && state.result0Type) {
-      resultTypes.push_back(state.result0Type);
+    if (auto fixed = state.resultTypes.find(i);
+        fixed != state.resultTypes.end()) {
+      resultTypes.push_back(fixed->second);
       continue;
     }
     const ::onnx::TypeProto *tp = lookupType(name);
@@ -547,8 +548,8 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
     if (node.output(i).empty())
       continue;
     Value v = op->getResult(i);
-    if (i == 0 && state.wrapResult)
-      v = state.wrapResult(builder, v);
+    if (auto wrap = state.wrapResults.find(i); wrap != state.wrapResults.end())
+      v = wrap->second(builder, v);
     scopes.back().values[node.output(i)] = v;
   }
   return success();

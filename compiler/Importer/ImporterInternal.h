@@ -111,10 +111,13 @@ struct NodeState {
   mlir::NamedAttrList converted;
   /// The model (for external data of tensors in attributes).
   const LoadedModel *model = nullptr;
-  /// When set, the type of result 0 (used when the rewrite changes it).
-  mlir::Type result0Type;
-  /// Applied to result 0 after the op is built (e.g. to undo a Flatten).
-  std::function<mlir::Value(mlir::OpBuilder &, mlir::Value)> wrapResult;
+  /// Result types the rewrite fixes itself (by result index), instead of
+  /// the types ONNX inferred for the node's outputs.
+  std::map<unsigned, mlir::Type> resultTypes;
+  /// Applied to a result after the op is built (e.g. to undo a Flatten).
+  std::map<unsigned,
+           std::function<mlir::Value(mlir::OpBuilder &, mlir::Value)>>
+      wrapResults;
 };
 
 /// Rewrites an older opset's interface into the dialect's (newest) one:

@@ -116,9 +116,9 @@ LogicalResult normalizeCoercedSoftmax(OpBuilder &b, NodeState &s) {
                             {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))})
                    ->getResult(0);
   s.operands[0] = flat;
-  s.result0Type = flatType;
+  s.resultTypes[0] = flatType;
   Location loc = s.loc;
-  s.wrapResult = [x, type, loc](OpBuilder &b, Value r) -> Value {
+  s.wrapResults[0] = [x, type, loc](OpBuilder &b, Value r) -> Value {
     auto shapeType = RankedTensorType::get({type.getRank()}, b.getI64Type());
     Value shape = createOnnxOp(b, loc, "Shape", {x}, {shapeType})->getResult(0);
     return createOnnxOp(b, loc, "Reshape", {r, shape},
@@ -294,6 +294,39 @@ LogicalResult normalizeNode(OpBuilder &b, NodeState &s) {
     if (const AttributeProto *ratio = takeAttr(s, "ratio"))
       setOperand(b, s, 1,
                  createScalarConstant(b, s.loc, b.getF32Type(), ratio->f()));
+    // The mask is bool from Dropout-10 on; Dropout-7's mask has the data's
+    // type. Build the bool mask (data's shape) and cast it for opset < 10.
+    if (s.node->output_size() > 1 && !s.node->output(1).empty() &&
+        !s.operands.empty()) {
+      auto data = dyn_cast<TensorType>(s.operands[0].getType());
+      if (!data)
+        return emitError(s.loc) << "Dropout: the input must be a tensor";
+      Type maskType =
+          data.hasRank()
+              ? Type(RankedTensorType::get(data.getShape(), b.getI1Type()))
+              : Type(UnrankedTensorType::get(b.getI1Type()));
+      s.resultTypes[1] = maskType;
+      if (v < 10) {
+        Location loc = s.loc;
+        Type dataType = data;
+        int32_t to = 0;
+        Type elem = data.getElementType();
+        if (elem.isF32())
+          to = ::onnx::TensorProto::FLOAT;
+        else if (elem.isF64())
+          to = ::onnx::TensorProto::DOUBLE;
+        else if (elem.isF16())
+          to = ::onnx::TensorProto::FLOAT16;
+        if (!to)
+          return emitError(s.loc) << "Dropout-" << v
+                                  << ": unsupported data type for the mask";
+        s.wrapResults[1] = [loc, dataType, to](OpBuilder &b, Value mask) {
+          return createOnnxOp(b, loc, "Cast", {mask}, {dataType},
+                              {b.getNamedAttr("to", b.getI64IntegerAttr(to))})
+              ->getResult(0);
+        };
+      }
+    }
   } else if (op == "BatchNormalization" && v < 9) {
     if (const AttributeProto *spatial = takeAttr(s, "spatial"))
       if (spatial->i() != 1)

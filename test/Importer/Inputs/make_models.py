@@ -496,6 +496,16 @@ def write_valid_models(out):
                          ratio=0.25)],
        [vi("x", [2])], [vi("y", [2])], 7)
 
+    # Dropout-7's mask has the data's type; Dropout-10's is bool.
+    ok("ok_dropout7_mask",
+       [helper.make_node("Dropout", ["x"], ["y", "m"], name="dropout",
+                         ratio=0.25)],
+       [vi("x", [2, 3])], [vi("y", [2, 3]), vi("m", [2, 3])], 7)
+    ok("ok_dropout10_mask",
+       [helper.make_node("Dropout", ["x"], ["y", "m"], name="dropout")],
+       [vi("x", [2, 3])], [vi("y", [2, 3]), vi("m", [2, 3], TensorProto.BOOL)],
+       10)
+
     def legacy(name, nodes, inputs, outputs):
         # Opset 1 models: IR version 3 is the oldest with opset_import.
         write_valid(os.path.join(out, name + ".onnx"),
