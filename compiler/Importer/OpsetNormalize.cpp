@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Importer/ImporterInternal.h"
+#include "dialects/Onnx/IR/DataTypes.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -309,14 +310,7 @@ LogicalResult normalizeNode(OpBuilder &b, NodeState &s) {
       if (v < 10) {
         Location loc = s.loc;
         Type dataType = data;
-        int32_t to = 0;
-        Type elem = data.getElementType();
-        if (elem.isF32())
-          to = ::onnx::TensorProto::FLOAT;
-        else if (elem.isF64())
-          to = ::onnx::TensorProto::DOUBLE;
-        else if (elem.isF16())
-          to = ::onnx::TensorProto::FLOAT16;
+        int64_t to = kiln::onnx::dataTypeForElementType(data.getElementType());
         if (!to)
           return emitError(s.loc) << "Dropout-" << v
                                   << ": unsupported data type for the mask";

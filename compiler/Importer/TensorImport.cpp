@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Importer/ImporterInternal.h"
+#include "dialects/Onnx/IR/DataTypes.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 
 #include "mlir/IR/BuiltinDialect.h"
@@ -171,26 +172,7 @@ void appendAs(std::vector<char> &out, const Field &field) {
 } // namespace
 
 Type importElementType(int32_t dt, MLIRContext &context) {
-  Builder b(&context);
-  switch (dt) {
-  case TensorProto::FLOAT: return b.getF32Type();
-  case TensorProto::DOUBLE: return b.getF64Type();
-  case TensorProto::FLOAT16: return b.getF16Type();
-  case TensorProto::BFLOAT16: return b.getBF16Type();
-  case TensorProto::INT8: return b.getIntegerType(8);
-  case TensorProto::INT16: return b.getIntegerType(16);
-  case TensorProto::INT32: return b.getIntegerType(32);
-  case TensorProto::INT64: return b.getIntegerType(64);
-  case TensorProto::UINT8: return b.getIntegerType(8, /*isSigned=*/false);
-  case TensorProto::UINT16: return b.getIntegerType(16, false);
-  case TensorProto::UINT32: return b.getIntegerType(32, false);
-  case TensorProto::UINT64: return b.getIntegerType(64, false);
-  case TensorProto::BOOL: return b.getI1Type();
-  case TensorProto::STRING: return kiln::onnx::StringType::get(&context);
-  case TensorProto::COMPLEX64: return ComplexType::get(b.getF32Type());
-  case TensorProto::COMPLEX128: return ComplexType::get(b.getF64Type());
-  default: return {};
-  }
+  return kiln::onnx::elementTypeForDataType(&context, dt);
 }
 
 std::string dataTypeName(int32_t dt) {

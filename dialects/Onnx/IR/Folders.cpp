@@ -408,26 +408,19 @@ OpFoldResult NegOp::fold(FoldAdaptor adaptor) {
 }
 
 OpFoldResult EqualOp::fold(FoldAdaptor adaptor) {
-  DenseElementsAttr lhs = dense(adaptor.getA()), rhs = dense(adaptor.getB());
-  RankedTensorType type = foldableType(getC());
-  if (!lhs || !rhs || !type || lhs.getElementType() != rhs.getElementType() ||
-      !lhs.getElementType().isIntOrFloat())
-    return {};
-  auto lmap = broadcastMap(lhs.getType().getShape(), type.getShape());
-  auto rmap = broadcastMap(rhs.getType().getShape(), type.getShape());
-  SmallVector<Attribute> lv(lhs.getValues<Attribute>()),
-      rv(rhs.getValues<Attribute>());
-  SmallVector<bool> out;
-  for (size_t i = 0; i < lmap.size(); ++i) {
-    Attribute x = lv[lmap[i]], y = rv[rmap[i]];
-    if (auto xf = dyn_cast<FloatAttr>(x)) // IEEE: -0 == 0, NaN != NaN.
-      out.push_back(xf.getValue().compare(cast<FloatAttr>(y).getValue()) ==
-                    APFloat::cmpEqual);
-    else
-      out.push_back(cast<IntegerAttr>(x).getValue() ==
-                    cast<IntegerAttr>(y).getValue());
-  }
-  return DenseElementsAttr::get(type, out);
+  Type i1 = IntegerType::get(getContext(), 1);
+  return foldBinary(
+      adaptor.getA(), adaptor.getB(), getC(),
+      [&](Attribute x, Attribute y) -> std::optional<Attribute> {
+        bool equal;
+        if (auto xf = dyn_cast<FloatAttr>(x)) // IEEE: -0 == 0, NaN != NaN.
+          equal = xf.getValue().compare(cast<FloatAttr>(y).getValue()) ==
+                  APFloat::cmpEqual;
+        else
+          equal = cast<IntegerAttr>(x).getValue() ==
+                  cast<IntegerAttr>(y).getValue();
+        return Attribute(IntegerAttr::get(i1, equal));
+      });
 }
 
 OpFoldResult WhereOp::fold(FoldAdaptor adaptor) {

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "dialects/Onnx/IR/DataTypes.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
@@ -71,28 +72,6 @@ LogicalResult checkWindow(Operation *op, Value x,
                  succeeded(check(pads, 2, "pads", 0)) &&
                  succeeded(check(strides, 1, "strides", 1)) &&
                  succeeded(check(dilations, 1, "dilations", 1)));
-}
-
-/// The ONNX TensorProto data type `to` maps to.
-Type typeForDataType(MLIRContext *ctx, int64_t dt) {
-  Builder b(ctx);
-  switch (dt) {
-  case 1: return b.getF32Type();
-  case 2: return b.getIntegerType(8, false);
-  case 3: return b.getIntegerType(8);
-  case 4: return b.getIntegerType(16, false);
-  case 5: return b.getIntegerType(16);
-  case 6: return b.getIntegerType(32);
-  case 7: return b.getIntegerType(64);
-  case 8: return StringType::get(ctx);
-  case 9: return b.getI1Type();
-  case 10: return b.getF16Type();
-  case 11: return b.getF64Type();
-  case 12: return b.getIntegerType(32, false);
-  case 13: return b.getIntegerType(64, false);
-  case 16: return b.getBF16Type();
-  default: return {};
-  }
 }
 
 } // namespace
@@ -238,8 +217,9 @@ LogicalResult SliceOp::verify() {
 
 LogicalResult CastOp::verify() {
   // Spec: `to` is a TensorProto data type; the result has that element type.
-  Type to = typeForDataType(getContext(), getTo());
-  if (!to)
+  // Complex is a valid ONNX data type but not a Cast target.
+  Type to = elementTypeForDataType(getContext(), getTo());
+  if (!to || isa<ComplexType>(to))
     return emitOpError("'to' = ") << getTo()
                                   << " is not a supported ONNX data type";
   auto result = dyn_cast<ShapedType>(getOutput().getType());
