@@ -1,0 +1,152 @@
+//===- runtime.h - kiln's C runtime API ---------------------------*- C -*-===//
+//
+// The one public header of kiln_runtime, the small C11 library that code
+// compiled by kiln links against and that hosts may use to run it. It holds:
+//
+//   - the status codes and the model descriptor, defined exactly as in every
+//     generated model header (docs/abi.md) and under the same include guards,
+//     so this header and any number of model headers can be included together;
+//   - kiln_parallel_for, the hook generated code calls for parallel loops;
+//   - the session helper: owns a model's workspace and checks every tensor
+//     against the descriptor before calling the model's run function;
+//   - small dtype helpers for tools.
+//
+// Self-contained: includes only <stddef.h> and <stdint.h>; usable from C and
+// C++. No function here aborts; failures are reported as kiln_status codes.
+// There is no global mutable state, and only kiln_session_create allocates.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_RUNTIME_H
+#define KILN_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Status codes returned by generated `NAME_run` functions and by the runtime.
+/// The same definition appears in every generated model header.
+#ifndef KILN_STATUS_DEFINED
+#define KILN_STATUS_DEFINED
+typedef enum kiln_status {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT = 1, /* NULL pointer, misaligned workspace   */
+  KILN_STATUS_SHAPE_MISMATCH = 2,   /* a tensor's dtype/shape/size is wrong  */
+  KILN_STATUS_OUT_OF_MEMORY = 3,
+  KILN_STATUS_UNSUPPORTED = 4,
+  KILN_STATUS_INTERNAL = 5,
+} kiln_status;
+#endif /* KILN_STATUS_DEFINED */
+
+/// The descriptor of one compiled model (`NAME_describe()`, `NAME_kiln_desc`)
+/// and of each of its input and output tensors. The same definitions appear
+/// in every generated model header.
+#ifndef KILN_MODEL_DESC_DEFINED
+#define KILN_MODEL_DESC_DEFINED
+typedef struct kiln_tensor_desc {
+  const char *name;
+  int32_t dtype;          /* ONNX TensorProto.DataType: 1 float, 7 int64... */
+  int32_t rank;
+  const int64_t *dims;    /* rank entries; -1 for a dynamic dim            */
+  int64_t num_elements;
+  int64_t num_bytes;
+} kiln_tensor_desc;
+
+typedef struct kiln_model_desc {
+  uint32_t abi_version;   /* 1 */
+  const char *name;       /* NAME */
+  int32_t num_inputs;
+  int32_t num_outputs;
+  const kiln_tensor_desc *inputs;
+  const kiln_tensor_desc *outputs;
+  int64_t workspace_size;
+  int64_t workspace_alignment;
+  int (*run)(const void *const *inputs, void *const *outputs, void *workspace);
+} kiln_model_desc;
+#endif /* KILN_MODEL_DESC_DEFINED */
+
+/// The descriptor ABI version this runtime understands.
+#define KILN_ABI_VERSION 1
+
+/// A short lowercase description of \p status ("ok", "shape mismatch", ...);
+/// "unknown status" for a value that is not a kiln_status. Never NULL; the
+/// string is static.
+const char *kiln_status_string(int status);
+
+/// The name of an ONNX TensorProto.DataType: "float32", "int64", "uint8",
+/// "bool", "float16", "float64", "int32", "int8", "int16", "uint16",
+/// "uint32", "uint64", "bfloat16", and ONNX's other types ("string",
+/// "complex64", "float8e4m3fn", "int4", ...); "dtype N" for any other code N
+/// in [0, 32), "unknown dtype" beyond. Never NULL; the string is static.
+const char *kiln_dtype_name(int32_t dtype);
+
+/// Bytes per element of an ONNX TensorProto.DataType; 0 for an unknown code
+/// and for types without a whole-byte element size (string, int4, uint4,
+/// float4e2m1).
+int64_t kiln_dtype_size(int32_t dtype);
+
+/// Calls \p fn over the index range [0, \p n), split into chunks
+/// [begin, end) that together cover every index exactly once; \p ctx is
+/// passed through. The hook generated code calls for parallel loops. Serial
+/// today: one call fn(ctx, 0, n) on the calling thread, none when n <= 0.
+void kiln_parallel_for(int64_t n,
+                       void (*fn)(void *ctx, int64_t begin, int64_t end),
+                       void *ctx);
+
+/// A tensor as a host passes it to kiln_session_run: a dense row-major buffer
+/// and the dtype and shape the host believes it has. The host owns all of it.
+typedef struct kiln_tensor {       /* what a host passes in               */
+  void *data;
+  int32_t dtype;
+  int32_t rank;
+  const int64_t *dims;
+  int64_t num_bytes;               /* size of the buffer at data          */
+} kiln_tensor;
+
+/// A model bound to a workspace of its own, plus the message describing the
+/// last failure. Opaque; create with kiln_session_create, free with
+/// kiln_session_destroy. A session runs one call at a time: use one session
+/// per thread to run a model concurrently.
+typedef struct kiln_session kiln_session;
+
+/// Creates a session for \p model, allocating its workspace
+/// (model->workspace_size bytes aligned to model->workspace_alignment); the
+/// session keeps a pointer to \p model, which must outlive it. On success
+/// stores the session in \p *out and returns KILN_STATUS_OK. On failure stores
+/// NULL in \p *out (when \p out is not NULL) and returns
+/// KILN_STATUS_INVALID_ARGUMENT (NULL argument, malformed descriptor),
+/// KILN_STATUS_UNSUPPORTED (abi_version is not KILN_ABI_VERSION) or
+/// KILN_STATUS_OUT_OF_MEMORY.
+int kiln_session_create(const kiln_model_desc *model, kiln_session **out);
+
+/// Checks the tensors against the model's descriptor, then runs the model on
+/// them with the session's workspace. Checks, in order: the counts (equal to
+/// the descriptor's), then for each input and then each output that data is
+/// not NULL, that dtype, rank and dims match (a descriptor dim of -1 accepts
+/// any size), that num_bytes is at least the bytes the tensor needs and that
+/// data is aligned to the element size. Returns KILN_STATUS_OK, or
+/// KILN_STATUS_INVALID_ARGUMENT (NULL session or pointer, wrong count,
+/// misaligned data), KILN_STATUS_SHAPE_MISMATCH (dtype, rank, dims or buffer
+/// size), or the non-zero status the model's run function returned; the
+/// message is then in kiln_session_error. Does not allocate.
+int kiln_session_run(kiln_session *s, const kiln_tensor *inputs,
+                     int32_t num_inputs, kiln_tensor *outputs,
+                     int32_t num_outputs);
+
+/// The message for the failure of the latest kiln_session_run on \p s, e.g.
+/// "input 0 'x': expected float32 [1,1,8,8] (256 bytes), got float32
+/// [1,1,8,7] (224 bytes)"; "" when that call succeeded or none was made.
+/// Valid until the next call on \p s. "session is NULL" for a NULL \p s.
+const char *kiln_session_error(const kiln_session *s);
+
+/// Frees the session and its workspace. NULL is a no-op.
+void kiln_session_destroy(kiln_session *s);
+
+#ifdef __cplusplus
+} // extern "C"
+#endif
+
+#endif // KILN_RUNTIME_H

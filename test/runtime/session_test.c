@@ -1,0 +1,450 @@
+//===- session_test.c - Tests for the kiln runtime ----------------*- C -*-===//
+//
+// Unit tests for kiln_runtime: a hand-written fake model (one float32 input
+// and one float32 output of shape [2,3], y = x * 2, with a 64-byte workspace
+// aligned to 16) run through the session helper, with every check the session
+// makes provoked once; plus the status and dtype names and kiln_parallel_for.
+// Prints each failure and exits non-zero if there was any.
+//
+//===----------------------------------------------------------------------===//
+
+#include "kiln/runtime.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int failures = 0;
+
+/// Under AddressSanitizer, lets the huge-workspace case see malloc return NULL
+/// rather than abort; unused otherwise.
+const char *__asan_default_options(void);
+const char *__asan_default_options(void) {
+  return "allocator_may_return_null=1";
+}
+
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (!(cond)) {                                                             \
+      ++failures;                                                              \
+      fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond);       \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fputc('\n', stderr);                                                     \
+    }                                                                          \
+  } while (0)
+
+//===----------------------------------------------------------------------===//
+// The fake models
+//===----------------------------------------------------------------------===//
+
+static const int64_t kDims23[] = {2, 3};
+static const int64_t kDimsDyn3[] = {-1, 3};
+
+static int fake_run(const void *const *inputs, void *const *outputs,
+                    void *workspace) {
+  if (!inputs || !outputs || !inputs[0] || !outputs[0] || !workspace ||
+      (uintptr_t)workspace % 16 != 0)
+    return KILN_STATUS_INVALID_ARGUMENT;
+  // Touch the whole workspace so that the sanitizers see its size.
+  memset(workspace, 0xAB, 64);
+  const float *x = inputs[0];
+  float *y = outputs[0];
+  for (int i = 0; i < 6; ++i)
+    y[i] = x[i] * 2.0f;
+  return KILN_STATUS_OK;
+}
+
+static const kiln_tensor_desc kFakeInputs[] = {
+    {"x", 1, 2, kDims23, 6, 24},
+};
+static const kiln_tensor_desc kFakeOutputs[] = {
+    {"y", 1, 2, kDims23, 6, 24},
+};
+static const kiln_model_desc kFake = {
+    1, "fake", 1, 1, kFakeInputs, kFakeOutputs, 64, 16, fake_run,
+};
+
+/// Needs a workspace aligned to 256, more than malloc gives.
+static int wide_align_run(const void *const *inputs, void *const *outputs,
+                          void *workspace) {
+  (void)inputs;
+  (void)outputs;
+  if (!workspace || (uintptr_t)workspace % 256 != 0)
+    return KILN_STATUS_INVALID_ARGUMENT;
+  memset(workspace, 0, 1000);
+  return KILN_STATUS_OK;
+}
+static const kiln_model_desc kWideAlign = {
+    1, "wide", 1, 1, kFakeInputs, kFakeOutputs, 1000, 256, wide_align_run,
+};
+
+/// Fails with an internal error; needs no workspace, so gets NULL.
+static int failing_run(const void *const *inputs, void *const *outputs,
+                       void *workspace) {
+  (void)inputs;
+  (void)outputs;
+  return workspace ? KILN_STATUS_INVALID_ARGUMENT : KILN_STATUS_INTERNAL;
+}
+static const kiln_model_desc kFailing = {
+    1, "failing", 1, 1, kFakeInputs, kFakeOutputs, 0, 0, failing_run,
+};
+
+/// A dynamic batch dim: input and output [?,3].
+static int dyn_run(const void *const *inputs, void *const *outputs,
+                   void *workspace) {
+  (void)inputs;
+  (void)outputs;
+  (void)workspace;
+  return KILN_STATUS_OK;
+}
+static const kiln_tensor_desc kDynInputs[] = {
+    {"x", 1, 2, kDimsDyn3, -1, -1},
+};
+static const kiln_tensor_desc kDynOutputs[] = {
+    {"y", 1, 2, kDimsDyn3, -1, -1},
+};
+static const kiln_model_desc kDyn = {
+    1, "dyn", 1, 1, kDynInputs, kDynOutputs, 0, 0, dyn_run,
+};
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+static kiln_tensor tensor(void *data, int32_t dtype, int32_t rank,
+                          const int64_t *dims, int64_t num_bytes) {
+  kiln_tensor t = {data, dtype, rank, dims, num_bytes};
+  return t;
+}
+
+/// Runs \p s with one input and one output and checks that it fails with
+/// \p expected_status and a message containing each of the \p needles.
+static void expect_failure(const char *what, kiln_session *s, kiln_tensor in,
+                           kiln_tensor out, int expected_status,
+                           const char *needle1, const char *needle2) {
+  int status = kiln_session_run(s, &in, 1, &out, 1);
+  const char *err = kiln_session_error(s);
+  CHECK(status == expected_status, "%s: status %d (%s), want %d; message: %s",
+        what, status, kiln_status_string(status), expected_status, err);
+  CHECK(err && err[0], "%s: empty message", what);
+  CHECK(!needle1 || strstr(err, needle1), "%s: message '%s' lacks '%s'", what,
+        err, needle1);
+  CHECK(!needle2 || strstr(err, needle2), "%s: message '%s' lacks '%s'", what,
+        err, needle2);
+}
+
+//===----------------------------------------------------------------------===//
+// Tests
+//===----------------------------------------------------------------------===//
+
+static void test_correct_run(void) {
+  kiln_session *s = NULL;
+  int status = kiln_session_create(&kFake, &s);
+  CHECK(status == KILN_STATUS_OK && s, "create: %d", status);
+  if (!s)
+    return;
+  CHECK(strcmp(kiln_session_error(s), "") == 0,
+        "fresh session has message '%s'", kiln_session_error(s));
+
+  float x[6] = {1, 2, 3, -4, 0.5f, 0};
+  float y[6] = {0};
+  kiln_tensor in = tensor(x, 1, 2, kDims23, sizeof x);
+  kiln_tensor out = tensor(y, 1, 2, kDims23, sizeof y);
+  for (int round = 0; round < 2; ++round) {
+    status = kiln_session_run(s, &in, 1, &out, 1);
+    CHECK(status == KILN_STATUS_OK, "run: %d: %s", status,
+          kiln_session_error(s));
+    CHECK(strcmp(kiln_session_error(s), "") == 0, "message after success: %s",
+          kiln_session_error(s));
+    for (int i = 0; i < 6; ++i)
+      CHECK(y[i] == x[i] * 2.0f, "y[%d] = %g, want %g", i, (double)y[i],
+            (double)(x[i] * 2.0f));
+  }
+
+  // A larger buffer than needed is fine.
+  float big[8] = {0};
+  out = tensor(big, 1, 2, kDims23, sizeof big);
+  status = kiln_session_run(s, &in, 1, &out, 1);
+  CHECK(status == KILN_STATUS_OK, "run with a larger output buffer: %s",
+        kiln_session_error(s));
+  CHECK(big[5] == 0.0f && big[6] == 0.0f, "wrote past the output");
+
+  // A failure, then a success clears the message.
+  float y_bad[6];
+  kiln_tensor bad = tensor(y_bad, 7, 2, kDims23, sizeof y_bad);
+  CHECK(kiln_session_run(s, &in, 1, &bad, 1) != KILN_STATUS_OK, "int64 output");
+  CHECK(kiln_session_error(s)[0], "no message after a failure");
+  out = tensor(y, 1, 2, kDims23, sizeof y);
+  CHECK(kiln_session_run(s, &in, 1, &out, 1) == KILN_STATUS_OK, "rerun: %s",
+        kiln_session_error(s));
+  CHECK(kiln_session_error(s)[0] == '\0', "message kept after a success: %s",
+        kiln_session_error(s));
+  kiln_session_destroy(s);
+}
+
+static void test_bad_tensors(void) {
+  kiln_session *s = NULL;
+  if (kiln_session_create(&kFake, &s) != KILN_STATUS_OK || !s) {
+    CHECK(0, "create failed");
+    return;
+  }
+  float x[6] = {0}, y[6] = {0};
+  float wide[12] = {0};
+  double xd[6] = {0};
+  static const int64_t dims24[] = {2, 4};
+  static const int64_t dims6[] = {6};
+  static const int64_t dims231[] = {2, 3, 1};
+  kiln_tensor in = tensor(x, 1, 2, kDims23, sizeof x);
+  kiln_tensor out = tensor(y, 1, 2, kDims23, sizeof y);
+
+  // The exact message of docs/abi.md's form.
+  static const int64_t dims22[] = {2, 2};
+  int status =
+      kiln_session_run(s, &(kiln_tensor){x, 1, 2, dims22, 16}, 1, &out, 1);
+  CHECK(status == KILN_STATUS_SHAPE_MISMATCH, "wrong dims: %d", status);
+  CHECK(strcmp(kiln_session_error(s),
+               "input 0 'x': expected float32 [2,3] (24 bytes), got float32 "
+               "[2,2] (16 bytes)") == 0,
+        "message: %s", kiln_session_error(s));
+
+  expect_failure("wrong dims", s, tensor(wide, 1, 2, dims24, sizeof wide), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "[2,4]");
+  expect_failure("wrong rank", s, tensor(x, 1, 1, dims6, sizeof x), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "[6]");
+  expect_failure("wrong rank (3)", s, tensor(x, 1, 3, dims231, sizeof x), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "[2,3,1]");
+  expect_failure("scalar", s, tensor(x, 1, 0, NULL, sizeof x), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "got float32 []");
+  expect_failure("wrong dtype", s, tensor(xd, 11, 2, kDims23, sizeof xd), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "got float64");
+  expect_failure("unknown dtype", s, tensor(x, 1234, 2, kDims23, sizeof x), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "dtype 1234");
+  expect_failure("too-small input", s, tensor(x, 1, 2, kDims23, 20), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "(20 bytes)");
+  expect_failure("too-small output", s, in, tensor(y, 1, 2, kDims23, 23),
+                 KILN_STATUS_SHAPE_MISMATCH, "output 0 'y'", "(23 bytes)");
+  expect_failure("NULL input data", s, tensor(NULL, 1, 2, kDims23, sizeof x),
+                 out, KILN_STATUS_INVALID_ARGUMENT, "input 0 'x'", "NULL");
+  expect_failure("NULL output data", s, in,
+                 tensor(NULL, 1, 2, kDims23, sizeof y),
+                 KILN_STATUS_INVALID_ARGUMENT, "output 0 'y'", "NULL");
+  expect_failure("NULL dims", s, tensor(x, 1, 2, NULL, sizeof x), out,
+                 KILN_STATUS_INVALID_ARGUMENT, "input 0 'x'", "dims");
+  expect_failure("negative rank", s, tensor(x, 1, -1, kDims23, sizeof x), out,
+                 KILN_STATUS_INVALID_ARGUMENT, "input 0 'x'", "rank");
+  expect_failure("misaligned input", s,
+                 tensor((char *)wide + 1, 1, 2, kDims23, sizeof x), out,
+                 KILN_STATUS_INVALID_ARGUMENT, "input 0 'x'", "aligned");
+
+  // Wrong counts and NULL arrays.
+  status = kiln_session_run(s, &in, 2, &out, 1);
+  CHECK(status == KILN_STATUS_INVALID_ARGUMENT, "2 inputs: %d", status);
+  CHECK(strstr(kiln_session_error(s), "expected 1 input ('x'), got 2"),
+        "2 inputs: %s", kiln_session_error(s));
+  status = kiln_session_run(s, &in, 0, &out, 1);
+  CHECK(status == KILN_STATUS_INVALID_ARGUMENT, "0 inputs: %d", status);
+  CHECK(strstr(kiln_session_error(s), "'x'"), "0 inputs: %s",
+        kiln_session_error(s));
+  status = kiln_session_run(s, &in, 1, &out, 0);
+  CHECK(status == KILN_STATUS_INVALID_ARGUMENT, "0 outputs: %d", status);
+  CHECK(strstr(kiln_session_error(s), "expected 1 output ('y'), got 0"),
+        "0 outputs: %s", kiln_session_error(s));
+  status = kiln_session_run(s, NULL, 1, &out, 1);
+  CHECK(status == KILN_STATUS_INVALID_ARGUMENT, "NULL inputs: %d", status);
+  CHECK(strstr(kiln_session_error(s), "inputs"), "NULL inputs: %s",
+        kiln_session_error(s));
+  status = kiln_session_run(s, &in, 1, NULL, 1);
+  CHECK(status == KILN_STATUS_INVALID_ARGUMENT, "NULL outputs: %d", status);
+  CHECK(strstr(kiln_session_error(s), "outputs"), "NULL outputs: %s",
+        kiln_session_error(s));
+  status = kiln_session_run(NULL, &in, 1, &out, 1);
+  CHECK(status == KILN_STATUS_INVALID_ARGUMENT, "NULL session: %d", status);
+  CHECK(kiln_session_error(NULL)[0], "NULL session has an empty message");
+  kiln_session_destroy(s);
+}
+
+static void test_workspace_alignment(void) {
+  // Several sessions, so that some blocks come back from malloc at addresses
+  // that need padding.
+  kiln_session *s[8] = {NULL};
+  float x[6] = {0}, y[6] = {0};
+  kiln_tensor in = tensor(x, 1, 2, kDims23, sizeof x);
+  kiln_tensor out = tensor(y, 1, 2, kDims23, sizeof y);
+  for (int i = 0; i < 8; ++i) {
+    int status = kiln_session_create(&kWideAlign, &s[i]);
+    CHECK(status == KILN_STATUS_OK && s[i], "create %d: %d", i, status);
+    if (!s[i])
+      continue;
+    status = kiln_session_run(s[i], &in, 1, &out, 1);
+    CHECK(status == KILN_STATUS_OK, "run %d: %d: %s", i, status,
+          kiln_session_error(s[i]));
+  }
+  for (int i = 0; i < 8; ++i)
+    kiln_session_destroy(s[i]);
+}
+
+static void test_run_failure(void) {
+  kiln_session *s = NULL;
+  if (kiln_session_create(&kFailing, &s) != KILN_STATUS_OK || !s) {
+    CHECK(0, "create failed");
+    return;
+  }
+  float x[6] = {0}, y[6] = {0};
+  int status = kiln_session_run(s, &(kiln_tensor){x, 1, 2, kDims23, 24}, 1,
+                                &(kiln_tensor){y, 1, 2, kDims23, 24}, 1);
+  CHECK(status == KILN_STATUS_INTERNAL, "failing run: %d", status);
+  CHECK(strstr(kiln_session_error(s), "failing") &&
+            strstr(kiln_session_error(s), "internal error"),
+        "failing run: %s", kiln_session_error(s));
+  kiln_session_destroy(s);
+}
+
+static void test_dynamic_dims(void) {
+  kiln_session *s = NULL;
+  if (kiln_session_create(&kDyn, &s) != KILN_STATUS_OK || !s) {
+    CHECK(0, "create failed");
+    return;
+  }
+  float buf[15] = {0};
+  static const int64_t dims53[] = {5, 3};
+  static const int64_t dims54[] = {5, 4};
+  kiln_tensor in = tensor(buf, 1, 2, dims53, sizeof buf);
+  kiln_tensor out = tensor(buf, 1, 2, dims53, sizeof buf);
+  int status = kiln_session_run(s, &in, 1, &out, 1);
+  CHECK(status == KILN_STATUS_OK, "[5,3] for [?,3]: %s", kiln_session_error(s));
+  expect_failure("dynamic too small", s, tensor(buf, 1, 2, dims53, 56), out,
+                 KILN_STATUS_SHAPE_MISMATCH,
+                 "expected float32 [?,3] (60 bytes)",
+                 "got float32 [5,3] (56 bytes)");
+  expect_failure("dynamic wrong static dim", s,
+                 tensor(buf, 1, 2, dims54, sizeof buf), out,
+                 KILN_STATUS_SHAPE_MISMATCH, "input 0 'x'", "[5,4]");
+  kiln_session_destroy(s);
+}
+
+static void test_create_failures(void) {
+  kiln_session *s = (kiln_session *)&s; // Must be reset to NULL.
+  CHECK(kiln_session_create(NULL, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "NULL model");
+  CHECK(kiln_session_create(&kFake, NULL) == KILN_STATUS_INVALID_ARGUMENT,
+        "NULL out");
+  kiln_model_desc bad = kFake;
+  bad.abi_version = 2;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_UNSUPPORTED && !s,
+        "abi version 2");
+  bad = kFake;
+  bad.workspace_alignment = 24;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "alignment 24");
+  bad = kFake;
+  bad.run = NULL;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "NULL run");
+  bad = kFake;
+  bad.num_inputs = -1;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "negative input count");
+  bad = kFake;
+  bad.workspace_size = INT64_MAX;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_OUT_OF_MEMORY && !s,
+        "huge workspace");
+  kiln_session_destroy(NULL);
+}
+
+static void test_status_and_dtype_names(void) {
+  for (int status = KILN_STATUS_OK; status <= KILN_STATUS_INTERNAL; ++status) {
+    const char *text = kiln_status_string(status);
+    CHECK(text && text[0], "status %d has no string", status);
+  }
+  CHECK(strcmp(kiln_status_string(KILN_STATUS_SHAPE_MISMATCH),
+               "shape mismatch") == 0,
+        "shape mismatch");
+  CHECK(kiln_status_string(99)[0] && kiln_status_string(-1)[0],
+        "unknown status");
+
+  static const struct {
+    int32_t dtype;
+    const char *name;
+    int64_t size;
+  } kCases[] = {
+      {1, "float32", 4},
+      {2, "uint8", 1},
+      {3, "int8", 1},
+      {4, "uint16", 2},
+      {5, "int16", 2},
+      {6, "int32", 4},
+      {7, "int64", 8},
+      {9, "bool", 1},
+      {10, "float16", 2},
+      {11, "float64", 8},
+      {12, "uint32", 4},
+      {13, "uint64", 8},
+      {16, "bfloat16", 2},
+      {0, "dtype 0", 0},
+      {31, "dtype 31", 0},
+      {-3, "unknown dtype", 0},
+      {1000, "unknown dtype", 0},
+  };
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; ++i) {
+    CHECK(strcmp(kiln_dtype_name(kCases[i].dtype), kCases[i].name) == 0,
+          "dtype %d: name '%s', want '%s'", (int)kCases[i].dtype,
+          kiln_dtype_name(kCases[i].dtype), kCases[i].name);
+    CHECK(kiln_dtype_size(kCases[i].dtype) == kCases[i].size,
+          "dtype %d: size %lld, want %lld", (int)kCases[i].dtype,
+          (long long)kiln_dtype_size(kCases[i].dtype),
+          (long long)kCases[i].size);
+  }
+}
+
+typedef struct cover_ctx {
+  int hits[100];
+  int calls;
+  int bad_range;
+} cover_ctx;
+
+static void cover(void *ctx, int64_t begin, int64_t end) {
+  cover_ctx *c = ctx;
+  ++c->calls;
+  if (begin < 0 || end > 100 || begin >= end) {
+    c->bad_range = 1;
+    return;
+  }
+  for (int64_t i = begin; i < end; ++i)
+    ++c->hits[i];
+}
+
+static void test_parallel_for(void) {
+  static const int64_t kSizes[] = {0, 1, 7, 100};
+  for (size_t k = 0; k < sizeof kSizes / sizeof kSizes[0]; ++k) {
+    int64_t n = kSizes[k];
+    cover_ctx c;
+    memset(&c, 0, sizeof c);
+    kiln_parallel_for(n, cover, &c);
+    CHECK(!c.bad_range, "n=%lld: a chunk outside [0,n)", (long long)n);
+    for (int64_t i = 0; i < 100; ++i)
+      CHECK(c.hits[i] == (i < n ? 1 : 0), "n=%lld: index %lld hit %d times",
+            (long long)n, (long long)i, c.hits[i]);
+    CHECK(n > 0 || c.calls == 0, "n=0: fn called");
+  }
+  cover_ctx c;
+  memset(&c, 0, sizeof c);
+  kiln_parallel_for(-5, cover, &c);
+  CHECK(c.calls == 0, "n=-5: fn called");
+}
+
+int main(void) {
+  test_correct_run();
+  test_bad_tensors();
+  test_workspace_alignment();
+  test_run_failure();
+  test_dynamic_dims();
+  test_create_failures();
+  test_status_and_dtype_names();
+  test_parallel_for();
+  if (failures) {
+    fprintf(stderr, "%d check(s) failed\n", failures);
+    return 1;
+  }
+  printf("kiln runtime: all checks passed\n");
+  return 0;
+}
