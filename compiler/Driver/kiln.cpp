@@ -1,57 +1,72 @@
 //===- kiln.cpp - The kiln command-line driver -----------------------------===//
 //
-// `kiln compile MODEL.onnx [options]` imports an ONNX model and runs the
-// pipeline up to `--compile-to`, writing what `--emit` asks for.
+//   kiln compile MODEL.onnx -o libmodel.so|model.o|libmodel.a|x.ll|x.s|x.mlir
+//   kiln run MODEL(.so|.onnx) [--input [NAME=]FILE]... [--expect FILE]...
+//   kiln bench MODEL(.so|.onnx) [--input ...] [--iterations N] [--json]
 //
-// Errors are printed as `kiln: error: MODEL: node 'NAME' (#INDEX): OP: reason`
-// and the exit code is 1.
+// The options are parsed here; the work is in Compile.cpp and Run.cpp.
 //
 //===----------------------------------------------------------------------===//
 
-#include "compiler/Importer/Importer.h"
-#include "compiler/Pipeline/Pipeline.h"
-#include "dialects/Onnx/IR/OnnxOps.h"
+#include "compiler/Driver/Driver.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/MLIRContext.h"
-#include "mlir/Pass/PassManager.h"
-#include "mlir/Support/FileUtilities.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
 
-using namespace mlir;
 namespace cl = llvm::cl;
 
 namespace {
 
 cl::OptionCategory kilnCategory("kiln options");
 cl::SubCommand compileCmd("compile", "Compile an ONNX model");
+cl::SubCommand runCmd("run", "Run a compiled model and compare its outputs");
+cl::SubCommand benchCmd("bench", "Measure a compiled model's latency");
 
+
+// kiln compile
 cl::opt<std::string> inputPath(cl::Positional, cl::desc("<model.onnx>"),
                                cl::sub(compileCmd), cl::cat(kilnCategory), cl::Required);
-cl::opt<std::string> outputPath("o", cl::desc("Output file ('-' for stdout)"),
-                                cl::value_desc("file"), cl::init("-"),
-                                cl::sub(compileCmd), cl::cat(kilnCategory));
-cl::opt<std::string> emitKind("emit",
-                              cl::desc("What to write: mlir (the module "
-                                       "after --compile-to)"),
-                              cl::init("mlir"), cl::sub(compileCmd), cl::cat(kilnCategory));
-cl::opt<std::string>
-    compileTo("compile-to",
-              cl::desc("Last phase to run: import (the module as imported), "
-                       "onnx (shape-inferred and folded)"),
-              cl::init("onnx"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> outputPath(
+    "o", cl::desc("Output file; its extension picks the kind: .so (default), "
+                  ".o, .a, .ll, .s, .mlir ('-' for stdout)"),
+    cl::value_desc("file"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> emitKind(
+    "emit", cl::desc("Override the output kind: so, obj, lib, llvm, asm, mlir"),
+    cl::value_desc("kind"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> compileTo(
+    "compile-to",
+    cl::desc("Stop after a phase and write its MLIR: import, onnx, linalg, "
+             "bufferize, llvm"),
+    cl::value_desc("phase"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Pin a graph input's shape, e.g. input=1x3x224x224 "
              "('?' keeps a dim dynamic); repeatable"),
-    cl::value_desc("NAME=DIMS"), cl::sub(compileCmd), cl::cat(kilnCategory));
+    cl::value_desc("NAME=DIMS"), cl::sub(compileCmd), cl::sub(runCmd), cl::sub(benchCmd), cl::cat(kilnCategory));
+cl::opt<std::string> targetTriple(
+    "target", cl::desc("Target triple (default: the host)"),
+    cl::value_desc("triple"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> targetCpu(
+    "mcpu", cl::desc("Target CPU (default: the host CPU for host builds, "
+                     "'generic' otherwise; 'native' = the host's)"),
+    cl::value_desc("cpu"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> targetFeatures(
+    "mattr", cl::desc("Target features, e.g. +avx2,-avx512f"),
+    cl::value_desc("features"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<unsigned> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
+                           cl::Prefix, cl::init(3), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> modelName(
+    "name", cl::desc("Prefix of every exported symbol (default: the model's "
+                     "file name as a C identifier)"),
+    cl::value_desc("prefix"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> headerPath(
+    "header", cl::desc("Where to write the C header (default: NAME.h beside "
+                       "the output)"),
+    cl::value_desc("path"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<bool> noOnnxInference(
     "no-onnx-shape-inference",
     cl::desc("Skip ONNX's reference shape inference before importing"),
@@ -62,63 +77,33 @@ cl::opt<bool> eraseInferredShapes(
              "that kiln's shape functions must recover them"),
     cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory), cl::Hidden);
 
-/// What a diagnostic's location says: the model file, the node (NameLoc)
-/// and its index (FileLineColLoc), and for nodes inside subgraphs the
-/// enclosing nodes (the callers of a CallSiteLoc).
-struct LocInfo {
-  std::string file, node, context;
-  int index = -1;
-  bool isNode = false;
-};
-
-void describeLoc(Location loc, LocInfo &info) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    if (!info.isNode)
-      info.node = name.getName().str();
-    info.isNode = true;
-    describeLoc(name.getChildLoc(), info);
-  } else if (auto flc = dyn_cast<FileLineColLoc>(loc)) {
-    if (info.file.empty()) {
-      info.file = flc.getFilename().str();
-      info.index = static_cast<int>(flc.getLine());
-    }
-  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    for (Location l : fused.getLocations())
-      describeLoc(l, info);
-  } else if (auto cs = dyn_cast<CallSiteLoc>(loc)) {
-    describeLoc(cs.getCallee(), info);
-    LocInfo parent;
-    describeLoc(cs.getCaller(), parent);
-    if (parent.isNode)
-      info.context += " in a subgraph of node '" + parent.node + "' (#" +
-                      std::to_string(parent.index) + ")" + parent.context;
-  }
-}
-
-LogicalResult printDiagnostic(Diagnostic &diag) {
-  LocInfo info;
-  describeLoc(diag.getLocation(), info);
-  llvm::raw_ostream &os = llvm::errs();
-  os << "kiln: ";
-  switch (diag.getSeverity()) {
-  case DiagnosticSeverity::Error: os << "error: "; break;
-  case DiagnosticSeverity::Warning: os << "warning: "; break;
-  case DiagnosticSeverity::Note: os << "note: "; break;
-  case DiagnosticSeverity::Remark: os << "remark: "; break;
-  }
-  if (!info.file.empty())
-    os << info.file << ": ";
-  if (info.isNode) {
-    os << "node '" << info.node << "'";
-    if (info.index >= 0)
-      os << " (#" << info.index << info.context << ")";
-    os << ": ";
-  }
-  os << diag.str() << "\n";
-  for (Diagnostic &note : diag.getNotes())
-    (void)printDiagnostic(note);
-  return success();
-}
+// kiln run / kiln bench
+cl::opt<std::string> runModelPath(cl::Positional, cl::desc("<model.so|model.onnx>"),
+                                  cl::sub(runCmd), cl::sub(benchCmd), cl::cat(kilnCategory), cl::Required);
+cl::list<std::string> runInputs(
+    "input", cl::desc("An input tensor (.pb TensorProto or .npy), by name or "
+                      "in graph-input order; repeatable"),
+    cl::value_desc("[NAME=]FILE"), cl::sub(runCmd), cl::sub(benchCmd), cl::cat(kilnCategory));
+cl::list<std::string> runExpects(
+    "expect", cl::desc("An expected output tensor, by name or in order; "
+                       "repeatable"),
+    cl::value_desc("[NAME=]FILE"), cl::sub(runCmd), cl::cat(kilnCategory));
+cl::opt<double> rtol("rtol", cl::desc("Relative tolerance (default 1e-3)"),
+                     cl::init(1e-3), cl::sub(runCmd), cl::cat(kilnCategory));
+cl::opt<double> atol("atol", cl::desc("Absolute tolerance (default 1e-5)"),
+                     cl::init(1e-5), cl::sub(runCmd), cl::cat(kilnCategory));
+cl::opt<std::string> saveOutputs(
+    "save-outputs", cl::desc("Write every output as DIR/NAME.npy"),
+    cl::value_desc("dir"), cl::sub(runCmd), cl::cat(kilnCategory));
+cl::opt<int> iterations("iterations", cl::desc("Measured runs (default 100)"),
+                        cl::init(100), cl::sub(benchCmd), cl::cat(kilnCategory));
+cl::opt<int> warmup("warmup", cl::desc("Unmeasured runs first (default 10)"),
+                    cl::init(10), cl::sub(benchCmd), cl::cat(kilnCategory));
+cl::opt<int> threads("threads", cl::desc("Threads (default 1; the runtime is "
+                                         "serial today)"),
+                     cl::init(1), cl::sub(benchCmd), cl::cat(kilnCategory));
+cl::opt<bool> json("json", cl::desc("Print one JSON object"), cl::init(false),
+                   cl::sub(benchCmd), cl::cat(kilnCategory));
 
 void printVersion(llvm::raw_ostream &os) {
   os << "kiln 0.1.0\n"
@@ -126,56 +111,20 @@ void printVersion(llvm::raw_ostream &os) {
      << "  ONNX default-domain opsets 1-17 (178 operators)\n";
 }
 
-int runCompile() {
-  std::optional<kiln::Phase> last = kiln::parsePhase(compileTo);
-  if (!last) {
-    llvm::errs() << "kiln: error: unknown --compile-to phase '" << compileTo
-                 << "' (phases: " << kiln::phaseNames() << ")\n";
-    return 1;
-  }
-  if (emitKind != "mlir") {
-    llvm::errs() << "kiln: error: --emit=" << emitKind
-                 << " is not supported yet (supported: mlir)\n";
-    return 1;
-  }
-  kiln::ImportOptions options;
-  options.onnxShapeInference = !noOnnxInference;
-  options.eraseInferredShapes = eraseInferredShapes;
-  for (const std::string &text : inputShapes) {
-    kiln::InputShape shape;
-    std::string error;
-    if (!kiln::parseInputShape(text, shape, error)) {
-      llvm::errs() << "kiln: error: --input-shape: " << error << "\n";
-      return 1;
-    }
-    options.inputShapes.push_back(std::move(shape));
-  }
-
-  MLIRContext context(MLIRContext::Threading::DISABLED);
-  // Errors are one line each; the op is already named by its node.
-  context.printOpOnDiagnostic(false);
-  ScopedDiagnosticHandler handler(&context, printDiagnostic);
-  OwningOpRef<ModuleOp> module =
-      kiln::importOnnxModel(context, inputPath, options);
-  if (!module)
-    return 1;
-
-  PassManager pm(&context);
-  kiln::addPipelineUpTo(pm, *last);
-  if (failed(pm.run(*module)))
-    return 1;
-
-  std::string error;
-  auto out = mlir::openOutputFile(outputPath, &error);
-  if (!out) {
-    llvm::errs() << "kiln: error: cannot write '" << outputPath
-                 << "': " << error << "\n";
-    return 1;
-  }
-  module->print(out->os());
-  out->os() << "\n";
-  out->keep();
-  return 0;
+kiln::RunRequest runRequest() {
+  kiln::RunRequest r;
+  r.model = runModelPath;
+  r.inputs.assign(runInputs.begin(), runInputs.end());
+  r.expects.assign(runExpects.begin(), runExpects.end());
+  r.rtol = rtol;
+  r.atol = atol;
+  r.saveOutputs = saveOutputs;
+  r.iterations = iterations;
+  r.warmup = warmup;
+  r.threads = threads;
+  r.json = json;
+  r.compile.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+  return r;
 }
 
 } // namespace
@@ -185,17 +134,38 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter(printVersion);
   // Only kiln's own options in --help, not every LLVM flag in libLLVM.so.
   cl::HideUnrelatedOptions(kilnCategory);
-  cl::HideUnrelatedOptions(kilnCategory, compileCmd);
+  for (cl::SubCommand *sub : {&compileCmd, &runCmd, &benchCmd})
+    cl::HideUnrelatedOptions(kilnCategory, *sub);
 
   if (!cl::ParseCommandLineOptions(
           argc, argv,
           "kiln: an ahead-of-time compiler for ONNX models\n\n"
-          "  kiln compile model.onnx [--compile-to=import|onnx] "
-          "[--input-shape NAME=DIMS]... -o out.mlir\n",
+          "  kiln compile model.onnx -o libmodel.so   (also .o, .a, .ll, .s, .mlir)\n"
+          "  kiln run libmodel.so --input x.pb --expect y.pb\n"
+          "  kiln bench libmodel.so --iterations 100\n",
           &llvm::errs()))
-    return 1;
-  if (compileCmd)
-    return runCompile();
+    return runCmd || benchCmd ? 2 : 1;
+  if (compileCmd) {
+    kiln::CompileRequest r;
+    r.input = inputPath;
+    r.output = outputPath;
+    r.emit = emitKind;
+    r.compileTo = compileTo;
+    r.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+    r.target = targetTriple;
+    r.cpu = targetCpu;
+    r.features = targetFeatures;
+    r.optLevel = static_cast<int>(optLevel);
+    r.name = modelName;
+    r.header = headerPath;
+    r.onnxShapeInference = !noOnnxInference;
+    r.eraseInferredShapes = eraseInferredShapes;
+    return kiln::compileModel(r);
+  }
+  if (runCmd)
+    return kiln::runModel(runRequest());
+  if (benchCmd)
+    return kiln::benchModel(runRequest());
   llvm::errs() << "kiln: error: no subcommand given (try 'kiln --help')\n";
   return 1;
 }

@@ -291,6 +291,24 @@ LogicalResult normalizeNode(OpBuilder &b, NodeState &s) {
       setOperand(b, s, 1, createScalarConstant(b, s.loc, elem, min->f()));
     if (elem && max)
       setOperand(b, s, 2, createScalarConstant(b, s.loc, elem, max->f()));
+  } else if (op == "PRelu" && v < 7 && s.operands.size() == 2) {
+    // PRelu-6 applies a [C] slope per channel (dim 1); from opset 7 the
+    // slope broadcasts numpy-style. Unsqueeze it to [C, 1, ..., 1].
+    auto xType = dyn_cast<RankedTensorType>(s.operands[0].getType());
+    auto slopeType = dyn_cast<RankedTensorType>(s.operands[1].getType());
+    if (xType && slopeType && xType.getRank() >= 3 && slopeType.getRank() == 1 &&
+        slopeType.getDimSize(0) != 1) {
+      SmallVector<int64_t> axes, shape(slopeType.getShape());
+      for (int64_t i = 1; i < xType.getRank() - 1; ++i) {
+        axes.push_back(i);
+        shape.push_back(1);
+      }
+      Value axesV = createI64Constant(b, s.loc, axes);
+      s.operands[1] =
+          createOnnxOp(b, s.loc, "Unsqueeze", {s.operands[1], axesV},
+                       {RankedTensorType::get(shape, slopeType.getElementType())})
+              ->getResult(0);
+    }
   } else if (op == "Dropout" && v < 12) {
     if (const AttributeProto *ratio = takeAttr(s, "ratio"))
       setOperand(b, s, 1,

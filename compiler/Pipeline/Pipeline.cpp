@@ -1,10 +1,28 @@
 //===- Pipeline.cpp - kiln's compilation phases ----------------------------===//
 
 #include "compiler/Pipeline/Pipeline.h"
+#include "dialects/Onnx/IR/OnnxOps.h"
+#include "passes/Codegen/CPU/Passes.h"
+#include "passes/Conversion/OnnxToLinalg/Passes.h"
+#include "passes/Memory/Passes.h"
 #include "passes/Onnx/Passes.h"
 
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -16,10 +34,13 @@ std::optional<Phase> parsePhase(llvm::StringRef name) {
   return llvm::StringSwitch<std::optional<Phase>>(name)
       .Case("import", Phase::Import)
       .Case("onnx", Phase::Onnx)
+      .Case("linalg", Phase::Lower)
+      .Case("bufferize", Phase::Bufferize)
+      .Case("llvm", Phase::LLVM)
       .Default(std::nullopt);
 }
 
-llvm::StringRef phaseNames() { return "import, onnx"; }
+llvm::StringRef phaseNames() { return "import, onnx, linalg, bufferize, llvm"; }
 
 void addPhasePasses(OpPassManager &pm, Phase phase) {
   switch (phase) {
@@ -30,23 +51,95 @@ void addPhasePasses(OpPassManager &pm, Phase phase) {
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     return;
+  case Phase::Lower:
+    pm.addPass(createConvertOnnxToLinalgPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createCSEPass());
+    return;
+  case Phase::Bufferize: {
+    pm.addPass(createMarkReadonlyInputsPass());
+    pm.addPass(bufferization::createEmptyTensorEliminationPass());
+    bufferization::OneShotBufferizePassOptions bufferize;
+    bufferize.bufferizeFunctionBoundaries = true;
+    bufferize.functionBoundaryTypeConversion =
+        bufferization::LayoutMapOption::IdentityLayoutMap;
+    pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+    bufferization::BufferResultsToOutParamsPassOptions outParams;
+    outParams.hoistStaticAllocs = true;
+    outParams.modifyPublicFunctions = true;
+    pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
+    pm.addPass(createCanonicalizerPass());
+    pm.addPass(createPlanMemoryPass());
+    return;
+  }
+  case Phase::LLVM: {
+    pm.addPass(createLowerCopiesPass());
+    pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    pm.addPass(createExpandMathPass());
+    pm.addPass(memref::createExpandStridedMetadataPass());
+    pm.addPass(createLowerAffinePass());
+    pm.addPass(createSCFToControlFlowPass());
+    pm.addPass(createConvertMathToLLVMPass());
+    pm.addPass(createArithToLLVMConversionPass());
+    pm.addPass(createConvertIndexToLLVMPass());
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+    ConvertFuncToLLVMPassOptions funcOptions;
+    funcOptions.useBarePtrCallConv = true;
+    pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+    pm.addPass(createConvertControlFlowToLLVMPass());
+    pm.addPass(createReconcileUnrealizedCastsPass());
+    pm.addPass(createCanonicalizerPass());
+    return;
+  }
   }
 }
 
 void addPipelineUpTo(OpPassManager &pm, Phase last) {
-  for (Phase p : {Phase::Import, Phase::Onnx}) {
+  for (Phase p : {Phase::Import, Phase::Onnx, Phase::Lower, Phase::Bufferize,
+                  Phase::LLVM}) {
     addPhasePasses(pm, p);
     if (p == last)
       return;
   }
 }
 
+void registerKilnDialects(DialectRegistry &registry) {
+  registry.insert<onnx::OnnxDialect, func::FuncDialect, arith::ArithDialect,
+                  linalg::LinalgDialect, tensor::TensorDialect,
+                  math::MathDialect, scf::SCFDialect, memref::MemRefDialect,
+                  bufferization::BufferizationDialect, cf::ControlFlowDialect,
+                  vector::VectorDialect, LLVM::LLVMDialect>();
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
 void registerKilnPasses() {
   onnx::registerOnnxPasses();
-  PassPipelineRegistration<>(
-      "kiln-phase-onnx",
-      "kiln's onnx phase: shape inference and folding on the onnx dialect",
-      [](OpPassManager &pm) { addPhasePasses(pm, Phase::Onnx); });
+  registerOnnxToLinalgPasses();
+  registerMemoryPasses();
+  registerCodegenCPUPasses();
+  auto phase = [](const char *flag, const char *what, Phase p) {
+    PassPipelineRegistration<>(flag, what,
+                               [p](OpPassManager &pm) { addPhasePasses(pm, p); });
+  };
+  phase("kiln-phase-onnx",
+        "kiln's onnx phase: shape inference and folding on the onnx dialect",
+        Phase::Onnx);
+  phase("kiln-phase-linalg", "kiln's lower phase: onnx to linalg on tensors",
+        Phase::Lower);
+  phase("kiln-phase-bufferize",
+        "kiln's bufferize phase: one-shot bufferization and the memory plan",
+        Phase::Bufferize);
+  phase("kiln-phase-llvm", "kiln's llvm phase: loops, math expansion, LLVM dialect",
+        Phase::LLVM);
 }
 
 } // namespace kiln

@@ -9,6 +9,7 @@
 #ifndef KILN_COMPILER_PIPELINE_PIPELINE_H
 #define KILN_COMPILER_PIPELINE_PIPELINE_H
 
+#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringRef.h"
 
@@ -16,11 +17,14 @@
 
 namespace kiln {
 
-/// The phases, in order. Later issues add optimize, lower, codegen, plan
-/// and llvm.
+/// The phases, in order. Later issues add optimize (fusion, INT8) and
+/// per-target codegen between lower and bufferize.
 enum class Phase {
-  Import, ///< ONNX protobuf -> onnx dialect (the importer, not a pipeline).
-  Onnx,   ///< Shape inference and folding on the onnx dialect.
+  Import,    ///< ONNX protobuf -> onnx dialect (the importer, not a pipeline).
+  Onnx,      ///< Shape inference and folding on the onnx dialect.
+  Lower,     ///< onnx -> linalg/tensor/arith/math on tensors ("linalg").
+  Bufferize, ///< One-shot bufferization, outputs as arguments, memory plan.
+  LLVM,      ///< Loops, polynomial math, then the LLVM dialect.
 };
 
 /// "import" -> Phase::Import, ...; std::nullopt for an unknown name.
@@ -34,6 +38,9 @@ void addPhasePasses(mlir::OpPassManager &pm, Phase phase);
 
 /// Adds the passes of every phase after Import up to and including `last`.
 void addPipelineUpTo(mlir::OpPassManager &pm, Phase last);
+
+/// Adds every dialect, interface and translation kiln's pipeline needs.
+void registerKilnDialects(mlir::DialectRegistry &registry);
 
 /// Registers kiln's passes and the phase pipelines with MLIR's registry.
 void registerKilnPasses();

@@ -1,7 +1,9 @@
 //===- kiln-opt.cpp - Run kiln's passes on .mlir files ---------------------===//
 //
 // MlirOptMain with the dialects kiln's pipeline uses and kiln's passes and
-// phase pipelines registered (`--onnx-shape-inference`, `--kiln-phase-onnx`).
+// phase pipelines registered (`--onnx-shape-inference`, `--kiln-phase-onnx`,
+// `--convert-onnx-to-linalg`, `--kiln-plan-memory`, ...), plus the upstream
+// passes the pipeline is built from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,9 +17,10 @@
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
-  registry.insert<kiln::onnx::OnnxDialect, mlir::func::FuncDialect>();
+  kiln::registerKilnDialects(registry);
   mlir::registerCanonicalizerPass();
   mlir::registerCSEPass();
+  mlir::registerTransformsPasses();
   kiln::registerKilnPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "kiln optimizer driver\n", registry));

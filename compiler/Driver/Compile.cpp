@@ -1,0 +1,291 @@
+//===- Compile.cpp - kiln compile --------------------------------------===//
+//
+// Imports the model, runs the phase pipeline up to --compile-to, and writes
+// what --emit (or the output's extension) asks for: MLIR, LLVM IR,
+// assembly, an object, a shared library or a static library, plus the C
+// header for the last three.
+//
+// Errors are printed as `kiln: error: MODEL: node 'NAME' (#INDEX): OP: reason`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/Driver.h"
+#include "compiler/Importer/Importer.h"
+#include "compiler/Pipeline/Pipeline.h"
+#include "compiler/Target/Target.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace kiln {
+namespace {
+
+/// What a diagnostic's location says: the model file, the node (NameLoc)
+/// and its index (FileLineColLoc), and for nodes inside subgraphs the
+/// enclosing nodes (the callers of a CallSiteLoc).
+struct LocInfo {
+  std::string file, node, context;
+  int index = -1;
+  bool isNode = false;
+};
+
+void describeLoc(Location loc, LocInfo &info) {
+  if (auto name = dyn_cast<NameLoc>(loc)) {
+    if (!info.isNode)
+      info.node = name.getName().str();
+    info.isNode = true;
+    describeLoc(name.getChildLoc(), info);
+  } else if (auto flc = dyn_cast<FileLineColLoc>(loc)) {
+    if (info.file.empty()) {
+      info.file = flc.getFilename().str();
+      info.index = static_cast<int>(flc.getLine());
+    }
+  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
+    for (Location l : fused.getLocations())
+      describeLoc(l, info);
+  } else if (auto cs = dyn_cast<CallSiteLoc>(loc)) {
+    describeLoc(cs.getCallee(), info);
+    LocInfo parent;
+    describeLoc(cs.getCaller(), parent);
+    if (parent.isNode)
+      info.context += " in a subgraph of node '" + parent.node + "' (#" +
+                      std::to_string(parent.index) + ")" + parent.context;
+  }
+}
+
+LogicalResult printDiagnostic(Diagnostic &diag) {
+  LocInfo info;
+  describeLoc(diag.getLocation(), info);
+  llvm::raw_ostream &os = llvm::errs();
+  os << "kiln: ";
+  switch (diag.getSeverity()) {
+  case DiagnosticSeverity::Error: os << "error: "; break;
+  case DiagnosticSeverity::Warning: os << "warning: "; break;
+  case DiagnosticSeverity::Note: os << "note: "; break;
+  case DiagnosticSeverity::Remark: os << "remark: "; break;
+  }
+  if (!info.file.empty())
+    os << info.file << ": ";
+  if (info.isNode) {
+    os << "node '" << info.node << "'";
+    if (info.index >= 0)
+      os << " (#" << info.index << info.context << ")";
+    os << ": ";
+  }
+  os << diag.str() << "\n";
+  for (Diagnostic &note : diag.getNotes())
+    (void)printDiagnostic(note);
+  return success();
+}
+
+
+int fail(const llvm::Twine &message) {
+  llvm::errs() << "kiln: error: " << message << "\n";
+  return 1;
+}
+
+std::optional<OutputKind> kindFromEmit(llvm::StringRef emit) {
+  return llvm::StringSwitch<std::optional<OutputKind>>(emit)
+      .Case("mlir", OutputKind::MLIR)
+      .Case("llvm", OutputKind::LLVMIR)
+      .Case("asm", OutputKind::Assembly)
+      .Case("obj", OutputKind::Object)
+      .Case("so", OutputKind::SharedLibrary)
+      .Case("lib", OutputKind::StaticLibrary)
+      .Default(std::nullopt);
+}
+
+OutputKind kindFromPath(llvm::StringRef path) {
+  llvm::StringRef ext = llvm::sys::path::extension(path);
+  return llvm::StringSwitch<OutputKind>(ext)
+      .Case(".mlir", OutputKind::MLIR)
+      .Case(".ll", OutputKind::LLVMIR)
+      .Case(".s", OutputKind::Assembly)
+      .Case(".o", OutputKind::Object)
+      .Case(".a", OutputKind::StaticLibrary)
+      .Default(OutputKind::SharedLibrary);
+}
+
+/// The runtime archive installed or built beside the kiln binary.
+std::string runtimeArchive() {
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable("kiln", &anchor);
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(
+      llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(path, "lib", "libkiln_runtime.a");
+  return llvm::sys::fs::exists(path) ? path.str().str() : std::string();
+}
+
+bool makeParent(llvm::StringRef path, std::string &error) {
+  llvm::StringRef parent = llvm::sys::path::parent_path(path);
+  if (parent.empty() || path == "-")
+    return true;
+  if (std::error_code ec = llvm::sys::fs::create_directories(parent)) {
+    error = "cannot create '" + parent.str() + "': " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+bool writeFile(llvm::StringRef path, llvm::StringRef bytes, std::string &error) {
+  std::string err;
+  if (!makeParent(path, error))
+    return false;
+  auto out = mlir::openOutputFile(path, &err);
+  if (!out) {
+    error = "cannot write '" + path.str() + "': " + err;
+    return false;
+  }
+  out->os() << bytes;
+  out->keep();
+  return true;
+}
+
+} // namespace
+
+int compileModel(const CompileRequest &request) {
+  // What to write.
+  std::optional<OutputKind> kind;
+  if (!request.emit.empty()) {
+    kind = kindFromEmit(request.emit);
+    if (!kind)
+      return fail("unknown --emit=" + request.emit +
+                  " (choose mlir, llvm, asm, obj, so or lib)");
+  } else if (request.output == "-") {
+    kind = OutputKind::MLIR; // Text to stdout.
+  } else if (request.output.empty()) {
+    kind = request.compileTo.empty() ? OutputKind::SharedLibrary : OutputKind::MLIR;
+  } else {
+    kind = kindFromPath(request.output);
+  }
+  if (!request.compileTo.empty() && *kind != OutputKind::MLIR)
+    return fail("--compile-to writes MLIR; use -o FILE.mlir or --emit=mlir");
+  Phase last = Phase::LLVM;
+  if (!request.compileTo.empty()) {
+    std::optional<Phase> p = parsePhase(request.compileTo);
+    if (!p)
+      return fail("unknown --compile-to phase '" + request.compileTo +
+                  "' (phases: " + phaseNames() + ")");
+    last = *p;
+  }
+  if (request.optLevel < 0 || request.optLevel > 3)
+    return fail("-O takes 0, 1, 2 or 3");
+
+  ImportOptions options;
+  options.onnxShapeInference = request.onnxShapeInference;
+  options.eraseInferredShapes = request.eraseInferredShapes;
+  for (const std::string &text : request.inputShapes) {
+    InputShape shape;
+    std::string error;
+    if (!parseInputShape(text, shape, error))
+      return fail("--input-shape: " + error);
+    options.inputShapes.push_back(std::move(shape));
+  }
+
+  ModelInfo info;
+  info.name = request.name.empty()
+                  ? makeIdentifier(llvm::sys::path::stem(request.input))
+                  : request.name;
+  if (makeIdentifier(info.name) != info.name)
+    return fail("--name '" + info.name + "' is not a C identifier");
+  std::string output = request.output;
+  if (output.empty())
+    output = *kind == OutputKind::SharedLibrary ? "lib" + info.name + ".so"
+             : *kind == OutputKind::StaticLibrary ? "lib" + info.name + ".a"
+             : *kind == OutputKind::Object        ? info.name + ".o"
+                                                  : "-";
+  bool binary = *kind == OutputKind::Object || *kind == OutputKind::SharedLibrary ||
+                *kind == OutputKind::StaticLibrary;
+  if (binary && output == "-")
+    return fail("a binary output needs a file name (-o FILE)");
+
+  DialectRegistry registry;
+  registerKilnDialects(registry);
+  MLIRContext context(registry, MLIRContext::Threading::DISABLED);
+  // Errors are one line each; the op is already named by its node.
+  context.printOpOnDiagnostic(false);
+  ScopedDiagnosticHandler handler(&context, printDiagnostic);
+  OwningOpRef<ModuleOp> module = importOnnxModel(context, request.input, options);
+  if (!module)
+    return 1;
+
+  PassManager pm(&context);
+  addPipelineUpTo(pm, std::min(last, Phase::Onnx));
+  if (failed(pm.run(*module)))
+    return 1;
+  if (last > Phase::Onnx) {
+    if (failed(readModelInfo(*module, info)))
+      return 1;
+    PassManager rest(&context);
+    for (Phase p : {Phase::Lower, Phase::Bufferize, Phase::LLVM})
+      if (p <= last)
+        addPhasePasses(rest, p);
+    if (failed(rest.run(*module)))
+      return 1;
+  }
+
+  std::string error;
+  if (*kind == OutputKind::MLIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    os << "\n";
+    return writeFile(output, text, error) ? 0 : fail(error);
+  }
+  readWorkspace(*module, info);
+  TargetOptions target;
+  target.triple = request.target;
+  target.cpu = request.cpu;
+  target.features = request.features;
+  target.optLevel = request.optLevel;
+  OutputKind codeKind = *kind == OutputKind::LLVMIR || *kind == OutputKind::Assembly
+                            ? *kind
+                            : OutputKind::Object;
+  Bytes code;
+  if (failed(emitCode(*module, info, target, codeKind, code, error)))
+    return fail(request.input + ": " + error);
+  llvm::StringRef bytes(code.data(), code.size());
+  switch (*kind) {
+  case OutputKind::LLVMIR:
+  case OutputKind::Assembly:
+  case OutputKind::Object:
+    if (!writeFile(output, bytes, error))
+      return fail(error);
+    break;
+  case OutputKind::SharedLibrary:
+    if (!makeParent(output, error) || failed(linkSharedLibrary(bytes, output, error)))
+      return fail(error);
+    break;
+  case OutputKind::StaticLibrary: {
+    std::string runtime = isHostTriple(request.target) ? runtimeArchive() : "";
+    if (!makeParent(output, error) || failed(writeStaticLibrary(bytes, info.name + ".o", runtime, output, error)))
+      return fail(error);
+    break;
+  }
+  case OutputKind::MLIR:
+    break;
+  }
+  if (binary) {
+    std::string header = request.header;
+    if (header.empty()) {
+      llvm::SmallString<256> path(llvm::sys::path::parent_path(output));
+      llvm::sys::path::append(path, info.name + ".h");
+      header = path.str().str();
+    }
+    if (!writeFile(header, generateHeader(info), error))
+      return fail(error);
+  }
+  return 0;
+}
+
+} // namespace kiln

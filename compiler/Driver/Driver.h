@@ -1,0 +1,53 @@
+//===- Driver.h - kiln's subcommands --------------------------------*- C++ -*-===//
+//
+// The command line lives in kiln.cpp; the subcommands take plain requests so
+// that `kiln run model.onnx` can compile through the same path as
+// `kiln compile`.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_COMPILER_DRIVER_DRIVER_H
+#define KILN_COMPILER_DRIVER_DRIVER_H
+
+#include <string>
+#include <vector>
+
+namespace kiln {
+
+struct CompileRequest {
+  std::string input, output;
+  std::string emit;      ///< mlir, llvm, asm, obj, so, lib; "" = from -o.
+  std::string compileTo; ///< A phase name; "" = the whole pipeline.
+  std::vector<std::string> inputShapes;
+  std::string target, cpu, features;
+  int optLevel = 3;
+  std::string name;   ///< "" = from the model's file name.
+  std::string header; ///< "" = NAME.h beside the output.
+  bool onnxShapeInference = true;
+  bool eraseInferredShapes = false;
+};
+
+/// `kiln compile`: 0 on success, 1 on any error (already printed).
+int compileModel(const CompileRequest &request);
+
+struct RunRequest {
+  std::string model; ///< A compiled .so, or an .onnx compiled first.
+  std::vector<std::string> inputs, expects; ///< [NAME=]FILE.
+  double rtol = 1e-3, atol = 1e-5;
+  std::string saveOutputs;
+  // bench only:
+  int iterations = 100, warmup = 10, threads = 1;
+  bool json = false;
+  // Compile options when the model is an .onnx file.
+  CompileRequest compile;
+};
+
+/// `kiln run`: 0 when every output matches, 1 on a mismatch, 2 on errors.
+int runModel(const RunRequest &request);
+
+/// `kiln bench`: 0 on success, 2 on errors.
+int benchModel(const RunRequest &request);
+
+} // namespace kiln
+
+#endif // KILN_COMPILER_DRIVER_DRIVER_H

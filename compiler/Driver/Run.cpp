@@ -1,0 +1,413 @@
+//===- Run.cpp - kiln run and kiln bench -----------------------------------===//
+//
+// Loads a compiled model (a .so, or an .onnx compiled first into a temporary
+// folder with its input shapes pinned from the given tensors), binds tensor
+// files to its inputs through the runtime's session helper (which checks
+// every dtype, shape and size at entry), runs it, and compares outputs with
+// expected tensors or measures latency.
+//
+// Exit codes: 0 = every output matches (or bench succeeded), 1 = a
+// mismatch, 2 = any error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Driver/Driver.h"
+#include "compiler/Tools/TensorIO.h"
+
+#include "kiln/runtime.h"
+
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <dlfcn.h>
+#include <numeric>
+
+namespace kiln {
+
+bool graphInputNames(const std::string &path, std::vector<std::string> &names,
+                     std::string &error);
+
+namespace {
+
+int error(const llvm::Twine &message) {
+  llvm::errs() << "kiln: error: " << message << "\n";
+  return 2;
+}
+
+/// A temporary folder removed (with its files) on scope exit.
+struct TempDir {
+  llvm::SmallString<128> path;
+  ~TempDir() {
+    if (!path.empty())
+      llvm::sys::fs::remove_directories(path);
+  }
+};
+
+/// The one dynamic symbol named `*_kiln_desc` in a compiled library.
+bool findDescriptorSymbol(const std::string &path, std::string &symbol,
+                          std::string &err) {
+  auto object = llvm::object::ObjectFile::createObjectFile(path);
+  if (!object) {
+    err = "'" + path + "' is not a library kiln can read: " +
+          llvm::toString(object.takeError());
+    return false;
+  }
+  auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(object->getBinary());
+  if (!elf) {
+    err = "'" + path + "' is not an ELF shared library";
+    return false;
+  }
+  int found = 0;
+  for (const llvm::object::ELFSymbolRef &sym : elf->getDynamicSymbolIterators()) {
+    auto name = sym.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (name->ends_with("_kiln_desc") && sym.getSection() &&
+        *sym.getSection() != elf->section_end()) {
+      symbol = name->str();
+      ++found;
+    }
+  }
+  if (found != 1) {
+    err = found == 0 ? "'" + path + "' holds no kiln model (no *_kiln_desc symbol)"
+                     : "'" + path + "' holds several kiln models";
+    return false;
+  }
+  return true;
+}
+
+/// [NAME=]FILE: a name when the text has '=' and is not itself a file.
+std::pair<std::string, std::string> splitNamed(const std::string &text) {
+  size_t eq = text.find('=');
+  if (eq == std::string::npos || llvm::sys::fs::exists(text))
+    return {"", text};
+  return {text.substr(0, eq), text.substr(eq + 1)};
+}
+
+std::string shapeText(const int64_t *dims, int64_t rank) {
+  std::string s = "[";
+  for (int64_t i = 0; i < rank; ++i)
+    s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+/// A loaded model plus its bound inputs and allocated outputs.
+struct Loaded {
+  void *handle = nullptr;
+  const kiln_model_desc *desc = nullptr;
+  kiln_session *session = nullptr;
+  std::vector<HostTensor> inputs, outputs;
+  std::vector<kiln_tensor> inTensors, outTensors;
+  TempDir temp;
+  ~Loaded() {
+    if (session)
+      kiln_session_destroy(session);
+    if (handle)
+      dlclose(handle);
+  }
+};
+
+/// Reads the input files, compiles an .onnx model if needed, loads it and
+/// binds inputs (given or, for bench, generated) to it. Returns 0 or 2.
+int load(const RunRequest &req, Loaded &m, bool generateMissing) {
+  std::vector<std::pair<std::string, HostTensor>> given;
+  for (const std::string &text : req.inputs) {
+    auto [name, file] = splitNamed(text);
+    HostTensor t;
+    std::string err;
+    if (!readTensor(file, t, err))
+      return error(err);
+    given.push_back({name, std::move(t)});
+  }
+
+  std::string library = req.model;
+  if (llvm::sys::path::extension(req.model) == ".onnx") {
+    if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-run", m.temp.path))
+      return error("cannot create a temporary folder: " + ec.message());
+    CompileRequest compile = req.compile;
+    compile.input = req.model;
+    llvm::SmallString<256> out(m.temp.path);
+    llvm::sys::path::append(out, "libmodel.so");
+    compile.output = out.str().str();
+    compile.emit = "so";
+    // Pin input shapes from the given tensors.
+    std::vector<std::string> names;
+    std::string err;
+    if (!given.empty() && !graphInputNames(req.model, names, err))
+      return error(err);
+    for (size_t i = 0; i < given.size(); ++i) {
+      std::string name = given[i].first;
+      if (name.empty()) {
+        if (i >= names.size())
+          return error(req.model + ": the model has " + std::to_string(names.size()) +
+                       " inputs, got " + std::to_string(given.size()));
+        name = names[i];
+      }
+      std::string dims;
+      for (int64_t d : given[i].second.dims)
+        dims += (dims.empty() ? "" : "x") + std::to_string(d);
+      if (given[i].second.dims.empty())
+        dims = "scalar";
+      if (!given[i].second.dims.empty())
+        compile.inputShapes.push_back(name + "=" + dims);
+    }
+    if (compileModel(compile) != 0)
+      return 2;
+    library = compile.output;
+  }
+
+  std::string symbol, err;
+  llvm::SmallString<256> absolute(library);
+  llvm::sys::fs::make_absolute(absolute);
+  if (!llvm::sys::fs::exists(absolute))
+    return error("'" + library + "' does not exist");
+  if (!findDescriptorSymbol(absolute.str().str(), symbol, err))
+    return error(err);
+  m.handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!m.handle)
+    return error(std::string("cannot load '") + library + "': " + dlerror());
+  m.desc = static_cast<const kiln_model_desc *>(dlsym(m.handle, symbol.c_str()));
+  if (!m.desc || m.desc->abi_version != 1)
+    return error("'" + library + "' has an unknown descriptor version");
+  const kiln_model_desc &d = *m.desc;
+
+  // Bind inputs: by name, or positionally.
+  m.inputs.resize(d.num_inputs);
+  std::vector<bool> bound(d.num_inputs, false);
+  size_t next = 0;
+  for (auto &[name, tensor] : given) {
+    int32_t index = -1;
+    if (name.empty()) {
+      while (next < bound.size() && bound[next])
+        ++next;
+      index = next < bound.size() ? static_cast<int32_t>(next) : -1;
+    } else {
+      for (int32_t i = 0; i < d.num_inputs; ++i)
+        if (name == d.inputs[i].name)
+          index = i;
+      if (index < 0)
+        return error("the model has no input named '" + name + "'");
+    }
+    if (index < 0 || bound[index])
+      return error("the model has " + std::to_string(d.num_inputs) +
+                   " inputs, got " + std::to_string(given.size()));
+    bound[index] = true;
+    m.inputs[index] = std::move(tensor);
+  }
+  for (int32_t i = 0; i < d.num_inputs; ++i) {
+    if (bound[i])
+      continue;
+    if (!generateMissing)
+      return error("no tensor given for input " + std::to_string(i) + " '" +
+                   d.inputs[i].name + "' (the model has " +
+                   std::to_string(d.num_inputs) + " inputs)");
+    // Deterministic values in [-1, 1) (or small integers) for bench.
+    HostTensor &t = m.inputs[i];
+    t.dtype = d.inputs[i].dtype;
+    t.dims.assign(d.inputs[i].dims, d.inputs[i].dims + d.inputs[i].rank);
+    t.data.assign(d.inputs[i].num_bytes, 0);
+    if (t.dtype == 1) {
+      float *f = reinterpret_cast<float *>(t.data.data());
+      uint32_t state = 12345;
+      for (int64_t k = 0; k < d.inputs[i].num_elements; ++k) {
+        state = state * 1664525u + 1013904223u;
+        f[k] = static_cast<float>(state >> 8) / static_cast<float>(1 << 23) - 1.0f;
+      }
+    }
+  }
+  for (HostTensor &t : m.inputs)
+    m.inTensors.push_back({t.data.data(), t.dtype, static_cast<int32_t>(t.dims.size()),
+                           t.dims.data(), static_cast<int64_t>(t.data.size())});
+  m.outputs.resize(d.num_outputs);
+  for (int32_t i = 0; i < d.num_outputs; ++i) {
+    HostTensor &t = m.outputs[i];
+    t.name = d.outputs[i].name;
+    t.dtype = d.outputs[i].dtype;
+    t.dims.assign(d.outputs[i].dims, d.outputs[i].dims + d.outputs[i].rank);
+    t.data.assign(std::max<int64_t>(d.outputs[i].num_bytes, 1), 0);
+    m.outTensors.push_back({t.data.data(), t.dtype, static_cast<int32_t>(t.dims.size()),
+                            t.dims.data(), d.outputs[i].num_bytes});
+  }
+  int status = kiln_session_create(m.desc, &m.session);
+  if (status != KILN_STATUS_OK)
+    return error(std::string("cannot create a session: ") + kiln_status_string(status));
+  return 0;
+}
+
+int runOnce(Loaded &m) {
+  int status = kiln_session_run(m.session, m.inTensors.data(),
+                                static_cast<int32_t>(m.inTensors.size()),
+                                m.outTensors.data(),
+                                static_cast<int32_t>(m.outTensors.size()));
+  if (status != KILN_STATUS_OK)
+    return error(std::string(m.desc->name) + ": " + kiln_session_error(m.session));
+  return 0;
+}
+
+/// Compares one output; prints a line; returns true when it matches.
+bool compare(const HostTensor &actual, const HostTensor &expected, int index,
+             double rtol, double atol) {
+  llvm::outs() << "output " << index << " '" << actual.name << "': ";
+  if (actual.dtype != expected.dtype || actual.dims != expected.dims) {
+    llvm::outs() << "MISMATCH: computed " << dataTypeName(actual.dtype) << " "
+                 << shapeText(actual.dims.data(), actual.dims.size()) << ", expected "
+                 << dataTypeName(expected.dtype) << " "
+                 << shapeText(expected.dims.data(), expected.dims.size()) << "\n";
+    return false;
+  }
+  double maxAbs = 0, maxRel = 0;
+  int64_t worst = -1, bad = 0;
+  double worstExcess = -1;
+  for (int64_t i = 0; i < actual.numElements(); ++i) {
+    double a = elementAsDouble(actual, i), e = elementAsDouble(expected, i);
+    if (std::isnan(a) && std::isnan(e))
+      continue;
+    if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0))
+      continue;
+    double diff = std::fabs(a - e);
+    if (std::isnan(diff))
+      diff = INFINITY;
+    double rel = e != 0 ? diff / std::fabs(e) : (diff == 0 ? 0 : INFINITY);
+    maxAbs = std::max(maxAbs, diff);
+    maxRel = std::max(maxRel, rel);
+    double excess = diff - (atol + rtol * std::fabs(e));
+    if (excess > 0)
+      ++bad;
+    if (excess > worstExcess) {
+      worstExcess = excess;
+      worst = i;
+    }
+  }
+  llvm::outs() << "max abs err " << llvm::format("%.3g", maxAbs) << ", max rel err "
+               << llvm::format("%.3g", maxRel);
+  if (worst >= 0) {
+    std::vector<int64_t> at(actual.dims.size());
+    int64_t rem = worst;
+    for (int64_t d = static_cast<int64_t>(at.size()) - 1; d >= 0; --d) {
+      at[d] = actual.dims[d] ? rem % actual.dims[d] : 0;
+      rem = actual.dims[d] ? rem / actual.dims[d] : 0;
+    }
+    llvm::outs() << ", worst at " << shapeText(at.data(), at.size()) << " (got "
+                 << llvm::format("%.9g", elementAsDouble(actual, worst)) << ", expected "
+                 << llvm::format("%.9g", elementAsDouble(expected, worst)) << ")";
+  }
+  if (bad) {
+    llvm::outs() << ": MISMATCH (" << bad << " of " << actual.numElements()
+                 << " elements outside rtol " << rtol << ", atol " << atol << ")\n";
+    return false;
+  }
+  llvm::outs() << ": ok\n";
+  return true;
+}
+
+} // namespace
+
+int runModel(const RunRequest &req) {
+  Loaded m;
+  if (int rc = load(req, m, /*generateMissing=*/false))
+    return rc;
+  if (int rc = runOnce(m))
+    return rc;
+  const kiln_model_desc &d = *m.desc;
+  if (!req.saveOutputs.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(req.saveOutputs))
+      return error("cannot create '" + req.saveOutputs + "': " + ec.message());
+    for (int32_t i = 0; i < d.num_outputs; ++i) {
+      std::string file = d.outputs[i].name;
+      for (char &c : file)
+        if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
+          c = '_';
+      llvm::SmallString<256> path(req.saveOutputs);
+      llvm::sys::path::append(path, file + ".npy");
+      std::string err;
+      HostTensor t = m.outputs[i];
+      t.data.resize(d.outputs[i].num_bytes);
+      if (!writeNpy(path.str().str(), t, err))
+        return error(err);
+    }
+  }
+  if (req.expects.empty()) {
+    for (int32_t i = 0; i < d.num_outputs; ++i)
+      llvm::outs() << "output " << i << " '" << d.outputs[i].name << "': "
+                   << dataTypeName(d.outputs[i].dtype) << " "
+                   << shapeText(d.outputs[i].dims, d.outputs[i].rank) << "\n";
+    return 0;
+  }
+  if (static_cast<int32_t>(req.expects.size()) > d.num_outputs)
+    return error("the model has " + std::to_string(d.num_outputs) + " outputs, got " +
+                 std::to_string(req.expects.size()) + " expected tensors");
+  bool ok = true;
+  int32_t next = 0;
+  for (const std::string &text : req.expects) {
+    auto [name, file] = splitNamed(text);
+    HostTensor expected;
+    std::string err;
+    if (!readTensor(file, expected, err))
+      return error(err);
+    int32_t index = next++;
+    if (!name.empty()) {
+      index = -1;
+      for (int32_t i = 0; i < d.num_outputs; ++i)
+        if (name == d.outputs[i].name)
+          index = i;
+      if (index < 0)
+        return error("the model has no output named '" + name + "'");
+    }
+    HostTensor actual = m.outputs[index];
+    actual.data.resize(d.outputs[index].num_bytes);
+    ok &= compare(actual, expected, index, req.rtol, req.atol);
+  }
+  return ok ? 0 : 1;
+}
+
+int benchModel(const RunRequest &req) {
+  if (req.iterations < 1 || req.warmup < 0 || req.threads < 1)
+    return error("--iterations and --threads must be >= 1, --warmup >= 0");
+  // The runtime's thread pool reads KILN_NUM_THREADS (serial today).
+  setenv("KILN_NUM_THREADS", std::to_string(req.threads).c_str(), 1);
+  Loaded m;
+  if (int rc = load(req, m, /*generateMissing=*/true))
+    return rc;
+  for (int i = 0; i < req.warmup; ++i)
+    if (int rc = runOnce(m))
+      return rc;
+  std::vector<double> ms;
+  for (int i = 0; i < req.iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    if (int rc = runOnce(m))
+      return rc;
+    auto end = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+  }
+  std::vector<double> sorted = ms;
+  std::sort(sorted.begin(), sorted.end());
+  size_t n = sorted.size();
+  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+  double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / n;
+  if (req.json) {
+    llvm::outs() << "{\"model\": \"" << m.desc->name << "\", \"iterations\": " << n
+                 << ", \"warmup\": " << req.warmup << ", \"threads\": " << req.threads
+                 << ", \"min_ms\": " << llvm::format("%.6f", sorted.front())
+                 << ", \"median_ms\": " << llvm::format("%.6f", median)
+                 << ", \"mean_ms\": " << llvm::format("%.6f", mean)
+                 << ", \"max_ms\": " << llvm::format("%.6f", sorted.back()) << "}\n";
+  } else {
+    llvm::outs() << m.desc->name << ": " << n << " runs (" << req.warmup
+                 << " warm-up), " << req.threads << " thread(s)\n"
+                 << llvm::format("  min %.3f ms  median %.3f ms  mean %.3f ms  max %.3f ms\n",
+                                 sorted.front(), median, mean, sorted.back());
+  }
+  return 0;
+}
+
+} // namespace kiln

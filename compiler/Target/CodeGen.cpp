@@ -1,0 +1,309 @@
+//===- CodeGen.cpp - LLVM dialect -> optimised machine code ----------------===//
+//
+// Translates the LLVM-dialect module to LLVM IR, makes the planned @main
+// internal, adds the exported NAME_run entry point (argument checks, then
+// the call with the bare pointers) and the NAME_kiln_desc descriptor, then
+// runs LLVM's -O<n> pipeline and the target's code generator.
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Target/Target.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+std::string hostFeatures() {
+  std::string features;
+  for (const auto &f : llvm::sys::getHostCPUFeatures()) {
+    if (!features.empty())
+      features += ",";
+    features += (f.second ? "+" : "-") + f.first().str();
+  }
+  return features;
+}
+
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetOptions &options, llvm::Triple &triple,
+                    std::string &error) {
+  initializeTargets();
+  bool host = isHostTriple(options.triple);
+  triple = llvm::Triple(llvm::Triple::normalize(
+      options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
+                             : options.triple));
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  std::string cpu = options.cpu, features = options.features;
+  if ((cpu.empty() && host) || cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    std::string hf = hostFeatures();
+    features = features.empty() ? hf : hf + "," + features;
+  }
+  if (cpu.empty())
+    cpu = "generic";
+  llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive;
+  switch (options.optLevel) {
+  case 0: level = llvm::CodeGenOptLevel::None; break;
+  case 1: level = llvm::CodeGenOptLevel::Less; break;
+  case 2: level = llvm::CodeGenOptLevel::Default; break;
+  default: break;
+  }
+  llvm::TargetOptions to;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!tm)
+    error = "cannot create a target machine for '" + triple.str() + "'";
+  return tm;
+}
+
+llvm::Constant *cString(llvm::Module &m, StringRef s, const llvm::Twine &name) {
+  llvm::Constant *init = llvm::ConstantDataArray::getString(m.getContext(), s);
+  auto *g = new llvm::GlobalVariable(m, init->getType(), true,
+                                     llvm::GlobalValue::PrivateLinkage, init, name);
+  g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  return g;
+}
+
+/// NAME_run: checks its pointers, then calls the planned function.
+LogicalResult addRunFunction(llvm::Module &m, llvm::Function *impl,
+                             const ModelInfo &info, std::string &error) {
+  llvm::LLVMContext &ctx = m.getContext();
+  size_t nin = info.inputs.size(), nout = info.outputs.size();
+  if (impl->arg_size() != nin + nout + 1) {
+    error = "internal error: the compiled function takes " +
+            std::to_string(impl->arg_size()) + " pointers, expected " +
+            std::to_string(nin + nout + 1);
+    return failure();
+  }
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+  auto *type = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
+  auto *run = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                                     info.name + "_run", m);
+  run->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Argument *ins = run->getArg(0), *outs = run->getArg(1), *ws = run->getArg(2);
+  ins->setName("inputs");
+  outs->setName("outputs");
+  ws->setName("workspace");
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", run);
+  auto *bad = llvm::BasicBlock::Create(ctx, "invalid_argument", run);
+  llvm::IRBuilder<> b(entry);
+  // Each check branches to `bad` or falls into a new block.
+  auto check = [&](llvm::Value *isBad) {
+    auto *next = llvm::BasicBlock::Create(ctx, "ok", run);
+    b.CreateCondBr(isBad, bad, next);
+    b.SetInsertPoint(next);
+  };
+  SmallVector<llvm::Value *> args;
+  auto loadAll = [&](llvm::Value *array, size_t n) {
+    if (n == 0)
+      return;
+    check(b.CreateIsNull(array));
+    for (size_t i = 0; i < n; ++i) {
+      llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr, array, i);
+      llvm::Value *p = b.CreateLoad(ptr, slot);
+      check(b.CreateIsNull(p));
+      args.push_back(p);
+    }
+  };
+  loadAll(ins, nin);
+  loadAll(outs, nout);
+  if (info.workspaceSize > 0) {
+    check(b.CreateIsNull(ws));
+    llvm::Type *intptr = m.getDataLayout().getIntPtrType(ctx);
+    llvm::Value *low = b.CreateAnd(b.CreatePtrToInt(ws, intptr),
+                                   info.workspaceAlignment - 1);
+    check(b.CreateICmpNE(low, llvm::ConstantInt::get(intptr, 0)));
+  }
+  args.push_back(ws);
+  b.CreateCall(impl, args);
+  b.CreateRet(llvm::ConstantInt::get(i32, 0));
+  b.SetInsertPoint(bad);
+  b.CreateRet(llvm::ConstantInt::get(i32, 1)); // KILN_STATUS_INVALID_ARGUMENT
+  return success();
+}
+
+/// NAME_kiln_desc and NAME_describe().
+void addDescriptor(llvm::Module &m, const ModelInfo &info, llvm::Function *run) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
+  auto *tensorTy = llvm::StructType::create(ctx, {ptr, i32, i32, ptr, i64, i64},
+                                            "kiln_tensor_desc");
+  auto *modelTy = llvm::StructType::create(
+      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr}, "kiln_model_desc");
+  auto tensors = [&](const std::vector<TensorInfo> &list, StringRef kind) -> llvm::Constant * {
+    if (list.empty())
+      return llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+    SmallVector<llvm::Constant *> elems;
+    for (auto [i, t] : llvm::enumerate(list)) {
+      std::string base = info.name + "." + kind.str() + std::to_string(i);
+      SmallVector<uint64_t> dims(t.dims.begin(), t.dims.end());
+      llvm::Constant *dimsInit = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(dims));
+      llvm::Constant *dimsPtr = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+      if (!dims.empty()) {
+        auto *g = new llvm::GlobalVariable(m, dimsInit->getType(), true,
+                                           llvm::GlobalValue::PrivateLinkage,
+                                           dimsInit, base + ".dims");
+        dimsPtr = g;
+      }
+      elems.push_back(llvm::ConstantStruct::get(
+          tensorTy, {cString(m, t.name, base + ".name"),
+                     llvm::ConstantInt::get(i32, t.dtype),
+                     llvm::ConstantInt::get(i32, t.dims.size()), dimsPtr,
+                     llvm::ConstantInt::get(i64, t.numElements()),
+                     llvm::ConstantInt::get(i64, t.numBytes())}));
+    }
+    auto *arrTy = llvm::ArrayType::get(tensorTy, elems.size());
+    return new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
+                                    llvm::ConstantArray::get(arrTy, elems),
+                                    info.name + "." + kind.str());
+  };
+  llvm::Constant *init = llvm::ConstantStruct::get(
+      modelTy, {llvm::ConstantInt::get(i32, 1), cString(m, info.name, info.name + ".name"),
+                llvm::ConstantInt::get(i32, info.inputs.size()),
+                llvm::ConstantInt::get(i32, info.outputs.size()),
+                tensors(info.inputs, "inputs"), tensors(info.outputs, "outputs"),
+                llvm::ConstantInt::get(i64, info.workspaceSize),
+                llvm::ConstantInt::get(i64, info.workspaceAlignment), run});
+  auto *desc = new llvm::GlobalVariable(m, modelTy, true,
+                                        llvm::GlobalValue::ExternalLinkage, init,
+                                        info.name + "_kiln_desc");
+  desc->setAlignment(llvm::Align(8));
+  auto *fn = llvm::Function::Create(llvm::FunctionType::get(ptr, false),
+                                    llvm::GlobalValue::ExternalLinkage,
+                                    info.name + "_describe", m);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  b.CreateRet(desc);
+}
+
+void optimize(llvm::Module &m, llvm::TargetMachine &tm, int level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = level >= 2;
+  tuning.SLPVectorization = level >= 2;
+  llvm::PassBuilder pb(&tm, tuning);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::OptimizationLevel opt = llvm::OptimizationLevel::O3;
+  switch (level) {
+  case 0: opt = llvm::OptimizationLevel::O0; break;
+  case 1: opt = llvm::OptimizationLevel::O1; break;
+  case 2: opt = llvm::OptimizationLevel::O2; break;
+  default: break;
+  }
+  llvm::ModulePassManager mpm = level == 0
+                                    ? pb.buildO0DefaultPipeline(opt)
+                                    : pb.buildPerModuleDefaultPipeline(opt);
+  mpm.run(m, mam);
+}
+
+} // namespace
+
+bool isHostTriple(StringRef triple) {
+  if (triple.empty())
+    return true;
+  return llvm::Triple(llvm::Triple::normalize(triple)) ==
+         llvm::Triple(llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple()));
+}
+
+LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
+                       const TargetOptions &options, OutputKind kind, Bytes &out,
+                       std::string &error) {
+  llvm::Triple triple;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, triple, error);
+  if (!tm)
+    return failure();
+  // Argument attributes that only kiln reads (onnx.name, kiln.workspace).
+  module.walk([](LLVM::LLVMFuncOp f) {
+    f.removeArgAttrsAttr();
+    f.removeResAttrsAttr();
+  });
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m = translateModuleToLLVMIR(module, ctx, info.name);
+  if (!m) {
+    error = "translating the LLVM dialect to LLVM IR failed";
+    return failure();
+  }
+  m->setTargetTriple(triple);
+  m->setDataLayout(tm->createDataLayout());
+  llvm::Function *impl = m->getFunction("main");
+  if (!impl) {
+    error = "internal error: no @main after lowering";
+    return failure();
+  }
+  impl->setName(info.name + "_main_impl");
+  impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+  for (llvm::Function &f : *m) {
+    if (f.isDeclaration())
+      continue;
+    f.addFnAttr("target-cpu", tm->getTargetCPU());
+    if (!tm->getTargetFeatureString().empty())
+      f.addFnAttr("target-features", tm->getTargetFeatureString());
+    f.addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  if (failed(addRunFunction(*m, impl, info, error)))
+    return failure();
+  addDescriptor(*m, info, m->getFunction(info.name + "_run"));
+  std::string verifyError;
+  llvm::raw_string_ostream vos(verifyError);
+  if (llvm::verifyModule(*m, &vos)) {
+    error = "internal error: invalid LLVM IR: " + verifyError;
+    return failure();
+  }
+  optimize(*m, *tm, options.optLevel);
+
+  llvm::raw_svector_ostream os(out);
+  if (kind == OutputKind::LLVMIR) {
+    m->print(os, nullptr);
+    return success();
+  }
+  llvm::legacy::PassManager pm;
+  llvm::CodeGenFileType type = kind == OutputKind::Assembly
+                                   ? llvm::CodeGenFileType::AssemblyFile
+                                   : llvm::CodeGenFileType::ObjectFile;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
+    error = "the target cannot emit this kind of file";
+    return failure();
+  }
+  pm.run(*m);
+  return success();
+}
+
+} // namespace kiln

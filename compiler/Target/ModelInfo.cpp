@@ -1,0 +1,268 @@
+//===- ModelInfo.cpp - The model's interface, and its C header -------------===//
+
+#include "compiler/Target/Target.h"
+#include "dialects/Onnx/IR/DataTypes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+int64_t elementBytes(int32_t dtype) {
+  switch (dtype) {
+  case 1: case 6: case 12: return 4;          // float, int32, uint32
+  case 2: case 3: case 9: return 1;           // uint8, int8, bool
+  case 4: case 5: case 10: case 16: return 2; // uint16, int16, f16, bf16
+  case 7: case 11: case 13: return 8;         // int64, double, uint64
+  default: return 0;
+  }
+}
+
+const char *cTypeOf(int32_t dtype) {
+  switch (dtype) {
+  case 1: return "float";
+  case 11: return "double";
+  case 2: case 9: return "uint8_t";
+  case 3: return "int8_t";
+  case 4: case 10: case 16: return "uint16_t";
+  case 5: return "int16_t";
+  case 6: return "int32_t";
+  case 7: return "int64_t";
+  case 12: return "uint32_t";
+  case 13: return "uint64_t";
+  default: return "void";
+  }
+}
+
+const char *dtypeName(int32_t dtype) {
+  switch (dtype) {
+  case 1: return "float32";
+  case 2: return "uint8";
+  case 3: return "int8";
+  case 4: return "uint16";
+  case 5: return "int16";
+  case 6: return "int32";
+  case 7: return "int64";
+  case 9: return "bool";
+  case 10: return "float16";
+  case 11: return "float64";
+  case 12: return "uint32";
+  case 13: return "uint64";
+  case 16: return "bfloat16";
+  default: return "unknown";
+  }
+}
+
+std::string quoted(StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\')
+      out += '\\';
+    if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      snprintf(buf, sizeof buf, "\\%03o", static_cast<unsigned char>(c));
+      out += buf;
+      continue;
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+} // namespace
+
+int64_t TensorInfo::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+int64_t TensorInfo::numBytes() const { return numElements() * elementBytes(dtype); }
+
+std::string makeIdentifier(StringRef text) {
+  std::string id;
+  for (char c : text)
+    id += (isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (id.empty() || isdigit(static_cast<unsigned char>(id[0])))
+    id = "model_" + id;
+  return id;
+}
+
+LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
+  auto func = module.lookupSymbol<func::FuncOp>("main");
+  if (!func)
+    return module.emitError("the module has no @main function");
+  auto describe = [&](Type type, DictionaryAttr attrs, StringRef what,
+                      unsigned index, TensorInfo &t) -> LogicalResult {
+    if (auto name = attrs ? attrs.getAs<StringAttr>("onnx.name") : StringAttr())
+      t.name = name.str();
+    else
+      t.name = (what + std::to_string(index)).str();
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape()) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      type.print(os);
+      return func.emitError() << "graph " << what << " '" << t.name
+                              << "' has type " << s
+                              << "; only static shapes are supported (pin "
+                                 "its dims with --input-shape)";
+    }
+    t.dtype = static_cast<int32_t>(onnx::dataTypeForElementType(tensor.getElementType()));
+    if (elementBytes(t.dtype) == 0)
+      return func.emitError() << "graph " << what << " '" << t.name
+                              << "' has an element type that is not supported yet";
+    t.dims.assign(tensor.getShape().begin(), tensor.getShape().end());
+    return success();
+  };
+  FunctionType type = func.getFunctionType();
+  for (unsigned i = 0; i < type.getNumInputs(); ++i) {
+    TensorInfo t;
+    if (failed(describe(type.getInput(i), func.getArgAttrDict(i), "input", i, t)))
+      return failure();
+    info.inputs.push_back(std::move(t));
+  }
+  for (unsigned i = 0; i < type.getNumResults(); ++i) {
+    TensorInfo t;
+    if (failed(describe(type.getResult(i), func.getResultAttrDict(i), "output", i, t)))
+      return failure();
+    info.outputs.push_back(std::move(t));
+  }
+  return success();
+}
+
+void readWorkspace(ModuleOp module, ModelInfo &info) {
+  Operation *main = module.lookupSymbol("main");
+  if (!main)
+    return;
+  if (auto size = main->getAttrOfType<IntegerAttr>("kiln.workspace_size"))
+    info.workspaceSize = size.getInt();
+  if (auto a = main->getAttrOfType<IntegerAttr>("kiln.workspace_alignment"))
+    info.workspaceAlignment = a.getInt();
+}
+
+std::string generateHeader(const ModelInfo &info) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  const std::string &n = info.name;
+  std::string guard = n + "_H_";
+  for (char &c : guard)
+    c = static_cast<char>(toupper(static_cast<unsigned char>(c)));
+  os << "/* " << n << ".h - generated by kiln; do not edit.\n"
+     << " *\n"
+     << " * Run the model with " << n << "_run() (see docs/abi.md in kiln).\n"
+     << " * Buffers are dense, row-major, aligned to their element size; the\n"
+     << " * workspace is " << n << "_WORKSPACE_SIZE bytes aligned to "
+     << n << "_WORKSPACE_ALIGNMENT.\n */\n"
+     << "#ifndef " << guard << "\n#define " << guard << "\n\n"
+     << "#include <stddef.h>\n#include <stdint.h>\n\n"
+     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  os << R"(#ifndef KILN_STATUS_DEFINED
+#define KILN_STATUS_DEFINED
+typedef enum kiln_status {
+  KILN_STATUS_OK = 0,
+  KILN_STATUS_INVALID_ARGUMENT = 1,
+  KILN_STATUS_SHAPE_MISMATCH = 2,
+  KILN_STATUS_OUT_OF_MEMORY = 3,
+  KILN_STATUS_UNSUPPORTED = 4,
+  KILN_STATUS_INTERNAL = 5
+} kiln_status;
+#endif
+
+#ifndef KILN_MODEL_DESC_DEFINED
+#define KILN_MODEL_DESC_DEFINED
+typedef struct kiln_tensor_desc {
+  const char *name;
+  int32_t dtype;
+  int32_t rank;
+  const int64_t *dims;
+  int64_t num_elements;
+  int64_t num_bytes;
+} kiln_tensor_desc;
+
+typedef struct kiln_model_desc {
+  uint32_t abi_version;
+  const char *name;
+  int32_t num_inputs;
+  int32_t num_outputs;
+  const kiln_tensor_desc *inputs;
+  const kiln_tensor_desc *outputs;
+  int64_t workspace_size;
+  int64_t workspace_alignment;
+  int (*run)(const void *const *inputs, void *const *outputs, void *workspace);
+} kiln_model_desc;
+#endif
+
+)";
+  os << "#define " << n << "_NUM_INPUTS " << info.inputs.size() << "\n"
+     << "#define " << n << "_NUM_OUTPUTS " << info.outputs.size() << "\n"
+     << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize << "\n"
+     << "#define " << n << "_WORKSPACE_ALIGNMENT " << info.workspaceAlignment
+     << "\n\n";
+  auto tensors = [&](const std::vector<TensorInfo> &list, StringRef kind) {
+    for (auto [i, t] : llvm::enumerate(list)) {
+      std::string p = n + "_" + kind.str() + "_" + std::to_string(i);
+      os << "/* " << kind.lower() << " " << i << ": " << dtypeName(t.dtype) << " [";
+      llvm::interleave(t.dims, os, ",");
+      os << "] */\n";
+      os << "#define " << p << "_NAME " << quoted(t.name) << "\n";
+      os << "#define " << p << "_DTYPE " << t.dtype << "\n";
+      os << "#define " << p << "_RANK " << t.dims.size() << "\n";
+      os << "#define " << p << "_DIMS {";
+      llvm::interleave(t.dims, os, ", ");
+      if (t.dims.empty())
+        os << "1"; // A scalar: keep the initializer non-empty in C.
+      os << "}\n";
+      os << "#define " << p << "_NUM_ELEMENTS " << t.numElements() << "\n";
+      os << "#define " << p << "_NUM_BYTES " << t.numBytes() << "\n\n";
+    }
+  };
+  tensors(info.inputs, "INPUT");
+  tensors(info.outputs, "OUTPUT");
+  os << "/* Runs the model: inputs[i] and outputs[i] point at the tensors "
+        "above.\n   Returns KILN_STATUS_OK (0) or a status code. */\n"
+     << "int " << n
+     << "_run(const void *const *inputs, void *const *outputs, void *workspace);\n\n"
+     << "/* The model's descriptor, for tools. */\n"
+     << "const kiln_model_desc *" << n << "_describe(void);\n\n";
+  // Typed wrapper with parameter names made from the tensor names.
+  llvm::StringSet<> used;
+  auto param = [&](StringRef prefix, const TensorInfo &t) {
+    std::string id = prefix.str() + makeIdentifier(t.name);
+    std::string unique = id;
+    for (int k = 2; !used.insert(unique).second; ++k)
+      unique = id + "_" + std::to_string(k);
+    return unique;
+  };
+  SmallVector<std::string> ins, outs;
+  for (const TensorInfo &t : info.inputs)
+    ins.push_back(param("in_", t));
+  for (const TensorInfo &t : info.outputs)
+    outs.push_back(param("out_", t));
+  os << "/* Typed convenience wrapper: one pointer per input, then per output. */\n"
+     << "static inline int " << n << "_run_typed(";
+  for (auto [i, t] : llvm::enumerate(info.inputs))
+    os << "const " << cTypeOf(t.dtype) << " *" << ins[i] << ", ";
+  for (auto [i, t] : llvm::enumerate(info.outputs))
+    os << cTypeOf(t.dtype) << " *" << outs[i] << ", ";
+  os << "void *workspace) {\n";
+  os << "  const void *inputs[" << std::max<size_t>(info.inputs.size(), 1) << "] = {";
+  if (info.inputs.empty())
+    os << "0";
+  llvm::interleave(ins, os, ", ");
+  os << "};\n  void *outputs[" << std::max<size_t>(info.outputs.size(), 1) << "] = {";
+  if (info.outputs.empty())
+    os << "0";
+  llvm::interleave(outs, os, ", ");
+  os << "};\n  return " << n << "_run(inputs, outputs, workspace);\n}\n\n";
+  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n#endif\n\n#endif /* " << guard
+     << " */\n";
+  return s;
+}
+
+} // namespace kiln

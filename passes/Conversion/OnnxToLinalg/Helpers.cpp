@@ -1,0 +1,292 @@
+//===- Helpers.cpp - Builders shared by the onnx -> linalg patterns --------===//
+
+#include "passes/Conversion/OnnxToLinalg/Patterns.h"
+
+#include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+using namespace mlir;
+
+namespace kiln::lowering {
+
+OnnxTypeConverter::OnnxTypeConverter() {
+  addConversion([](Type type) { return type; });
+  addConversion([](RankedTensorType type) -> Type {
+    return type.clone(signlessType(type.getElementType()));
+  });
+  auto materialize = [](OpBuilder &b, Type type, ValueRange inputs,
+                        Location loc) -> Value {
+    return UnrealizedConversionCastOp::create(b, loc, type, inputs)
+        .getResult(0);
+  };
+  addSourceMaterialization(materialize);
+  addTargetMaterialization(materialize);
+}
+
+namespace {
+thread_local llvm::DenseMap<Operation *, std::string> *failureLog = nullptr;
+} // namespace
+
+void setFailureLog(llvm::DenseMap<Operation *, std::string> *log) {
+  failureLog = log;
+}
+
+LogicalResult unsupported(ConversionPatternRewriter &rewriter, Operation *op,
+                          const llvm::Twine &reason) {
+  std::string text = reason.str();
+  if (failureLog)
+    (*failureLog)[op] = text;
+  return rewriter.notifyMatchFailure(op, text);
+}
+
+Type signlessType(Type type) {
+  if (auto i = dyn_cast<IntegerType>(type); i && !i.isSignless())
+    return IntegerType::get(type.getContext(), i.getWidth());
+  return type;
+}
+
+Type elementTypeOf(Value v) { return getElementTypeOrSelf(v.getType()); }
+
+bool isSupportedFloat(Type type) { return type.isF32() || type.isF64(); }
+
+bool isSupportedInt(Type type) {
+  auto i = dyn_cast<IntegerType>(type);
+  return i && i.getWidth() >= 8 && i.getWidth() <= 64;
+}
+
+bool isBool(Type type) { return type.isInteger(1); }
+
+std::string typeName(Type type) {
+  if (type.isF32()) return "float32";
+  if (type.isF64()) return "float64";
+  if (type.isF16()) return "float16";
+  if (type.isBF16()) return "bfloat16";
+  if (type.isInteger(1)) return "bool";
+  if (auto i = dyn_cast<IntegerType>(type))
+    return (i.isUnsigned() ? "uint" : "int") + std::to_string(i.getWidth());
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  type.print(os);
+  return s;
+}
+
+Value castScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
+  Type target = signlessType(to);
+  if (from == to)
+    return v;
+  bool fromFloat = isa<FloatType>(from), toFloat = isa<FloatType>(to);
+  bool fromUnsigned = isBool(from) || from.isUnsignedInteger();
+  if (fromFloat && toFloat) {
+    if (from.getIntOrFloatBitWidth() < to.getIntOrFloatBitWidth())
+      return arith::ExtFOp::create(b, loc, target, v);
+    return arith::TruncFOp::create(b, loc, target, v);
+  }
+  if (isBool(to)) {
+    if (fromFloat)
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UNE, v,
+                                   scalarConstant(b, loc, from, 0));
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                 scalarConstant(b, loc, signlessType(from), 0));
+  }
+  if (toFloat) {
+    if (fromUnsigned)
+      return arith::UIToFPOp::create(b, loc, target, v);
+    return arith::SIToFPOp::create(b, loc, target, v);
+  }
+  if (fromFloat) {
+    if (to.isUnsignedInteger())
+      return arith::FPToUIOp::create(b, loc, target, v);
+    return arith::FPToSIOp::create(b, loc, target, v);
+  }
+  unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+  if (fw == tw)
+    return v;
+  if (fw > tw)
+    return arith::TruncIOp::create(b, loc, target, v);
+  if (fromUnsigned)
+    return arith::ExtUIOp::create(b, loc, target, v);
+  return arith::ExtSIOp::create(b, loc, target, v);
+}
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  type = signlessType(type);
+  if (auto f = dyn_cast<FloatType>(type))
+    return arith::ConstantOp::create(b, loc, b.getFloatAttr(f, value));
+  return arith::ConstantOp::create(
+      b, loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+TypedAttr lowestValue(Type type, bool isUnsigned) {
+  type = signlessType(type);
+  if (auto f = dyn_cast<FloatType>(type))
+    return FloatAttr::get(
+        f, APFloat::getInf(f.getFloatSemantics(), /*Negative=*/true));
+  unsigned w = type.getIntOrFloatBitWidth();
+  return IntegerAttr::get(type, isUnsigned ? APInt::getZero(w)
+                                           : APInt::getSignedMinValue(w));
+}
+
+TypedAttr highestValue(Type type, bool isUnsigned) {
+  type = signlessType(type);
+  if (auto f = dyn_cast<FloatType>(type))
+    return FloatAttr::get(f, APFloat::getInf(f.getFloatSemantics()));
+  unsigned w = type.getIntOrFloatBitWidth();
+  return IntegerAttr::get(type, isUnsigned ? APInt::getMaxValue(w)
+                                           : APInt::getSignedMaxValue(w));
+}
+
+bool isStaticTensor(Type type) {
+  auto t = dyn_cast<RankedTensorType>(type);
+  return t && t.hasStaticShape();
+}
+
+RankedTensorType convertedResultType(const TypeConverter &converter,
+                                     Operation *op, unsigned index) {
+  return dyn_cast_or_null<RankedTensorType>(
+      converter.convertType(op->getResult(index).getType()));
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   Value scalar) {
+  Value empty = emptyTensor(b, loc, type);
+  return linalg::FillOp::create(b, loc, scalar, empty).getResult(0);
+}
+
+AffineMap broadcastMap(MLIRContext *context, ArrayRef<int64_t> in,
+                       ArrayRef<int64_t> out) {
+  SmallVector<AffineExpr> exprs;
+  size_t lead = out.size() - in.size();
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] == 1 && out[lead + i] != 1)
+      exprs.push_back(getAffineConstantExpr(0, context));
+    else
+      exprs.push_back(getAffineDimExpr(lead + i, context));
+  }
+  return AffineMap::get(out.size(), 0, exprs, context);
+}
+
+Value broadcastGeneric(OpBuilder &b, Location loc, ValueRange inputs,
+                       RankedTensorType resultType, ScalarBody body) {
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps;
+  for (Value in : inputs)
+    maps.push_back(broadcastMap(
+        context, cast<RankedTensorType>(in.getType()).getShape(),
+        resultType.getShape()));
+  maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
+  SmallVector<utils::IteratorType> iterators(resultType.getRank(),
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultType, inputs, ValueRange{emptyTensor(b, loc, resultType)},
+      maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        Value r = body(nb, nloc, args.drop_back());
+        linalg::YieldOp::create(nb, nloc, r);
+      });
+  return generic.getResult(0);
+}
+
+Value reshapeTensor(OpBuilder &b, Location loc, Value v,
+                    RankedTensorType type) {
+  auto src = cast<RankedTensorType>(v.getType());
+  if (src == type)
+    return v;
+  // Through one dim: collapse to [N], then expand to the target. Rank 0 on
+  // either side uses an empty reassociation.
+  Value flat = v;
+  int64_t n = src.getNumElements();
+  auto flatType = RankedTensorType::get({n}, src.getElementType());
+  if (src.getRank() == 0) {
+    flat = tensor::ExpandShapeOp::create(b, loc, flatType, v,
+                                         ArrayRef<ReassociationIndices>{});
+  } else if (src.getRank() != 1) {
+    ReassociationIndices all;
+    for (int64_t i = 0; i < src.getRank(); ++i)
+      all.push_back(i);
+    flat = tensor::CollapseShapeOp::create(b, loc, flatType, v,
+                                           ArrayRef<ReassociationIndices>{all});
+  }
+  if (type.getRank() == 1)
+    return flat;
+  if (type.getRank() == 0)
+    return tensor::CollapseShapeOp::create(b, loc, type, flat,
+                                           ArrayRef<ReassociationIndices>{});
+  ReassociationIndices all;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    all.push_back(i);
+  return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                       ArrayRef<ReassociationIndices>{all});
+}
+
+Value transposeTensor(OpBuilder &b, Location loc, Value v,
+                      ArrayRef<int64_t> perm) {
+  auto src = cast<RankedTensorType>(v.getType());
+  bool identity = true;
+  for (size_t i = 0; i < perm.size(); ++i)
+    identity &= perm[i] == static_cast<int64_t>(i);
+  if (identity)
+    return v;
+  SmallVector<int64_t> shape;
+  for (int64_t p : perm)
+    shape.push_back(src.getDimSize(p));
+  Value init = emptyTensor(b, loc, src.clone(shape));
+  return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
+}
+
+Value padTensor(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> low,
+                ArrayRef<int64_t> high, Value padValue) {
+  if (llvm::all_of(low, [](int64_t x) { return x == 0; }) &&
+      llvm::all_of(high, [](int64_t x) { return x == 0; }))
+    return v;
+  auto src = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t i = 0; i < src.getRank(); ++i)
+    shape.push_back(src.getDimSize(i) + low[i] + high[i]);
+  SmallVector<OpFoldResult> lo, hi;
+  for (int64_t i = 0; i < src.getRank(); ++i) {
+    lo.push_back(b.getIndexAttr(low[i]));
+    hi.push_back(b.getIndexAttr(high[i]));
+  }
+  return tensor::PadOp::create(b, loc, src.clone(shape), v, lo, hi, padValue);
+}
+
+void resolvePads(StringRef autoPad, std::optional<ArrayRef<int64_t>> pads,
+                 ArrayRef<int64_t> in, ArrayRef<int64_t> out,
+                 ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
+                 ArrayRef<int64_t> dilations, SmallVectorImpl<int64_t> &begin,
+                 SmallVectorImpl<int64_t> &end) {
+  size_t n = in.size();
+  for (size_t i = 0; i < n; ++i) {
+    int64_t effective = (kernel[i] - 1) * dilations[i] + 1;
+    int64_t total = std::max<int64_t>(
+        0, (out[i] - 1) * strides[i] + effective - in[i]);
+    int64_t lo = 0, hi = 0;
+    if (autoPad == "SAME_UPPER") {
+      lo = total / 2;
+      hi = total - lo;
+    } else if (autoPad == "SAME_LOWER") {
+      hi = total / 2;
+      lo = total - hi;
+    } else if (autoPad != "VALID" && pads && !pads->empty()) {
+      lo = (*pads)[i];
+      hi = (*pads)[i + n];
+    }
+    // The last window may reach past the stated end pad (ceil_mode); pad
+    // enough for every window the output shape asks for.
+    hi = std::max(hi, (out[i] - 1) * strides[i] + effective - in[i] - lo);
+    begin.push_back(lo);
+    end.push_back(hi);
+  }
+}
+
+SmallVector<int64_t> valuesOr(std::optional<ArrayRef<int64_t>> values,
+                              size_t count, int64_t fill) {
+  if (values && values->size() == count)
+    return SmallVector<int64_t>(values->begin(), values->end());
+  return SmallVector<int64_t>(count, fill);
+}
+
+} // namespace kiln::lowering

@@ -1,0 +1,294 @@
+//===- Linear.cpp - MatMul, Gemm and Conv -> linalg.generic ----------------===//
+//
+// Contractions are written as linalg.generic with the reduction dims placed
+// before the innermost output dim (C[m, n] += A[m, k] * B[k, n] iterates
+// m, k, n), so that the loops the CPU backend emits today vectorise along
+// a contiguous output row. Grouped convolutions expand the channel dims
+// into [groups, channels per group] so that every indexing map stays a
+// projected permutation plus strided window terms.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/OnnxToLinalg/Patterns.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+using namespace kiln::lowering;
+namespace onnx = kiln::onnx;
+
+namespace {
+
+Value multiplyAdd(OpBuilder &b, Location loc, Value acc, Value x, Value y) {
+  if (isa<FloatType>(acc.getType()))
+    return arith::AddFOp::create(b, loc, acc,
+                                 arith::MulFOp::create(b, loc, x, y));
+  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
+}
+
+bool numeric(Type t) { return isSupportedFloat(t) || isSupportedInt(t); }
+
+/// numpy.matmul with broadcast batch dims and 1-D promotion.
+struct MatMulPattern : public OpConversionPattern<onnx::MatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::MatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getA());
+    if (!numeric(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    Value a = adaptor.getA(), b = adaptor.getB();
+    auto aType = cast<RankedTensorType>(a.getType());
+    auto bType = cast<RankedTensorType>(b.getType());
+    Type et = aType.getElementType();
+    // Promote 1-D operands.
+    if (aType.getRank() == 1) {
+      aType = RankedTensorType::get({1, aType.getDimSize(0)}, et);
+      a = reshapeTensor(rewriter, loc, a, aType);
+    }
+    if (bType.getRank() == 1) {
+      bType = RankedTensorType::get({bType.getDimSize(0), 1}, et);
+      b = reshapeTensor(rewriter, loc, b, bType);
+    }
+    ArrayRef<int64_t> as = aType.getShape(), bs = bType.getShape();
+    int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+    if (bs[bs.size() - 2] != k)
+      return unsupported(rewriter, op, "inner dims differ");
+    SmallVector<int64_t> batch;
+    size_t ab = as.size() - 2, bb = bs.size() - 2,
+           nb = std::max(ab, bb);
+    for (size_t i = 0; i < nb; ++i) {
+      int64_t x = i + ab >= nb ? as[i + ab - nb] : 1;
+      int64_t y = i + bb >= nb ? bs[i + bb - nb] : 1;
+      batch.push_back(x == 1 ? y : x);
+    }
+    // Loops: batch..., m, k, n.
+    MLIRContext *ctx = rewriter.getContext();
+    unsigned nd = nb + 3;
+    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    auto operandMap = [&](ArrayRef<int64_t> shape, size_t nbatch,
+                          AffineExpr r, AffineExpr c) {
+      SmallVector<AffineExpr> e;
+      for (size_t i = 0; i < nbatch; ++i) {
+        size_t loop = nb - nbatch + i;
+        e.push_back(shape[i] == 1 && batch[loop] != 1
+                        ? getAffineConstantExpr(0, ctx)
+                        : dim(loop));
+      }
+      e.push_back(r);
+      e.push_back(c);
+      return AffineMap::get(nd, 0, e, ctx);
+    };
+    AffineMap aMap = operandMap(as, ab, dim(nb), dim(nb + 1));
+    AffineMap bMap = operandMap(bs, bb, dim(nb + 1), dim(nb + 2));
+    SmallVector<AffineExpr> outExprs;
+    for (unsigned i = 0; i < nb; ++i)
+      outExprs.push_back(dim(i));
+    outExprs.push_back(dim(nb));
+    outExprs.push_back(dim(nb + 2));
+    AffineMap outMap = AffineMap::get(nd, 0, outExprs, ctx);
+    SmallVector<int64_t> outShape(batch);
+    outShape.push_back(m);
+    outShape.push_back(n);
+    auto outType = RankedTensorType::get(outShape, et);
+    Value init =
+        filledTensor(rewriter, loc, outType, scalarConstant(rewriter, loc, et, 0));
+    SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+    iters[nb + 1] = utils::IteratorType::reduction;
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, outType, ValueRange{a, b}, ValueRange{init},
+        ArrayRef<AffineMap>{aMap, bMap, outMap}, iters,
+        [](OpBuilder &nb2, Location l, ValueRange args) {
+          linalg::YieldOp::create(nb2, l,
+                                  multiplyAdd(nb2, l, args[2], args[0], args[1]));
+        });
+    RankedTensorType resultType = convertedResultType(*typeConverter, op);
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, generic.getResult(0),
+                                         resultType));
+    return success();
+  }
+};
+
+/// Y = alpha * A' * B' + beta * C.
+struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::GemmOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getA());
+    if (!numeric(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    RankedTensorType resultType = convertedResultType(*typeConverter, op);
+    Type et = resultType.getElementType();
+    MLIRContext *ctx = rewriter.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    // Loops: m, k, n.
+    AffineMap aMap = AffineMap::get(
+        3, 0, op.getTransA() ? ArrayRef<AffineExpr>{d(1), d(0)}
+                             : ArrayRef<AffineExpr>{d(0), d(1)}, ctx);
+    AffineMap bMap = AffineMap::get(
+        3, 0, op.getTransB() ? ArrayRef<AffineExpr>{d(2), d(1)}
+                             : ArrayRef<AffineExpr>{d(1), d(2)}, ctx);
+    AffineMap outMap = AffineMap::get(3, 0, {d(0), d(2)}, ctx);
+    Value init = filledTensor(rewriter, loc, resultType,
+                              scalarConstant(rewriter, loc, et, 0));
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, resultType, ValueRange{adaptor.getA(), adaptor.getB()},
+        ValueRange{init}, ArrayRef<AffineMap>{aMap, bMap, outMap},
+        ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
+                                      utils::IteratorType::reduction,
+                                      utils::IteratorType::parallel},
+        [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, multiplyAdd(b, l, args[2], args[0], args[1]));
+        });
+    Value y = generic.getResult(0);
+    double alpha = op.getAlphaAttr() ? op.getAlphaAttr().getValueAsDouble() : 1.0;
+    double beta = op.getBetaAttr() ? op.getBetaAttr().getValueAsDouble() : 1.0;
+    bool hasC = !isa<NoneType>(op.getC().getType()) && beta != 0.0;
+    if (alpha != 1.0 || hasC) {
+      SmallVector<Value> ins{y};
+      if (hasC)
+        ins.push_back(adaptor.getC());
+      bool isFloat = isa<FloatType>(et);
+      y = broadcastGeneric(
+          rewriter, loc, ins, resultType,
+          [&](OpBuilder &b, Location l, ValueRange args) -> Value {
+            Value r = args[0];
+            auto mul = [&](Value x, double s) -> Value {
+              if (s == 1.0) return x;
+              Value c = scalarConstant(b, l, et, s);
+              return isFloat ? Value(arith::MulFOp::create(b, l, x, c))
+                             : Value(arith::MulIOp::create(b, l, x, c));
+            };
+            r = mul(r, alpha);
+            if (args.size() > 1) {
+              Value c = mul(args[1], beta);
+              r = isFloat ? Value(arith::AddFOp::create(b, l, r, c))
+                          : Value(arith::AddIOp::create(b, l, r, c));
+            }
+            return r;
+          });
+    }
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// N-D grouped convolution with strides, dilations and padding.
+struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::ConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getW().getType());
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    int64_t rank = xType.getRank(), sp = rank - 2;
+    if (sp < 1 || wType.getRank() != rank)
+      return unsupported(rewriter, op, "input and weight ranks differ");
+    int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+    int64_t m = wType.getDimSize(0), g = op.getGroup();
+    if (g < 1 || c % g != 0 || m % g != 0 || wType.getDimSize(1) != c / g)
+      return unsupported(rewriter, op, "group does not divide channels");
+    int64_t cg = c / g, mg = m / g;
+    SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+    SmallVector<int64_t> strides = valuesOr(op.getStrides(), sp, 1);
+    SmallVector<int64_t> dilations = valuesOr(op.getDilations(), sp, 1);
+    SmallVector<int64_t> in(xType.getShape().drop_front(2));
+    SmallVector<int64_t> out(yType.getShape().drop_front(2));
+    SmallVector<int64_t> lo, hi;
+    resolvePads(op.getAutoPad(), op.getPads(), in, out, kernel, strides,
+                dilations, lo, hi);
+    Type et = xType.getElementType();
+    SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};
+    padLo.append(lo);
+    padHi.append(hi);
+    Value x = padTensor(rewriter, loc, adaptor.getX(), padLo, padHi,
+                        scalarConstant(rewriter, loc, et, 0));
+    auto xp = cast<RankedTensorType>(x.getType());
+    // [N, C, S...] -> [N, G, Cg, S...]; [M, Cg, K...] -> [G, Mg, Cg, K...].
+    SmallVector<int64_t> xs{n, g, cg};
+    xs.append(xp.getShape().begin() + 2, xp.getShape().end());
+    SmallVector<ReassociationIndices> xr{{0}, {1, 2}};
+    for (int64_t i = 0; i < sp; ++i)
+      xr.push_back({3 + i});
+    x = tensor::ExpandShapeOp::create(rewriter, loc, xp.clone(xs), x, xr);
+    SmallVector<int64_t> ws{g, mg, cg};
+    ws.append(kernel);
+    SmallVector<ReassociationIndices> wr{{0, 1}, {2}};
+    for (int64_t i = 0; i < sp; ++i)
+      wr.push_back({3 + i});
+    Value w = tensor::ExpandShapeOp::create(rewriter, loc, wType.clone(ws),
+                                            adaptor.getW(), wr);
+    SmallVector<int64_t> ys{n, g, mg};
+    ys.append(out);
+    auto y5Type = RankedTensorType::get(ys, et);
+
+    // Init: the bias broadcast over [N, G, Mg, O...], or zeros.
+    Value init;
+    if (!isa<NoneType>(op.getB().getType())) {
+      Value bias = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({g, mg}, et), adaptor.getB(),
+          ArrayRef<ReassociationIndices>{{0, 1}});
+      SmallVector<int64_t> bs{1, g, mg};
+      bs.append(sp, 1);
+      bias = reshapeTensor(rewriter, loc, bias, RankedTensorType::get(bs, et));
+      init = broadcastGeneric(rewriter, loc, ValueRange{bias}, y5Type,
+                              [](OpBuilder &, Location, ValueRange a) {
+                                return a[0];
+                              });
+    } else {
+      init = filledTensor(rewriter, loc, y5Type,
+                          scalarConstant(rewriter, loc, et, 0));
+    }
+
+    // Loops: n, g, mg, cg, k..., o...
+    MLIRContext *ctx = rewriter.getContext();
+    unsigned nd = 4 + 2 * sp;
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    SmallVector<AffineExpr> xe{d(0), d(1), d(3)}, we{d(1), d(2), d(3)},
+        ye{d(0), d(1), d(2)};
+    for (int64_t i = 0; i < sp; ++i) {
+      AffineExpr k = d(4 + i), o = d(4 + sp + i);
+      xe.push_back(o * strides[i] + k * dilations[i]);
+      we.push_back(k);
+      ye.push_back(o);
+    }
+    SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+    for (unsigned i = 3; i < 4 + sp; ++i)
+      iters[i] = utils::IteratorType::reduction;
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, y5Type, ValueRange{x, w}, ValueRange{init},
+        ArrayRef<AffineMap>{AffineMap::get(nd, 0, xe, ctx),
+                            AffineMap::get(nd, 0, we, ctx),
+                            AffineMap::get(nd, 0, ye, ctx)},
+        iters, [](OpBuilder &b, Location l, ValueRange args) {
+          linalg::YieldOp::create(b, l, multiplyAdd(b, l, args[2], args[0], args[1]));
+        });
+    SmallVector<ReassociationIndices> yr{{0}, {1, 2}};
+    for (int64_t i = 0; i < sp; ++i)
+      yr.push_back({3 + i});
+    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
+        op, yType, generic.getResult(0), yr);
+    return success();
+  }
+};
+
+} // namespace
+
+namespace kiln::lowering {
+void populateLinearPatterns(const TypeConverter &converter,
+                            RewritePatternSet &patterns) {
+  patterns.add<MatMulPattern, GemmPattern, ConvPattern>(converter,
+                                                        patterns.getContext());
+}
+} // namespace kiln::lowering

@@ -1,0 +1,163 @@
+//===- OnnxToLinalg.cpp - convert-onnx-to-linalg pass ----------------------===//
+//
+// Drives the onnx -> linalg patterns of this folder with the dialect
+// conversion framework. Before converting, every onnx op is checked for
+// what the CPU backend cannot compile yet (an op without a lowering, a
+// dynamic shape), and all such ops are reported at once. A pattern that
+// declines an op (an attribute value or element type it does not handle)
+// says why through unsupported(); the pass turns that reason into the
+// error on the op, instead of MLIR's generic "failed to legalize".
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/OnnxToLinalg/Passes.h"
+#include "passes/Conversion/OnnxToLinalg/Patterns.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "llvm/ADT/StringSet.h"
+
+#define DEBUG_TYPE "convert-onnx-to-linalg"
+
+namespace kiln {
+#define GEN_PASS_DEF_CONVERTONNXTOLINALGPASS
+#include "passes/Conversion/OnnxToLinalg/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+using namespace kiln::lowering;
+
+namespace {
+
+bool isOnnxOp(Operation *op) {
+  return op->getDialect() &&
+         op->getDialect()->getNamespace() ==
+             kiln::onnx::OnnxDialect::getDialectNamespace();
+}
+
+/// Ops that need no pattern: `none` values disappear with their users.
+bool isStructural(Operation *op) { return isa<kiln::onnx::NoValueOp>(op); }
+
+struct ConvertOnnxToLinalgPass
+    : public kiln::impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    MLIRContext *context = &getContext();
+    OnnxTypeConverter converter;
+    RewritePatternSet patterns(context);
+    populateElementwisePatterns(converter, patterns);
+    populateLinearPatterns(converter, patterns);
+    populatePoolingPatterns(converter, patterns);
+    populateReductionPatterns(converter, patterns);
+    populateDataMovementPatterns(converter, patterns);
+    populateNormalizationPatterns(converter, patterns);
+
+    llvm::StringSet<> lowered;
+    for (const auto &p : patterns.getNativePatterns())
+      if (std::optional<OperationName> root = p->getRootKind())
+        lowered.insert(root->getStringRef());
+
+    if (failed(checkSupported(module, lowered)))
+      return signalPassFailure();
+
+    populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
+                                                                   converter);
+    populateReturnOpTypeConversionPattern(patterns, converter);
+
+    ConversionTarget target(*context);
+    target.addIllegalDialect<kiln::onnx::OnnxDialect>();
+    target.addLegalOp<kiln::onnx::NoValueOp>();
+    target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
+                           math::MathDialect, tensor::TensorDialect,
+                           scf::SCFDialect>();
+    target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
+      return converter.isSignatureLegal(f.getFunctionType());
+    });
+    target.addDynamicallyLegalOp<func::ReturnOp>(
+        [&](func::ReturnOp r) { return converter.isLegal(r); });
+    target.addLegalOp<UnrealizedConversionCastOp>();
+
+    llvm::DenseMap<Operation *, std::string> reasons;
+    setFailureLog(&reasons);
+    ConversionConfig config;
+    // MLIR's own "failed to legalize" error is replaced by the reason.
+    Operation *failedOp = nullptr;
+    LogicalResult result = success();
+    {
+      ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error &&
+            StringRef(diag.str()).contains("failed to legalize")) {
+          if (!failedOp)
+            module.walk([&](Operation *op) {
+              if (!failedOp && isOnnxOp(op) && !isStructural(op) &&
+                  op->getLoc() == diag.getLocation())
+                failedOp = op;
+            });
+          return success();
+        }
+        return failure(); // Not ours: pass it on.
+      });
+      result = applyPartialConversion(module, target, std::move(patterns),
+                                      config);
+    }
+    setFailureLog(nullptr);
+    if (failed(result)) {
+      if (failedOp) {
+        auto it = reasons.find(failedOp);
+        std::string why = it != reasons.end()
+                              ? it->second
+                              : std::string("this combination of attributes "
+                                            "and types is not supported yet");
+        failedOp->emitError() << failedOp->getName().getStringRef().drop_front(5)
+                              << ": not supported by the CPU backend: " << why;
+      } else {
+        module.emitError("lowering onnx to linalg failed");
+      }
+      return signalPassFailure();
+    }
+    // `none` placeholders have no users left.
+    module.walk([](kiln::onnx::NoValueOp op) {
+      if (op->use_empty())
+        op->erase();
+    });
+  }
+
+  /// Reports every op without a lowering and every dynamic shape.
+  LogicalResult checkSupported(ModuleOp module,
+                               const llvm::StringSet<> &lowered) {
+    bool ok = true;
+    module.walk([&](Operation *op) {
+      if (!isOnnxOp(op) || isStructural(op))
+        return;
+      StringRef name = op->getName().getStringRef().drop_front(5);
+      if (!lowered.contains(op->getName().getStringRef())) {
+        op->emitError() << name
+                        << ": operator not supported by the CPU backend yet";
+        ok = false;
+        return;
+      }
+      auto check = [&](Value v, StringRef what, unsigned i) {
+        if (isa<NoneType>(v.getType()) || isStaticTensor(v.getType()))
+          return true;
+        std::string type;
+        llvm::raw_string_ostream os(type);
+        v.getType().print(os);
+        op->emitError() << name << ": " << what << " #" << i << " has type "
+                        << type
+                        << "; only static shapes are supported (pin the "
+                           "model's input shapes with --input-shape)";
+        ok = false;
+        return false;
+      };
+      for (auto [i, v] : llvm::enumerate(op->getOperands()))
+        if (!check(v, "operand", i))
+          return;
+      for (auto [i, v] : llvm::enumerate(op->getResults()))
+        if (!check(v, "result", i))
+          return;
+    });
+    return success(ok);
+  }
+};
+
+} // namespace

@@ -1,0 +1,154 @@
+//===- Patterns.h - onnx -> linalg patterns and helpers -----------*- C++ -*-===//
+//
+// Shared by the per-category files of the onnx -> linalg conversion: the
+// populate functions, the type converter (unsigned -> signless), and small
+// builders for the linalg/tensor idioms every category uses.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_CONVERSION_ONNXTOLINALG_PATTERNS_H
+#define KILN_PASSES_CONVERSION_ONNXTOLINALG_PATTERNS_H
+
+#include "dialects/Onnx/IR/OnnxOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace kiln::lowering {
+
+/// ONNX types use unsigned integers (ui8...); arith wants signless ones.
+/// This converter maps `tensor<..xui8>` to `tensor<..xi8>` and leaves
+/// everything else alone. Patterns read signedness from the original op.
+class OnnxTypeConverter : public mlir::TypeConverter {
+public:
+  OnnxTypeConverter();
+};
+
+void populateElementwisePatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns);
+void populateLinearPatterns(const mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+void populatePoolingPatterns(const mlir::TypeConverter &converter,
+                             mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(const mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
+void populateDataMovementPatterns(const mlir::TypeConverter &converter,
+                                  mlir::RewritePatternSet &patterns);
+void populateNormalizationPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
+
+/// Declines `op` in a pattern, recording `reason` for the pass to report as
+/// the user-facing error (MLIR's notifyMatchFailure alone is not shown).
+mlir::LogicalResult unsupported(mlir::ConversionPatternRewriter &rewriter,
+                                mlir::Operation *op, const llvm::Twine &reason);
+
+/// Where unsupported() records reasons while the pass runs (nullptr: off).
+void setFailureLog(llvm::DenseMap<mlir::Operation *, std::string> *log);
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+/// The signless version of an (ONNX) element type.
+mlir::Type signlessType(mlir::Type type);
+
+/// The element type of a shaped value or type as ONNX sees it (may be
+/// unsigned).
+mlir::Type elementTypeOf(mlir::Value v);
+
+/// f32 or f64: the float types the CPU backend computes in today.
+bool isSupportedFloat(mlir::Type type);
+/// Signed, unsigned or signless integers of 8..64 bits (not i1).
+bool isSupportedInt(mlir::Type type);
+bool isBool(mlir::Type type);
+
+/// A readable element type name for diagnostics ("float32", "uint8").
+std::string typeName(mlir::Type type);
+
+/// Converts scalar `v` (signless, of ONNX type `from`) to ONNX type `to`
+/// with ONNX Cast semantics (float->int truncates toward zero, x != 0 for
+/// bool). Returns a signless value.
+mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                       mlir::Type from, mlir::Type to);
+
+/// An arith.constant scalar of (signless) `type` with `value`.
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+
+/// The most negative value of a signless float/int type (for max pooling
+/// and max reductions), as an attribute.
+mlir::TypedAttr lowestValue(mlir::Type type, bool isUnsigned);
+mlir::TypedAttr highestValue(mlir::Type type, bool isUnsigned);
+
+//===----------------------------------------------------------------------===//
+// Tensor builders
+//===----------------------------------------------------------------------===//
+
+/// True if `type` is a ranked tensor with static dims.
+bool isStaticTensor(mlir::Type type);
+
+/// The static result type of `op`'s result `index`, converted.
+mlir::RankedTensorType convertedResultType(const mlir::TypeConverter &converter,
+                                           mlir::Operation *op,
+                                           unsigned index = 0);
+
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+
+/// A new tensor of `type` filled with `scalar`.
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, mlir::Value scalar);
+
+/// The map from an output of shape `out` to an operand of shape `in` under
+/// numpy broadcasting (leading dims dropped, size-1 dims read at 0).
+mlir::AffineMap broadcastMap(mlir::MLIRContext *context,
+                             llvm::ArrayRef<int64_t> in,
+                             llvm::ArrayRef<int64_t> out);
+
+using ScalarBody = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// An elementwise linalg.generic over `resultType` reading every input with
+/// numpy broadcasting; `body` maps the input scalars to the result scalar.
+mlir::Value broadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::ValueRange inputs,
+                             mlir::RankedTensorType resultType,
+                             ScalarBody body);
+
+/// Reshapes `v` to `type` (same element count) with collapse/expand_shape.
+mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value v, mlir::RankedTensorType type);
+
+/// Permutes the dims of `v`: result dim i is input dim perm[i].
+mlir::Value transposeTensor(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value v, llvm::ArrayRef<int64_t> perm);
+
+/// Pads the trailing (spatial) dims of `v` with `padValue`:
+/// `low`/`high` give the pad of every dim (zeros for leading dims).
+mlir::Value padTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                      llvm::ArrayRef<int64_t> low, llvm::ArrayRef<int64_t> high,
+                      mlir::Value padValue);
+
+/// Computes begin/end pads of a conv/pool window op for every spatial dim
+/// from its attributes (explicit pads, or auto_pad SAME_UPPER/SAME_LOWER/
+/// VALID) and the static input and output spatial sizes.
+void resolvePads(llvm::StringRef autoPad,
+                 std::optional<llvm::ArrayRef<int64_t>> pads,
+                 llvm::ArrayRef<int64_t> in, llvm::ArrayRef<int64_t> out,
+                 llvm::ArrayRef<int64_t> kernel,
+                 llvm::ArrayRef<int64_t> strides,
+                 llvm::ArrayRef<int64_t> dilations,
+                 llvm::SmallVectorImpl<int64_t> &begin,
+                 llvm::SmallVectorImpl<int64_t> &end);
+
+/// An attribute array or `count` copies of `fill`.
+llvm::SmallVector<int64_t>
+valuesOr(std::optional<llvm::ArrayRef<int64_t>> values, size_t count,
+         int64_t fill);
+
+} // namespace kiln::lowering
+
+#endif // KILN_PASSES_CONVERSION_ONNXTOLINALG_PATTERNS_H

@@ -1,0 +1,203 @@
+//===- Pooling.cpp - MaxPool and AveragePool -> linalg.generic -------------===//
+//
+// Window pooling pads the input (with the lowest value for max, zero for
+// average), then reduces every window with a linalg.generic whose window
+// dims are bounded by an empty "window" operand, as linalg's named pooling
+// ops do. Average pooling divides by a compile-time divisor tensor that
+// counts, per output position, the window elements the spec includes
+// (with or without padding; never the extra ceil_mode padding).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/OnnxToLinalg/Patterns.h"
+
+using namespace mlir;
+using namespace kiln::lowering;
+namespace onnx = kiln::onnx;
+
+namespace {
+
+struct Window {
+  SmallVector<int64_t> kernel, strides, dilations, lo, hi, in, out;
+};
+
+/// Pads `x` and reduces each window into an [N, C, O...] tensor.
+Value poolWindows(OpBuilder &b, Location loc, Value x, const Window &w,
+                  RankedTensorType outType, TypedAttr padAndInit,
+                  function_ref<Value(OpBuilder &, Location, Value, Value)> combine) {
+  int64_t sp = w.kernel.size();
+  SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};
+  padLo.append(w.lo);
+  padHi.append(w.hi);
+  Value padValue = arith::ConstantOp::create(b, loc, padAndInit);
+  x = padTensor(b, loc, x, padLo, padHi, padValue);
+  Type et = outType.getElementType();
+  Value window = tensor::EmptyOp::create(b, loc, w.kernel, et);
+  Value init = filledTensor(b, loc, outType, padValue);
+  MLIRContext *ctx = b.getContext();
+  unsigned nd = 2 + 2 * sp;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  // Loops: n, c, o..., k...
+  SmallVector<AffineExpr> xe{d(0), d(1)}, ke, ye{d(0), d(1)};
+  for (int64_t i = 0; i < sp; ++i) {
+    AffineExpr o = d(2 + i), k = d(2 + sp + i);
+    xe.push_back(o * w.strides[i] + k * w.dilations[i]);
+    ke.push_back(k);
+    ye.push_back(o);
+  }
+  SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+  for (unsigned i = 2 + sp; i < nd; ++i)
+    iters[i] = utils::IteratorType::reduction;
+  return linalg::GenericOp::create(
+             b, loc, outType, ValueRange{x, window}, ValueRange{init},
+             ArrayRef<AffineMap>{AffineMap::get(nd, 0, xe, ctx),
+                                 AffineMap::get(nd, 0, ke, ctx),
+                                 AffineMap::get(nd, 0, ye, ctx)},
+             iters,
+             [&](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, combine(nb, l, args[2], args[0]));
+             })
+      .getResult(0);
+}
+
+template <typename OpTy>
+LogicalResult readWindow(OpTy op, RankedTensorType xType,
+                         RankedTensorType yType,
+                         std::optional<ArrayRef<int64_t>> dilations,
+                         Window &w) {
+  int64_t sp = xType.getRank() - 2;
+  if (sp < 1 || static_cast<int64_t>(op.getKernelShape().size()) != sp)
+    return failure();
+  w.kernel.assign(op.getKernelShape().begin(), op.getKernelShape().end());
+  w.strides = valuesOr(op.getStrides(), sp, 1);
+  w.dilations = valuesOr(dilations, sp, 1);
+  w.in.assign(xType.getShape().begin() + 2, xType.getShape().end());
+  w.out.assign(yType.getShape().begin() + 2, yType.getShape().end());
+  resolvePads(op.getAutoPad(), op.getPads(), w.in, w.out, w.kernel, w.strides,
+              w.dilations, w.lo, w.hi);
+  return success();
+}
+
+struct MaxPoolPattern : public OpConversionPattern<onnx::MaxPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::MaxPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem) && !isSupportedInt(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    if (!isa<NoneType>(op.getIndices().getType()) && !op.getIndices().use_empty())
+      return unsupported(rewriter, op,
+                                         "the Indices output is not supported yet");
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    Window w;
+    if (failed(readWindow(op, xType, yType, op.getDilations(), w)))
+      return unsupported(rewriter, op, "kernel_shape does not match the input rank");
+    bool isUnsigned = elem.isUnsignedInteger();
+    Value y = poolWindows(
+        rewriter, op.getLoc(), adaptor.getX(), w, yType,
+        lowestValue(yType.getElementType(), isUnsigned),
+        [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+          if (isa<FloatType>(acc.getType()))
+            return arith::MaximumFOp::create(b, l, acc, v);
+          if (isUnsigned)
+            return arith::MaxUIOp::create(b, l, acc, v);
+          return arith::MaxSIOp::create(b, l, acc, v);
+        });
+    Value none = onnx::NoValueOp::create(rewriter, op.getLoc(),
+                                         rewriter.getNoneType());
+    rewriter.replaceOp(op, ValueRange{y, none});
+    return success();
+  }
+};
+
+struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::AveragePoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    Window w;
+    if (failed(readWindow(op, xType, yType, std::nullopt, w)))
+      return unsupported(rewriter, op, "kernel_shape does not match the input rank");
+    Type et = yType.getElementType();
+    Value sum = poolWindows(
+        rewriter, loc, adaptor.getX(), w, yType,
+        cast<TypedAttr>(rewriter.getFloatAttr(et, 0.0)),
+        [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+          return arith::AddFOp::create(b, l, acc, v);
+        });
+    // The divisor is separable: the product of per-dim counts. With
+    // count_include_pad, the stated (or auto) pads count, the extra padding
+    // a ceil_mode window reaches into does not.
+    bool includePad = op.getCountIncludePad() != 0;
+    int64_t sp = w.kernel.size();
+    SmallVector<SmallVector<int64_t>> perDim;
+    SmallVector<int64_t> stated = valuesOr(op.getPads(), 2 * sp, 0);
+    bool autoPad = op.getAutoPad() == "SAME_UPPER" || op.getAutoPad() == "SAME_LOWER";
+    for (int64_t i = 0; i < sp; ++i) {
+      int64_t statedEnd = autoPad ? w.hi[i] : stated[i + sp];
+      SmallVector<int64_t> counts;
+      for (int64_t o = 0; o < w.out[i]; ++o) {
+        int64_t count = 0;
+        for (int64_t k = 0; k < w.kernel[i]; ++k) {
+          int64_t p = o * w.strides[i] + k - w.lo[i];
+          bool inside = includePad ? (p < w.in[i] + statedEnd)
+                                   : (p >= 0 && p < w.in[i]);
+          count += inside;
+        }
+        counts.push_back(std::max<int64_t>(count, 1));
+      }
+      perDim.push_back(std::move(counts));
+    }
+    SmallVector<int64_t> outSpatial(w.out);
+    int64_t total = 1;
+    for (int64_t d : outSpatial)
+      total *= d;
+    SmallVector<double> divisor(total, 1.0);
+    for (int64_t flat = 0; flat < total; ++flat) {
+      int64_t rem = flat;
+      double value = 1;
+      for (int64_t i = sp - 1; i >= 0; --i) {
+        value *= perDim[i][rem % w.out[i]];
+        rem /= w.out[i];
+      }
+      divisor[flat] = value;
+    }
+    SmallVector<int64_t> divShape{1, 1};
+    divShape.append(outSpatial);
+    auto divType = RankedTensorType::get(divShape, et);
+    DenseElementsAttr divAttr;
+    if (et.isF32()) {
+      SmallVector<float> f(divisor.begin(), divisor.end());
+      divAttr = DenseElementsAttr::get(divType, ArrayRef<float>(f));
+    } else {
+      divAttr = DenseElementsAttr::get(divType, ArrayRef<double>(divisor));
+    }
+    Value div = arith::ConstantOp::create(rewriter, loc, divAttr);
+    Value y = broadcastGeneric(rewriter, loc, ValueRange{sum, div}, yType,
+                               [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                 return arith::DivFOp::create(b, l, a[0], a[1]);
+                               });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+} // namespace
+
+namespace kiln::lowering {
+void populatePoolingPatterns(const TypeConverter &converter,
+                             RewritePatternSet &patterns) {
+  patterns.add<MaxPoolPattern, AveragePoolPattern>(converter,
+                                                   patterns.getContext());
+}
+} // namespace kiln::lowering

@@ -1,0 +1,334 @@
+//===- Reduction.cpp - Reduce*, Softmax, global pooling -> linalg ----------===//
+//
+// Every reduction is one linalg.generic whose output map drops the reduced
+// dims, reshaped to the keepdims shape so that what follows (a mean's
+// division, softmax's normalisation) broadcasts it back with numpy rules.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/OnnxToLinalg/Patterns.h"
+
+#include "dialects/Onnx/IR/ShapeHelpers.h"
+
+using namespace mlir;
+using namespace kiln::lowering;
+namespace onnx = kiln::onnx;
+
+namespace {
+
+using Combine = function_ref<Value(OpBuilder &, Location, Value acc, Value x)>;
+using Map = function_ref<Value(OpBuilder &, Location, Value x)>;
+
+/// Reduces `x` over the dims where `reduce` is set; the result has size 1
+/// in those dims. `pre` maps each element before combining.
+Value reduceKeepDims(OpBuilder &b, Location loc, Value x,
+                     ArrayRef<bool> reduce, TypedAttr init, Combine combine,
+                     Map pre = nullptr) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<int64_t> outShape, keepShape;
+  SmallVector<utils::IteratorType> iters;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (reduce[i]) {
+      iters.push_back(utils::IteratorType::reduction);
+      keepShape.push_back(1);
+    } else {
+      iters.push_back(utils::IteratorType::parallel);
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+      outShape.push_back(type.getDimSize(i));
+      keepShape.push_back(type.getDimSize(i));
+    }
+  }
+  auto outType = type.clone(outShape);
+  Value initValue = arith::ConstantOp::create(b, loc, init);
+  Value filled = filledTensor(b, loc, outType, initValue);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{x}, ValueRange{filled},
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(type.getRank()),
+                          AffineMap::get(type.getRank(), 0, outExprs, ctx)},
+      iters, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = pre ? pre(nb, l, args[0]) : args[0];
+        linalg::YieldOp::create(nb, l, combine(nb, l, args[1], v));
+      });
+  return reshapeTensor(b, loc, generic.getResult(0), type.clone(keepShape));
+}
+
+Value addValues(OpBuilder &b, Location l, Value x, Value y) {
+  if (isa<FloatType>(x.getType()))
+    return arith::AddFOp::create(b, l, x, y);
+  return arith::AddIOp::create(b, l, x, y);
+}
+
+enum class Kind { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
+
+/// Lowers one Reduce* op; axes come from the attribute or (ReduceSum) the
+/// second operand, which must be constant.
+template <typename OpTy, Kind kind>
+struct ReducePattern : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Operation *raw = op.getOperation();
+    Type elem = elementTypeOf(raw->getOperand(0));
+    bool isFloat = isSupportedFloat(elem);
+    if (!isFloat && !isSupportedInt(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    if (!isFloat && (kind == Kind::L2 || kind == Kind::LogSum ||
+                     kind == Kind::LogSumExp || kind == Kind::Mean))
+      return unsupported(rewriter, op, "integer inputs are not supported yet");
+    Value x = adaptor.getOperands()[0];
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t rank = xType.getRank();
+    SmallVector<int64_t> axes;
+    bool noopWhenEmpty = false;
+    if (raw->getNumOperands() > 1) {
+      Value axesOperand = raw->getOperand(1);
+      if (!onnx::isNone(axesOperand)) {
+        std::optional<SmallVector<int64_t>> c = onnx::constantInts(axesOperand);
+        if (!c)
+          return unsupported(rewriter, op, "axes must be a constant");
+        axes = *c;
+      }
+      if (auto a = raw->getAttrOfType<IntegerAttr>("noop_with_empty_axes"))
+        noopWhenEmpty = a.getInt() != 0;
+    } else if (auto a = raw->getAttrOfType<DenseI64ArrayAttr>("axes")) {
+      axes.assign(a.asArrayRef().begin(), a.asArrayRef().end());
+    }
+    RankedTensorType resultType = convertedResultType(*this->typeConverter, op);
+    if (axes.empty() && noopWhenEmpty) {
+      rewriter.replaceOp(op, x);
+      return success();
+    }
+    SmallVector<bool> reduce(rank, axes.empty());
+    for (int64_t a : axes) {
+      if (a < -rank || a >= rank)
+        return unsupported(rewriter, op, "axis out of range");
+      reduce[a < 0 ? a + rank : a] = true;
+    }
+    Type et = xType.getElementType();
+    bool isUnsigned = elem.isUnsignedInteger();
+    auto zero = cast<TypedAttr>(isFloat ? Attribute(rewriter.getFloatAttr(et, 0))
+                                        : Attribute(rewriter.getIntegerAttr(et, 0)));
+    auto one = cast<TypedAttr>(isFloat ? Attribute(rewriter.getFloatAttr(et, 1))
+                                       : Attribute(rewriter.getIntegerAttr(et, 1)));
+    Value r;
+    auto sum = [](OpBuilder &b, Location l, Value acc, Value v) {
+      return addValues(b, l, acc, v);
+    };
+    switch (kind) {
+    case Kind::Sum:
+    case Kind::Mean:
+    case Kind::LogSum:
+      r = reduceKeepDims(rewriter, loc, x, reduce, zero, sum);
+      break;
+    case Kind::Max:
+    case Kind::Min: {
+      bool isMax = kind == Kind::Max;
+      TypedAttr init = isMax ? lowestValue(et, isUnsigned) : highestValue(et, isUnsigned);
+      r = reduceKeepDims(
+          rewriter, loc, x, reduce, init,
+          [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+            if (isFloat)
+              return isMax ? Value(arith::MaximumFOp::create(b, l, acc, v))
+                           : Value(arith::MinimumFOp::create(b, l, acc, v));
+            if (isUnsigned)
+              return isMax ? Value(arith::MaxUIOp::create(b, l, acc, v))
+                           : Value(arith::MinUIOp::create(b, l, acc, v));
+            return isMax ? Value(arith::MaxSIOp::create(b, l, acc, v))
+                         : Value(arith::MinSIOp::create(b, l, acc, v));
+          });
+      break;
+    }
+    case Kind::Prod:
+      r = reduceKeepDims(rewriter, loc, x, reduce, one,
+                         [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                           if (isFloat) return arith::MulFOp::create(b, l, acc, v);
+                           return arith::MulIOp::create(b, l, acc, v);
+                         });
+      break;
+    case Kind::L1:
+      r = reduceKeepDims(rewriter, loc, x, reduce, zero, sum,
+                         [&](OpBuilder &b, Location l, Value v) -> Value {
+                           if (isFloat) return math::AbsFOp::create(b, l, v);
+                           if (isUnsigned) return v;
+                           return math::AbsIOp::create(b, l, v);
+                         });
+      break;
+    case Kind::L2:
+    case Kind::SumSquare:
+      r = reduceKeepDims(rewriter, loc, x, reduce, zero, sum,
+                         [&](OpBuilder &b, Location l, Value v) -> Value {
+                           if (isFloat) return arith::MulFOp::create(b, l, v, v);
+                           return arith::MulIOp::create(b, l, v, v);
+                         });
+      break;
+    case Kind::LogSumExp: {
+      // log(sum(exp(x - max))) + max, stable for large inputs.
+      Value mx = reduceKeepDims(
+          rewriter, loc, x, reduce, lowestValue(et, false),
+          [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+            return arith::MaximumFOp::create(b, l, acc, v);
+          });
+      Value shifted = broadcastGeneric(
+          rewriter, loc, ValueRange{x, mx}, xType,
+          [](OpBuilder &b, Location l, ValueRange a) -> Value {
+            return math::ExpOp::create(b, l, arith::SubFOp::create(b, l, a[0], a[1]));
+          });
+      Value s = reduceKeepDims(rewriter, loc, shifted, reduce, zero, sum);
+      r = broadcastGeneric(rewriter, loc, ValueRange{s, mx},
+                           cast<RankedTensorType>(s.getType()),
+                           [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                             return arith::AddFOp::create(
+                                 b, l, math::LogOp::create(b, l, a[0]), a[1]);
+                           });
+      break;
+    }
+    }
+    auto keepType = cast<RankedTensorType>(r.getType());
+    if (kind == Kind::Mean || kind == Kind::L2 || kind == Kind::LogSum) {
+      int64_t count = 1;
+      for (int64_t i = 0; i < rank; ++i)
+        if (reduce[i])
+          count *= xType.getDimSize(i);
+      r = broadcastGeneric(
+          rewriter, loc, ValueRange{r}, keepType,
+          [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            if (kind == Kind::Mean)
+              return arith::DivFOp::create(
+                  b, l, a[0], scalarConstant(b, l, et, static_cast<double>(count)));
+            if (kind == Kind::L2)
+              return math::SqrtOp::create(b, l, a[0]);
+            return math::LogOp::create(b, l, a[0]);
+          });
+    }
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, resultType));
+    return success();
+  }
+};
+
+/// Softmax and LogSoftmax (opset 13: one axis).
+template <typename OpTy, bool isLog>
+struct SoftmaxPattern : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getOperation()->getOperand(0));
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    Value x = adaptor.getInput();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank();
+    int64_t axis = op.getAxis();
+    if (axis < -rank || axis >= rank)
+      return unsupported(rewriter, op, "axis out of range");
+    if (axis < 0)
+      axis += rank;
+    SmallVector<bool> reduce(rank, false);
+    reduce[axis] = true;
+    Type et = type.getElementType();
+    Value mx = reduceKeepDims(rewriter, loc, x, reduce, lowestValue(et, false),
+                              [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                                return arith::MaximumFOp::create(b, l, acc, v);
+                              });
+    Value shifted = broadcastGeneric(rewriter, loc, ValueRange{x, mx}, type,
+                                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                       return arith::SubFOp::create(b, l, a[0], a[1]);
+                                     });
+    Value sum = reduceKeepDims(
+        rewriter, loc, shifted, reduce, rewriter.getFloatAttr(et, 0),
+        [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+          return arith::AddFOp::create(b, l, acc, v);
+        },
+        [](OpBuilder &b, Location l, Value v) -> Value {
+          return math::ExpOp::create(b, l, v);
+        });
+    Value y = broadcastGeneric(
+        rewriter, loc, ValueRange{shifted, sum}, type,
+        [](OpBuilder &b, Location l, ValueRange a) -> Value {
+          if (isLog)
+            return arith::SubFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
+          return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, a[0]), a[1]);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// GlobalAveragePool and GlobalMaxPool: reduce every spatial dim.
+template <typename OpTy, bool isMax>
+struct GlobalPoolPattern : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getOperation()->getOperand(0));
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, 
+          op, "element type " + typeName(elem) + " is not supported yet");
+    Value x = adaptor.getX();
+    auto type = cast<RankedTensorType>(x.getType());
+    SmallVector<bool> reduce(type.getRank(), true);
+    reduce[0] = reduce[1] = false;
+    Type et = type.getElementType();
+    Value r;
+    if (isMax) {
+      r = reduceKeepDims(rewriter, loc, x, reduce, lowestValue(et, false),
+                         [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                           return arith::MaximumFOp::create(b, l, acc, v);
+                         });
+    } else {
+      r = reduceKeepDims(rewriter, loc, x, reduce, rewriter.getFloatAttr(et, 0),
+                         [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                           return arith::AddFOp::create(b, l, acc, v);
+                         });
+      double count = 1;
+      for (int64_t i = 2; i < type.getRank(); ++i)
+        count *= type.getDimSize(i);
+      r = broadcastGeneric(rewriter, loc, ValueRange{r},
+                           cast<RankedTensorType>(r.getType()),
+                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                             return arith::DivFOp::create(
+                                 b, l, a[0], scalarConstant(b, l, et, count));
+                           });
+    }
+    rewriter.replaceOp(op, r);
+    return success();
+  }
+};
+
+} // namespace
+
+namespace kiln::lowering {
+void populateReductionPatterns(const TypeConverter &converter,
+                               RewritePatternSet &patterns) {
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<ReducePattern<onnx::ReduceSumOp, Kind::Sum>,
+               ReducePattern<onnx::ReduceMeanOp, Kind::Mean>,
+               ReducePattern<onnx::ReduceMaxOp, Kind::Max>,
+               ReducePattern<onnx::ReduceMinOp, Kind::Min>,
+               ReducePattern<onnx::ReduceProdOp, Kind::Prod>,
+               ReducePattern<onnx::ReduceL1Op, Kind::L1>,
+               ReducePattern<onnx::ReduceL2Op, Kind::L2>,
+               ReducePattern<onnx::ReduceSumSquareOp, Kind::SumSquare>,
+               ReducePattern<onnx::ReduceLogSumOp, Kind::LogSum>,
+               ReducePattern<onnx::ReduceLogSumExpOp, Kind::LogSumExp>,
+               SoftmaxPattern<onnx::SoftmaxOp, false>,
+               SoftmaxPattern<onnx::LogSoftmaxOp, true>,
+               GlobalPoolPattern<onnx::GlobalAveragePoolOp, false>,
+               GlobalPoolPattern<onnx::GlobalMaxPoolOp, true>>(converter, ctx);
+}
+} // namespace kiln::lowering

@@ -1,0 +1,39 @@
+//===- Passes.td - Bufferization and memory planning -------*- tablegen -*-===//
+
+#ifndef KILN_PASSES_MEMORY_PASSES_TD
+#define KILN_PASSES_MEMORY_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def MarkReadonlyInputsPass : Pass<"kiln-mark-readonly-inputs", "mlir::ModuleOp"> {
+  let summary = "Mark the model's input arguments as not writable";
+  let description = [{
+    The generated entry point takes its inputs as `const void *`: one-shot
+    bufferization must never write into them. This sets
+    `bufferization.writable = false` on every tensor argument of every
+    public function, so that in-place updates of an input copy it first.
+  }];
+}
+
+def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Place every intermediate buffer at an offset in one workspace";
+  let description = [{
+    After bufferization and `buffer-results-to-out-params`, every
+    `memref.alloc` left in a public function is an intermediate. Each gets a
+    live range (from the alloc to the last op that uses it or a view of it)
+    and an offset in a single workspace; buffers whose ranges do not overlap
+    share bytes. The allocs become `memref.view`s of a new trailing
+    `memref<N x i8>` argument, and the function gets the attributes
+    `kiln.workspace_size` and `kiln.workspace_alignment`. No heap
+    allocation remains. Dynamic shapes and allocations inside loops are
+    errors (not supported yet).
+  }];
+  let options = [
+    Option<"alignment", "alignment", "int64_t", "64",
+           "Byte alignment of every buffer's offset in the workspace">,
+  ];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+#endif // KILN_PASSES_MEMORY_PASSES_TD

@@ -1,0 +1,177 @@
+//===- PlanMemory.cpp - kiln-plan-memory pass ------------------------------===//
+//
+// The static memory plan. Every `memref.alloc` in the body of a public
+// function gets a live range over the function's top-level ops (from the
+// alloc to the last op that uses the buffer or any view of it), then an
+// offset in one workspace: buffers are placed largest first at the lowest
+// offset that overlaps no already placed buffer whose range intersects.
+// The allocs become `memref.view`s of a trailing `memref<N x i8>`
+// workspace argument.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Memory/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+#define DEBUG_TYPE "kiln-plan-memory"
+
+namespace kiln {
+#define GEN_PASS_DEF_PLANMEMORYPASS
+#include "passes/Memory/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+struct Buffer {
+  memref::AllocOp alloc;
+  int64_t bytes = 0;
+  int64_t first = 0, last = 0; ///< Live range, in top-level op indices.
+  int64_t offset = -1;
+};
+
+int64_t roundUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
+
+/// Bytes a static memref of identity layout occupies.
+std::optional<int64_t> storageBytes(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  Type et = type.getElementType();
+  if (!et.isIntOrIndexOrFloat() || et.isIndex())
+    return std::nullopt;
+  int64_t elemBytes = (et.getIntOrFloatBitWidth() + 7) / 8;
+  return type.getNumElements() * elemBytes;
+}
+
+/// The index of the last top-level op that reads or writes `root` through
+/// any chain of views.
+int64_t lastUse(Value root, Block &body,
+                const llvm::DenseMap<Operation *, int64_t> &index) {
+  int64_t last = 0;
+  SmallVector<Value> work{root};
+  llvm::SmallPtrSet<Value, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!seen.insert(v).second)
+      continue;
+    for (Operation *user : v.getUsers()) {
+      Operation *top = body.findAncestorOpInBlock(*user);
+      if (top)
+        last = std::max(last, index.lookup(top));
+      // Follow results that may alias the buffer (views, casts, reshapes).
+      for (Value r : user->getResults())
+        if (isa<BaseMemRefType>(r.getType()))
+          work.push_back(r);
+    }
+  }
+  return last;
+}
+
+struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
+  using PlanMemoryPassBase::PlanMemoryPassBase;
+
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || func.isPrivate())
+        continue;
+      if (failed(plan(func)))
+        return signalPassFailure();
+    }
+  }
+
+  LogicalResult plan(func::FuncOp func) {
+    if (!func.getBody().hasOneBlock())
+      return func.emitError("memory planning needs a single-block function");
+    Block &body = func.getBody().front();
+    llvm::DenseMap<Operation *, int64_t> index;
+    int64_t i = 0;
+    for (Operation &op : body)
+      index[&op] = i++;
+
+    SmallVector<Buffer> buffers;
+    WalkResult walk = func.walk([&](Operation *op) {
+      if (isa<memref::AllocaOp>(op) || isa<memref::ReallocOp>(op)) {
+        op->emitError("stack or re-allocations are not supported by the memory plan");
+        return WalkResult::interrupt();
+      }
+      auto alloc = dyn_cast<memref::AllocOp>(op);
+      if (!alloc)
+        return WalkResult::advance();
+      if (alloc->getBlock() != &body) {
+        alloc.emitError("allocation inside a region is not supported yet");
+        return WalkResult::interrupt();
+      }
+      std::optional<int64_t> bytes = storageBytes(alloc.getType());
+      if (!bytes) {
+        alloc.emitError("only static shapes are supported by the memory plan");
+        return WalkResult::interrupt();
+      }
+      Buffer buf;
+      buf.alloc = alloc;
+      buf.bytes = roundUp(std::max<int64_t>(*bytes, 1), alignment);
+      buf.first = index[alloc];
+      buf.last = std::max(buf.first, lastUse(alloc, body, index));
+      buffers.push_back(buf);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+
+    // Largest first, then earliest; place at the lowest free offset.
+    SmallVector<Buffer *> order;
+    for (Buffer &b : buffers)
+      order.push_back(&b);
+    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
+      if (a->bytes != b->bytes)
+        return a->bytes > b->bytes;
+      return a->first < b->first;
+    });
+    SmallVector<Buffer *> placed;
+    int64_t total = 0;
+    for (Buffer *b : order) {
+      SmallVector<std::pair<int64_t, int64_t>> busy;
+      for (Buffer *p : placed)
+        if (!(p->last < b->first || b->last < p->first))
+          busy.push_back({p->offset, p->offset + p->bytes});
+      llvm::sort(busy);
+      int64_t offset = 0;
+      for (auto [lo, hi] : busy) {
+        if (offset + b->bytes <= lo)
+          break;
+        offset = std::max(offset, hi);
+      }
+      b->offset = offset;
+      total = std::max(total, offset + b->bytes);
+      placed.push_back(b);
+    }
+
+    // The workspace argument, then views into it.
+    MLIRContext *ctx = func.getContext();
+    OpBuilder builder(ctx);
+    auto wsType = MemRefType::get({total}, builder.getI8Type());
+    unsigned wsIndex = func.getNumArguments();
+    if (failed(func.insertArgument(wsIndex, wsType,
+                                   builder.getDictionaryAttr(builder.getNamedAttr(
+                                       "kiln.workspace", builder.getUnitAttr())),
+                                   func.getLoc())))
+      return failure();
+    Value ws = func.getArgument(wsIndex);
+    for (Buffer &b : buffers) {
+      builder.setInsertionPoint(b.alloc);
+      Value offset = arith::ConstantIndexOp::create(builder, b.alloc.getLoc(), b.offset);
+      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(),
+                                          ws, offset, ValueRange{});
+      b.alloc.replaceAllUsesWith(view);
+      b.alloc.erase();
+    }
+    func.walk([](memref::DeallocOp op) { op.erase(); });
+    func->setAttr("kiln.workspace_size", builder.getI64IntegerAttr(total));
+    func->setAttr("kiln.workspace_alignment", builder.getI64IntegerAttr(16));
+    return success();
+  }
+};
+
+} // namespace
