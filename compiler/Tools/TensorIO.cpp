@@ -266,6 +266,8 @@ bool writeNpy(const std::string &path, const HostTensor &t, std::string &error) 
   for (const NpyType &n : kNpyTypes)
     if (n.dtype == t.dtype && !descr)
       descr = n.descr;
+  if (t.dtype == kBfloat16)
+    descr = "<u2"; // NumPy has no bfloat16: the bit patterns, as uint16.
   if (!descr) {
     error = std::string("cannot write ") + dataTypeName(t.dtype) + " as .npy";
     return false;

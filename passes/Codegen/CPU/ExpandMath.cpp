@@ -9,6 +9,7 @@
 
 #include "passes/Codegen/CPU/Passes.h"
 
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -76,6 +77,8 @@ struct ExpandMathPass : public kiln::impl::ExpandMathPassBase<ExpandMathPass> {
                                          "fpowi", "exp2", "roundeven", "round",
                                          "ctlz"});
     populateMathPolynomialApproximationPatterns(patterns);
+    // bfloat16 conversions as integer arithmetic (no compiler-rt calls).
+    arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
   }

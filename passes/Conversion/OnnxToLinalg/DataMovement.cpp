@@ -82,8 +82,17 @@ struct ForwardPattern : public OpConversionPattern<OpTy> {
     }
     SmallVector<Value> results{adaptor.getOperands()[0]};
     for (Value extra : raw->getResults().drop_front()) {
+      // Dropout's mask in inference keeps everything: all true.
+      auto maskType = dyn_cast_or_null<RankedTensorType>(
+          this->typeConverter->convertType(extra.getType()));
+      if (maskType && maskType.getElementType().isInteger(1)) {
+        results.push_back(arith::ConstantOp::create(
+            rewriter, op.getLoc(),
+            DenseElementsAttr::get(maskType, rewriter.getBoolAttr(true))));
+        continue;
+      }
       if (!extra.use_empty())
-        return unsupported(rewriter, op, "the mask output is not supported yet");
+        return unsupported(rewriter, op, "this output is not supported yet");
       results.push_back(onnx::NoValueOp::create(rewriter, op.getLoc(),
                                                 rewriter.getNoneType()));
     }
@@ -220,6 +229,79 @@ struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
 
 struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// starts/ends/axes/steps known only at run time: the result shape is
+  /// static, so each output dim d reads data[start_d + i * step_d], with
+  /// start_d and step_d computed from the operands (ONNX's clamping rules)
+  /// and every index clamped into the tensor.
+  LogicalResult runtimeSlice(onnx::SliceOp op, OpAdaptor adaptor,
+                             ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    Value data = adaptor.getData();
+    auto dType = cast<RankedTensorType>(data.getType());
+    RankedTensorType type = convertedResultType(*typeConverter, op);
+    int64_t rank = dType.getRank();
+    auto startsType = cast<RankedTensorType>(adaptor.getStarts().getType());
+    if (startsType.getRank() != 1)
+      return unsupported(rewriter, op, "starts must be 1-D");
+    int64_t n = startsType.getDimSize(0);
+    OpBuilder &b = rewriter;
+    auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+    auto read = [&](Value t, int64_t j) -> Value {
+      Value v = tensor::ExtractOp::create(b, loc, t, ValueRange{idx(j)});
+      return arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+    };
+    SmallVector<Value> start(rank), step(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      start[d] = idx(0);
+      step[d] = idx(1);
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      Value axis = onnx::isNone(op.getAxes()) ? idx(j) : read(adaptor.getAxes(), j);
+      Value st = onnx::isNone(op.getSteps()) ? idx(1) : read(adaptor.getSteps(), j);
+      Value s0 = read(adaptor.getStarts(), j);
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t dim = dType.getDimSize(d);
+        Value isD = arith::OrIOp::create(
+            b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, axis, idx(d)),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, axis, idx(d - rank)));
+        Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, s0, idx(0));
+        Value s = arith::SelectOp::create(b, loc, neg,
+                                          arith::AddIOp::create(b, loc, s0, idx(dim)), s0);
+        Value positive = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sgt, st, idx(0));
+        Value hi = arith::SelectOp::create(b, loc, positive, idx(dim),
+                                           idx(std::max<int64_t>(dim - 1, 0)));
+        s = arith::MinSIOp::create(b, loc, arith::MaxSIOp::create(b, loc, s, idx(0)), hi);
+        start[d] = arith::SelectOp::create(b, loc, isD, s, start[d]);
+        step[d] = arith::SelectOp::create(b, loc, isD, st, step[d]);
+      }
+    }
+    if (type.getNumElements() == 0 || dType.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
+      return success();
+    }
+    auto generic = linalg::GenericOp::create(
+        b, loc, type, ValueRange{}, ValueRange{emptyTensor(b, loc, type)},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            Value i = linalg::IndexOp::create(nb, l, d);
+            Value p = arith::AddIOp::create(nb, l, start[d],
+                                            arith::MulIOp::create(nb, l, i, step[d]));
+            Value zero = arith::ConstantIndexOp::create(nb, l, 0);
+            Value last = arith::ConstantIndexOp::create(
+                nb, l, std::max<int64_t>(dType.getDimSize(d) - 1, 0));
+            at.push_back(arith::MinSIOp::create(
+                nb, l, arith::MaxSIOp::create(nb, l, p, zero), last));
+          }
+          linalg::YieldOp::create(nb, l, tensor::ExtractOp::create(nb, l, data, at).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+
   LogicalResult
   matchAndRewrite(onnx::SliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -230,24 +312,25 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
     int64_t rank = dType.getRank();
     auto starts = onnx::constantInts(op.getStarts());
     auto ends = onnx::constantInts(op.getEnds());
-    if (!starts || !ends)
-      return unsupported(rewriter, op, "starts and ends must be constants");
+    std::optional<SmallVector<int64_t>> constAxes, constSteps;
+    if (!onnx::isNone(op.getAxes()))
+      constAxes = onnx::constantInts(op.getAxes());
+    if (!onnx::isNone(op.getSteps()))
+      constSteps = onnx::constantInts(op.getSteps());
+    bool runtime = !starts || !ends ||
+                   (!onnx::isNone(op.getAxes()) && !constAxes) ||
+                   (!onnx::isNone(op.getSteps()) && !constSteps);
+    if (runtime)
+      return runtimeSlice(op, adaptor, rewriter);
     SmallVector<int64_t> axes, steps(starts->size(), 1);
-    if (!onnx::isNone(op.getAxes())) {
-      auto a = onnx::constantInts(op.getAxes());
-      if (!a)
-        return unsupported(rewriter, op, "axes must be a constant");
-      axes = *a;
+    if (constAxes) {
+      axes = *constAxes;
     } else {
       for (size_t i = 0; i < starts->size(); ++i)
         axes.push_back(i);
     }
-    if (!onnx::isNone(op.getSteps())) {
-      auto s = onnx::constantInts(op.getSteps());
-      if (!s)
-        return unsupported(rewriter, op, "steps must be a constant");
-      steps = *s;
-    }
+    if (constSteps)
+      steps = *constSteps;
     if (axes.size() != starts->size() || ends->size() != starts->size() ||
         steps.size() != starts->size())
       return unsupported(rewriter, op, "starts, ends, axes and steps differ in length");
@@ -434,36 +517,103 @@ struct ConstantOfShapePattern : public OpConversionPattern<onnx::ConstantOfShape
   }
 };
 
+/// Pad: constant mode with constant pads becomes tensor.pad; other modes
+/// (edge, reflect), run-time pads and negative pads (crops) read every
+/// output element from a computed source index.
 struct PadPattern : public OpConversionPattern<onnx::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(onnx::PadOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    if (op.getMode() != "constant")
-      return unsupported(rewriter, op, "mode '" + op.getMode().str() +
-                                                 "' is not supported yet");
-    auto pads = onnx::constantInts(op.getPads());
+    StringRef mode = op.getMode();
+    if (mode != "constant" && mode != "edge" && mode != "reflect")
+      return unsupported(rewriter, op, "mode '" + mode.str() + "' is not supported");
     auto type = cast<RankedTensorType>(adaptor.getData().getType());
+    RankedTensorType resultType = convertedResultType(*typeConverter, op);
     int64_t rank = type.getRank();
-    if (!pads || static_cast<int64_t>(pads->size()) != 2 * rank)
-      return unsupported(rewriter, op, "pads must be a constant of 2 * rank values");
-    SmallVector<int64_t> lo(pads->begin(), pads->begin() + rank),
-        hi(pads->begin() + rank, pads->end());
-    if (llvm::any_of(*pads, [](int64_t p) { return p < 0; }))
-      return unsupported(rewriter, op, "negative pads are not supported yet");
+    auto padsType = cast<RankedTensorType>(adaptor.getPads().getType());
+    if (padsType.getRank() != 1 || padsType.getDimSize(0) != 2 * rank)
+      return unsupported(rewriter, op, "pads must hold 2 * rank values");
     Type et = type.getElementType();
     Value padValue;
     if (onnx::isNone(op.getConstantValue())) {
-      padValue = scalarConstant(rewriter, loc, et, 0);
+      padValue = isa<FloatType>(et) || isa<IntegerType>(et)
+                     ? scalarConstant(rewriter, loc, et, 0)
+                     : Value();
+      if (!padValue)
+        return unsupported(rewriter, op, unsupportedType(et));
     } else {
       Value cv = adaptor.getConstantValue();
       auto cvType = cast<RankedTensorType>(cv.getType());
+      if (cvType.getNumElements() < 1)
+        return unsupported(rewriter, op, "constant_value is empty");
       SmallVector<Value> zeros(cvType.getRank(),
                                arith::ConstantIndexOp::create(rewriter, loc, 0));
       padValue = tensor::ExtractOp::create(rewriter, loc, cv, zeros);
     }
-    rewriter.replaceOp(op, padTensor(rewriter, loc, adaptor.getData(), lo, hi, padValue));
+    auto pads = onnx::constantInts(op.getPads());
+    if (mode == "constant" && pads &&
+        llvm::none_of(*pads, [](int64_t p) { return p < 0; })) {
+      SmallVector<int64_t> lo(pads->begin(), pads->begin() + rank),
+          hi(pads->begin() + rank, pads->end());
+      rewriter.replaceOp(op, padTensor(rewriter, loc, adaptor.getData(), lo, hi,
+                                       padValue));
+      return success();
+    }
+    if (resultType.getNumElements() == 0) {
+      rewriter.replaceOp(op, emptyTensor(rewriter, loc, resultType));
+      return success();
+    }
+    if (type.getNumElements() == 0 && mode != "constant")
+      return unsupported(rewriter, op, "edge/reflect padding of an empty tensor");
+    // Leading pads, read at run time (constants fold).
+    OpBuilder &b = rewriter;
+    SmallVector<Value> low;
+    for (int64_t d = 0; d < rank; ++d) {
+      Value v = tensor::ExtractOp::create(
+          b, loc, adaptor.getPads(), ValueRange{arith::ConstantIndexOp::create(b, loc, d)});
+      low.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
+    }
+    Value data = adaptor.getData();
+    auto generic = linalg::GenericOp::create(
+        b, loc, resultType, ValueRange{}, ValueRange{emptyTensor(b, loc, resultType)},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location l, ValueRange) {
+          auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
+          Value inside = arith::ConstantIntOp::create(nb, l, 1, 1);
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d) {
+            int64_t dim = type.getDimSize(d);
+            Value src = arith::SubIOp::create(nb, l, linalg::IndexOp::create(nb, l, d), low[d]);
+            Value ge = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, src, c(0));
+            Value lt = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, src, c(dim));
+            inside = arith::AndIOp::create(nb, l, inside, arith::AndIOp::create(nb, l, ge, lt));
+            if (mode == "reflect" && dim > 1) {
+              // Mirror without repeating the edge: period 2 * (dim - 1).
+              int64_t period = 2 * (dim - 1);
+              Value r = arith::RemSIOp::create(nb, l, src, c(period));
+              Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, r, c(0));
+              r = arith::SelectOp::create(nb, l, neg, arith::AddIOp::create(nb, l, r, c(period)), r);
+              Value upper = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, r, c(dim));
+              src = arith::SelectOp::create(nb, l, upper, arith::SubIOp::create(nb, l, c(period), r), r);
+            }
+            at.push_back(arith::MinSIOp::create(
+                nb, l, arith::MaxSIOp::create(nb, l, src, c(0)),
+                c(std::max<int64_t>(dim - 1, 0))));
+          }
+          Value v;
+          if (type.getNumElements() == 0) {
+            v = padValue;
+          } else {
+            v = tensor::ExtractOp::create(nb, l, data, at);
+            if (mode == "constant")
+              v = arith::SelectOp::create(nb, l, inside, v, padValue);
+          }
+          linalg::YieldOp::create(nb, l, v);
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
     return success();
   }
 };

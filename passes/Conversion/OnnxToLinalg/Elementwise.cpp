@@ -29,7 +29,7 @@ struct ElemInfo {
 };
 
 /// Which element types an op accepts (checked on its first operand).
-enum class Accepts { Float, Numeric, Bool, Any };
+enum class Accepts { Float, Numeric, Bool, Any, Cast };
 
 using BodyFn = std::function<Value(OpBuilder &, Location, Operation *,
                                    ValueRange, const ElemInfo &)>;
@@ -62,14 +62,22 @@ struct ElementwisePattern : public ConversionPattern {
     case Accepts::Numeric: ok = isSupportedFloat(t) || isSupportedInt(t); break;
     case Accepts::Bool: ok = isBool(t); break;
     case Accepts::Any: break;
+    case Accepts::Cast: break;
     }
+    // Casts also convert to and from float16/bfloat16 (stored as such).
+    auto known = [&](Type ty) {
+      return isSupportedFloat(ty) || isSupportedInt(ty) || isBool(ty) ||
+             (accepts == Accepts::Cast && (ty.isF16() || ty.isBF16()));
+    };
     for (Type in : info.in)
-      ok &= isSupportedFloat(in) || isSupportedInt(in) || isBool(in);
-    ok &= isSupportedFloat(info.out) || isSupportedInt(info.out) ||
-          isBool(info.out);
+      ok &= known(in);
+    ok &= known(info.out);
     if (!ok)
       return unsupported(rewriter, 
           op, "element type " + typeName(t) + " is not supported yet");
+    // CastLike's second operand only gives the type.
+    if (accepts == Accepts::Cast)
+      inputs.resize(1);
     RankedTensorType resultType = convertedResultType(*typeConverter, op);
     Value result = broadcastGeneric(
         rewriter, op->getLoc(), inputs, resultType,
@@ -477,10 +485,10 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
   });
 
   // Cast.
-  add("onnx.Cast", Accepts::Any, [](B &b, L l, O, V a, I i) -> Value {
+  add("onnx.Cast", Accepts::Cast, [](B &b, L l, O, V a, I i) -> Value {
     return castScalar(b, l, a[0], i.in[0], i.out);
   });
-  add("onnx.CastLike", Accepts::Any, [](B &b, L l, O, V a, I i) -> Value {
+  add("onnx.CastLike", Accepts::Cast, [](B &b, L l, O, V a, I i) -> Value {
     return castScalar(b, l, a[0], i.in[0], i.out);
   });
 }

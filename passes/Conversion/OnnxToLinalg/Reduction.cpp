@@ -91,9 +91,32 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
       Value axesOperand = raw->getOperand(1);
       if (!onnx::isNone(axesOperand)) {
         std::optional<SmallVector<int64_t>> c = onnx::constantInts(axesOperand);
-        if (!c)
-          return unsupported(rewriter, op, "axes must be a constant");
-        axes = *c;
+        if (c) {
+          axes = *c;
+        } else {
+          // Axes given at run time: with keepdims the static result shape
+          // still says which dims are reduced (a size-1 dim reduces to
+          // itself either way).
+          auto keep = raw->getAttrOfType<IntegerAttr>("keepdims");
+          RankedTensorType rt = convertedResultType(*this->typeConverter, op);
+          if ((keep && keep.getInt() == 0) || rt.getRank() != rank)
+            return unsupported(rewriter, op,
+                               "axes known only at run time need keepdims=1");
+          noopWhenEmpty = false;
+          SmallVector<bool> mask(rank);
+          bool any = false;
+          for (int64_t i = 0; i < rank; ++i) {
+            mask[i] = rt.getDimSize(i) != xType.getDimSize(i);
+            any |= mask[i];
+          }
+          if (!any) {
+            rewriter.replaceOp(op, x);
+            return success();
+          }
+          for (int64_t i = 0; i < rank; ++i)
+            if (mask[i])
+              axes.push_back(i);
+        }
       }
       if (auto a = raw->getAttrOfType<IntegerAttr>("noop_with_empty_axes"))
         noopWhenEmpty = a.getInt() != 0;
