@@ -75,6 +75,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase) {
     return;
   }
   case Phase::LLVM: {
+    pm.addPass(createFlattenGlobalsPass());
     pm.addPass(createLowerCopiesPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
     pm.addPass(createExpandMathPass());

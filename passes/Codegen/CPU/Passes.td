@@ -31,4 +31,17 @@ def LowerCopiesPass : Pass<"kiln-lower-copies", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def FlattenGlobalsPass : Pass<"kiln-flatten-globals", "mlir::ModuleOp"> {
+  let summary = "Make constant memref globals one-dimensional";
+  let description = [{
+    LLVM IR turns an N-D constant into nested arrays, one constant per
+    innermost row: millions of small uniqued constants for a large weight
+    tensor (gigabytes of compiler memory). Rewriting every `memref.global`
+    to a 1-D type (the same dense or resource data) and every
+    `memref.get_global` to the 1-D global plus a `memref.expand_shape`
+    keeps each weight tensor one flat constant.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // KILN_PASSES_CODEGEN_CPU_PASSES_TD
