@@ -198,6 +198,9 @@ int compileModel(const CompileRequest &request) {
                   : request.name;
   if (makeIdentifier(info.name) != info.name)
     return fail("--name '" + info.name + "' is not a C identifier");
+  if (llvm::StringRef(info.name).starts_with("kiln_"))
+    return fail("--name '" + info.name +
+                "' starts with 'kiln_', which the runtime's symbols use");
   std::string output = request.output;
   if (output.empty())
     output = *kind == OutputKind::SharedLibrary ? "lib" + info.name + ".so"

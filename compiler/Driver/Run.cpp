@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <dlfcn.h>
 #include <numeric>
+#include <set>
 
 namespace kiln {
 
@@ -330,11 +331,19 @@ int runModel(const RunRequest &req) {
   if (!req.saveOutputs.empty()) {
     if (std::error_code ec = llvm::sys::fs::create_directories(req.saveOutputs))
       return error("cannot create '" + req.saveOutputs + "': " + ec.message());
+    std::set<std::string> used;
     for (int32_t i = 0; i < d.num_outputs; ++i) {
       std::string file = d.outputs[i].name;
       for (char &c : file)
         if (!isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.')
           c = '_';
+      if (file.empty() || file[0] == '.')
+        file = "output" + file;
+      // Two names that sanitise alike get the output's index appended.
+      if (!used.insert(file).second) {
+        file += "_" + std::to_string(i);
+        used.insert(file);
+      }
       llvm::SmallString<256> path(req.saveOutputs);
       llvm::sys::path::append(path, file + ".npy");
       std::string err;

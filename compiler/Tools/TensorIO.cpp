@@ -160,6 +160,10 @@ bool parseProto(const std::string &bytes, const std::string &path, HostTensor &t
   }
   t.name = proto.name();
   t.dtype = proto.data_type();
+  if (t.dtype == 0) {
+    error = "'" + path + "' is not a tensor file (.npy or an ONNX TensorProto)";
+    return false;
+  }
   if (dataTypeSize(t.dtype) == 0) {
     error = "'" + path + "': element type " + std::to_string(t.dtype) +
             " is not supported by kiln run";

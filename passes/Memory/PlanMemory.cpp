@@ -58,6 +58,8 @@ int64_t lastUse(Value root, Block &body,
     if (!seen.insert(v).second)
       continue;
     for (Operation *user : v.getUsers()) {
+      if (isa<memref::DeallocOp>(user))
+        continue; // Erased below; freeing is not a use.
       Operation *top = body.findAncestorOpInBlock(*user);
       if (top)
         last = std::max(last, index.lookup(top));
@@ -169,6 +171,9 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     }
     func.walk([](memref::DeallocOp op) { op.erase(); });
     func->setAttr("kiln.workspace_size", builder.getI64IntegerAttr(total));
+    // Offsets are multiples of `alignment` (cache lines by default), so a
+    // base aligned that much aligns every buffer; the code itself needs
+    // only 16-byte alignment of the base, which is what the ABI requires.
     func->setAttr("kiln.workspace_alignment", builder.getI64IntegerAttr(16));
     return success();
   }

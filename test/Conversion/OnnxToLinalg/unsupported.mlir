@@ -1,0 +1,70 @@
+// RUN: kiln-opt %s --convert-onnx-to-linalg --split-input-file --verify-diagnostics
+// What the CPU backend cannot lower is an error on the op that names the
+// op and the reason, never MLIR's generic "failed to legalize".
+
+func.func @trilu(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{Trilu: operator not supported by the CPU backend yet}}
+  %0 = "onnx.Trilu"(%x, %none) <{upper = 1 : i64}> : (tensor<3x3xf32>, none) -> tensor<3x3xf32>
+  return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+// Every op without a lowering is reported, not only the first.
+func.func @two_unsupported(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
+  %scales = "onnx.Constant"() <{value = dense<[1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00]> : tensor<4xf32>}> : () -> tensor<4xf32>
+  %none = onnx.NoValue
+  // expected-error @+1 {{Resize: operator not supported by the CPU backend yet}}
+  %0 = "onnx.Resize"(%x, %none, %scales, %none) <{coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = 0 : i64, extrapolation_value = 0.000000e+00 : f32, mode = "nearest", nearest_mode = "round_prefer_floor"}> : (tensor<1x1x2x2xf32>, none, tensor<4xf32>, none) -> tensor<1x1x4x4xf32>
+  // expected-error @+1 {{Trilu: operator not supported by the CPU backend yet}}
+  %1 = "onnx.Trilu"(%0, %none) <{upper = 0 : i64}> : (tensor<1x1x4x4xf32>, none) -> tensor<1x1x4x4xf32>
+  return %1 : tensor<1x1x4x4xf32>
+}
+
+// -----
+
+// A supported op with an attribute value it does not handle: the reason.
+func.func @pad_wrap(%x: tensor<4xf32>) -> tensor<6xf32> {
+  %pads = "onnx.Constant"() <{value = dense<1> : tensor<2xi64>}> : () -> tensor<2xi64>
+  %none = onnx.NoValue
+  // expected-error @+1 {{Pad: not supported by the CPU backend: mode 'wrap' is not supported}}
+  %0 = "onnx.Pad"(%x, %pads, %none) <{mode = "wrap"}> : (tensor<4xf32>, tensor<2xi64>, none) -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+
+// -----
+
+// MaxPool's Indices output, when something reads it.
+func.func @maxpool_indices(%x: tensor<1x1x4x4xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>) {
+  // expected-error @+1 {{MaxPool: not supported by the CPU backend: the Indices output is not supported yet}}
+  %y, %indices = "onnx.MaxPool"(%x) <{auto_pad = "NOTSET", ceil_mode = 0 : i64, kernel_shape = array<i64: 2, 2>, storage_order = 0 : i64}> : (tensor<1x1x4x4xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>)
+  return %y, %indices : tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>
+}
+
+// -----
+
+// Dynamic shapes are rejected before any pattern runs.
+func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
+  // expected-error @+1 {{Relu: operand #0 has type tensor<?x3xf32>; only static shapes are supported (pin the model's input shapes with --input-shape)}}
+  %0 = "onnx.Relu"(%x) : (tensor<?x3xf32>) -> tensor<?x3xf32>
+  return %0 : tensor<?x3xf32>
+}
+
+// -----
+
+// Axes known only at run time are fine with keepdims=1 (the result type
+// says which dims go), not without.
+func.func @reducesum_runtime_axes(%x: tensor<2x3xf32>, %axes: tensor<1xi64>) -> tensor<2xf32> {
+  // expected-error @+1 {{ReduceSum: not supported by the CPU backend: axes known only at run time need keepdims=1}}
+  %0 = "onnx.ReduceSum"(%x, %axes) <{keepdims = 0 : i64, noop_with_empty_axes = 0 : i64}> : (tensor<2x3xf32>, tensor<1xi64>) -> tensor<2xf32>
+  return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @batchnorm_training(%x: tensor<1x2x2x2xf32>, %s: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<1x2x2x2xf32> {
+  // expected-error @+1 {{BatchNormalization: not supported by the CPU backend: training_mode=1 is not supported}}
+  %y, %rm, %rv = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) <{epsilon = 1.000000e-05 : f32, momentum = 0.899999976 : f32, training_mode = 1 : i64}> : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  return %y : tensor<1x2x2x2xf32>
+}

@@ -1,0 +1,33 @@
+// RUN: kiln-opt %s --kiln-plan-memory --split-input-file --verify-diagnostics
+// What the static memory plan cannot place is an error on the allocation.
+
+func.func @dynamic_shape(%n: index, %out: memref<4xf32>) {
+  // expected-error @+1 {{only static shapes are supported by the memory plan}}
+  %a = memref.alloc(%n) : memref<?xf32>
+  %sub = memref.subview %a[0] [4] [1] : memref<?xf32> to memref<4xf32, strided<[1]>>
+  memref.copy %sub, %out : memref<4xf32, strided<[1]>> to memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @alloca(%out: memref<4xf32>) {
+  // expected-error @+1 {{stack or re-allocations are not supported by the memory plan}}
+  %a = memref.alloca() : memref<4xf32>
+  memref.copy %a, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+func.func @alloc_in_loop(%out: memref<4xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    // expected-error @+1 {{allocation inside a region is not supported yet}}
+    %a = memref.alloc() : memref<4xf32>
+    memref.copy %a, %out : memref<4xf32> to memref<4xf32>
+  }
+  return
+}

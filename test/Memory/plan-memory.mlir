@@ -1,0 +1,144 @@
+// RUN: kiln-opt %s --kiln-plan-memory --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-plan-memory=alignment=16 --split-input-file | FileCheck %s --check-prefix=ALIGN16
+// The static memory plan: every memref.alloc of a public function becomes a
+// memref.view at a constant offset of one trailing workspace argument;
+// buffers whose live ranges (alloc to last use, through views) do not
+// overlap share bytes. Slots are rounded up to the alignment (default 64).
+
+// a -> b -> c: a and b are live together, b and c too, a and c are not, so
+// c takes a's slot.
+// CHECK-LABEL: func.func @chain(
+// CHECK-SAME: %[[IN:.*]]: memref<16xf32>, %[[OUT:.*]]: memref<16xf32>, %[[WS:.*]]: memref<128xi8> {kiln.workspace})
+// CHECK-SAME: attributes {kiln.workspace_alignment = {{[0-9]+}} : i64, kiln.workspace_size = 128 : i64}
+// CHECK-NOT: memref.alloc
+// CHECK: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK: %[[A:.*]] = memref.view %[[WS]][%[[OFF_A]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: memref.copy %[[IN]], %[[A]]
+// CHECK: %[[OFF_B:.*]] = arith.constant 64 : index
+// CHECK: %[[B:.*]] = memref.view %[[WS]][%[[OFF_B]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: memref.copy %[[A]], %[[B]]
+// CHECK: %[[OFF_C:.*]] = arith.constant 0 : index
+// CHECK: %[[C:.*]] = memref.view %[[WS]][%[[OFF_C]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: memref.copy %[[B]], %[[C]]
+// CHECK: memref.copy %[[C]], %[[OUT]]
+// CHECK-NOT: memref.alloc
+func.func @chain(%in: memref<16xf32>, %out: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %a, %b : memref<16xf32> to memref<16xf32>
+  %c = memref.alloc() : memref<16xf32>
+  memref.copy %b, %c : memref<16xf32> to memref<16xf32>
+  memref.copy %c, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// A view keeps its buffer alive: a is read through %sub after b is dead, so
+// c (allocated then) cannot take a's slot but takes b's.
+// CHECK-LABEL: func.func @alias_through_subview(
+// CHECK-SAME: %[[WS:[^:]*]]: memref<128xi8> {kiln.workspace})
+// CHECK-SAME: kiln.workspace_size = 128
+// CHECK: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK: %[[A:.*]] = memref.view %[[WS]][%[[OFF_A]]][]
+// CHECK: %[[SUB:.*]] = memref.subview %[[A]][4] [4] [1]
+// CHECK: %[[OFF_B:.*]] = arith.constant 64 : index
+// CHECK: memref.view %[[WS]][%[[OFF_B]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: %[[OFF_C:.*]] = arith.constant 64 : index
+// CHECK: %[[C:.*]] = memref.view %[[WS]][%[[OFF_C]]][] : memref<128xi8> to memref<4xf32>
+// CHECK: memref.copy %[[SUB]], %[[C]]
+func.func @alias_through_subview(%in: memref<16xf32>, %out: memref<4xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  %sub = memref.subview %a[4] [4] [1] : memref<16xf32> to memref<4xf32, strided<[1], offset: 4>>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %in, %b : memref<16xf32> to memref<16xf32>
+  %c = memref.alloc() : memref<4xf32>
+  memref.copy %sub, %c : memref<4xf32, strided<[1], offset: 4>> to memref<4xf32>
+  memref.copy %c, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+
+// -----
+
+// Uses inside a loop count at the loop: a and b overlap.
+// CHECK-LABEL: func.func @use_in_loop(
+// CHECK-SAME: kiln.workspace_size = 128
+// CHECK: memref.view %{{.*}}[%c0{{.*}}][]
+// CHECK: memref.view %{{.*}}[%c64{{.*}}][]
+// CHECK: scf.for
+func.func @use_in_loop(%in: memref<16xf32>, %out: memref<16xf32>) {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = memref.load %a[%i] : memref<16xf32>
+    memref.store %v, %b[%i] : memref<16xf32>
+  }
+  memref.copy %b, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// Largest first: the 256-byte buffer gets offset 0 although the small one
+// is allocated before it; slots are rounded to the alignment (12 -> 64 by
+// default, 12 -> 16 with alignment=16).
+// CHECK-LABEL: func.func @largest_first(
+// CHECK-SAME: memref<320xi8> {kiln.workspace}
+// CHECK-SAME: kiln.workspace_size = 320
+// CHECK: %[[OFF_SMALL:.*]] = arith.constant 256 : index
+// CHECK: memref.view %{{.*}}[%[[OFF_SMALL]]][] : memref<320xi8> to memref<3xf32>
+// CHECK: %[[OFF_BIG:.*]] = arith.constant 0 : index
+// CHECK: memref.view %{{.*}}[%[[OFF_BIG]]][] : memref<320xi8> to memref<64xf32>
+// ALIGN16-LABEL: func.func @largest_first(
+// ALIGN16-SAME: memref<272xi8> {kiln.workspace}
+// ALIGN16-SAME: kiln.workspace_size = 272
+func.func @largest_first(%in: memref<64xf32>, %out: memref<64xf32>) {
+  %small = memref.alloc() : memref<3xf32>
+  %big = memref.alloc() : memref<64xf32>
+  memref.copy %in, %big : memref<64xf32> to memref<64xf32>
+  %sub = memref.subview %big[0] [3] [1] : memref<64xf32> to memref<3xf32, strided<[1]>>
+  memref.copy %sub, %small : memref<3xf32, strided<[1]>> to memref<3xf32>
+  memref.copy %big, %out : memref<64xf32> to memref<64xf32>
+  return
+}
+
+// -----
+
+// Deallocations go with the allocations.
+// CHECK-LABEL: func.func @dealloc(
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @dealloc(%in: memref<4xf32>, %out: memref<4xf32>) {
+  %a = memref.alloc() : memref<4xf32>
+  memref.copy %in, %a : memref<4xf32> to memref<4xf32>
+  memref.copy %a, %out : memref<4xf32> to memref<4xf32>
+  memref.dealloc %a : memref<4xf32>
+  return
+}
+
+// -----
+
+// No intermediate buffer: an empty workspace, still passed.
+// CHECK-LABEL: func.func @no_buffers(
+// CHECK-SAME: %{{.*}}: memref<0xi8> {kiln.workspace})
+// CHECK-SAME: kiln.workspace_size = 0
+// Private functions are not entry points: left alone.
+// CHECK-LABEL: func.func private @helper(
+// CHECK-SAME: %{{.*}}: memref<4xf32>)
+// CHECK-NOT: kiln.workspace
+// CHECK: memref.alloc
+func.func @no_buffers(%in: memref<4xf32>, %out: memref<4xf32>) {
+  memref.copy %in, %out : memref<4xf32> to memref<4xf32>
+  return
+}
+func.func private @helper(%in: memref<4xf32>) {
+  %a = memref.alloc() : memref<4xf32>
+  memref.copy %in, %a : memref<4xf32> to memref<4xf32>
+  return
+}
