@@ -238,6 +238,8 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
   using O = Operation *;
   using V = ValueRange;
   using I = const ElemInfo &;
+  using FPred = arith::CmpFPredicate;
+  using IPred = arith::CmpIPredicate;
 
   // Arithmetic.
   add("onnx.Add", Accepts::Numeric, [](B &b, L l, O, V a, I i) -> Value {
@@ -289,6 +291,101 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
   });
   add("onnx.Cos", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
     return mathOp<math::CosOp>(b, l, a[0]);
+  });
+  add("onnx.Tan", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::TanOp>(b, l, a[0]);
+  });
+  add("onnx.Asin", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::AsinOp>(b, l, a[0]);
+  });
+  add("onnx.Acos", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::AcosOp>(b, l, a[0]);
+  });
+  add("onnx.Atan", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::AtanOp>(b, l, a[0]);
+  });
+  add("onnx.Sinh", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::SinhOp>(b, l, a[0]);
+  });
+  add("onnx.Cosh", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::CoshOp>(b, l, a[0]);
+  });
+  add("onnx.Asinh", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::AsinhOp>(b, l, a[0]);
+  });
+  add("onnx.Acosh", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::AcoshOp>(b, l, a[0]);
+  });
+  add("onnx.Atanh", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
+    return mathOp<math::AtanhOp>(b, l, a[0]);
+  });
+  add("onnx.Mod", Accepts::Numeric, [](B &b, L l, O op, V a, I i) -> Value {
+    auto fmodAttr = op->getAttrOfType<IntegerAttr>("fmod");
+    bool cStyle = fmodAttr && fmodAttr.getInt() != 0;
+    Value x = a[0], y = a[1];
+    if (i.isFloat()) {
+      // fmod: x - trunc(x / y) * y (the sign of x); without fmod, the sign
+      // of y (Python's %).
+      Value q = math::TruncOp::create(b, l, arith::DivFOp::create(b, l, x, y));
+      Value r = arith::SubFOp::create(b, l, x, arith::MulFOp::create(b, l, q, y));
+      if (cStyle)
+        return r;
+      Value zero = cst(b, l, r, 0);
+      Value rNeg = arith::CmpFOp::create(b, l, FPred::OLT, r, zero);
+      Value yNeg = arith::CmpFOp::create(b, l, FPred::OLT, y, zero);
+      Value nz = arith::CmpFOp::create(b, l, FPred::ONE, r, zero);
+      Value fix = arith::AndIOp::create(b, l, nz, arith::XOrIOp::create(b, l, rNeg, yNeg));
+      return arith::SelectOp::create(b, l, fix, arith::AddFOp::create(b, l, r, y), r);
+    }
+    Value zero = cst(b, l, y, 0), one = cst(b, l, y, 1);
+    Value isZero = arith::CmpIOp::create(b, l, IPred::eq, y, zero);
+    Value d = arith::SelectOp::create(b, l, isZero, one, y);
+    if (i.isUnsigned())
+      return arith::RemUIOp::create(b, l, x, d);
+    // -1 divides everything: avoid MIN % -1, which traps.
+    Value minusOne = arith::CmpIOp::create(b, l, IPred::eq, y, cst(b, l, y, -1));
+    d = arith::SelectOp::create(b, l, minusOne, one, d);
+    Value r = arith::RemSIOp::create(b, l, x, d);
+    if (cStyle)
+      return r;
+    Value rNeg = arith::CmpIOp::create(b, l, IPred::slt, r, zero);
+    Value yNeg = arith::CmpIOp::create(b, l, IPred::slt, y, zero);
+    Value nz = arith::CmpIOp::create(b, l, IPred::ne, r, zero);
+    Value fix = arith::AndIOp::create(b, l, nz, arith::XOrIOp::create(b, l, rNeg, yNeg));
+    return arith::SelectOp::create(b, l, fix, arith::AddIOp::create(b, l, r, y), r);
+  });
+  add("onnx.Shrink", Accepts::Numeric, [](B &b, L l, O op, V a, I i) -> Value {
+    Value x = a[0];
+    Type t = x.getType();
+    Value bias = cst(b, l, x, attrF(op, "bias", 0.0));
+    Value lambd = cst(b, l, x, attrF(op, "lambd", 0.5));
+    if (!i.isFloat()) {
+      // Integer inputs: compare and subtract in the integer type.
+      Value lo = arith::SubIOp::create(b, l, cst(b, l, x, 0), lambd);
+      Value below = arith::CmpIOp::create(b, l, IPred::slt, x, lo);
+      Value above = arith::CmpIOp::create(b, l, IPred::sgt, x, lambd);
+      Value r = arith::SelectOp::create(b, l, above, arith::SubIOp::create(b, l, x, bias),
+                                        cst(b, l, x, 0));
+      return arith::SelectOp::create(b, l, below, arith::AddIOp::create(b, l, x, bias), r);
+    }
+    (void)t;
+    Value below = arith::CmpFOp::create(b, l, FPred::OLT, x, arith::NegFOp::create(b, l, lambd));
+    Value above = arith::CmpFOp::create(b, l, FPred::OGT, x, lambd);
+    Value r = arith::SelectOp::create(b, l, above, arith::SubFOp::create(b, l, x, bias),
+                                      cst(b, l, x, 0));
+    return arith::SelectOp::create(b, l, below, arith::AddFOp::create(b, l, x, bias), r);
+  });
+  add("onnx.BitShift", Accepts::Numeric, [](B &b, L l, O op, V a, I i) -> Value {
+    auto dir = op->getAttrOfType<StringAttr>("direction");
+    bool left = dir && dir.getValue() == "LEFT";
+    Value x = a[0], y = a[1];
+    unsigned width = x.getType().getIntOrFloatBitWidth();
+    // Shifting by the width or more gives 0 (LLVM would give poison).
+    Value big = arith::CmpIOp::create(b, l, IPred::uge, y, cst(b, l, y, width));
+    Value s = left ? Value(arith::ShLIOp::create(b, l, x, y))
+                   : Value(arith::ShRUIOp::create(b, l, x, y));
+    (void)i;
+    return arith::SelectOp::create(b, l, big, cst(b, l, x, 0), s);
   });
   add("onnx.Floor", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {
     return math::FloorOp::create(b, l, a[0]);

@@ -178,6 +178,80 @@ struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {
   }
 };
 
+/// N-D grouped convolution of x [N, C, S...] (already padded) with
+/// w [M, C/g, K...], plus an optional bias [M], into yType [N, M, O...].
+Value buildConv(OpBuilder &b, Location loc, Value x, Value w, Value bias,
+                int64_t g, ArrayRef<int64_t> strides,
+                ArrayRef<int64_t> dilations, RankedTensorType yType) {
+  auto xp = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  int64_t sp = xp.getRank() - 2;
+  int64_t n = xp.getDimSize(0), c = xp.getDimSize(1), m = wType.getDimSize(0);
+  int64_t cg = c / g, mg = m / g;
+  Type et = xp.getElementType();
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  SmallVector<int64_t> out(yType.getShape().drop_front(2));
+  // [N, C, S...] -> [N, G, Cg, S...]; [M, Cg, K...] -> [G, Mg, Cg, K...].
+  SmallVector<int64_t> xs{n, g, cg};
+  xs.append(xp.getShape().begin() + 2, xp.getShape().end());
+  SmallVector<ReassociationIndices> xr{{0}, {1, 2}};
+  for (int64_t i = 0; i < sp; ++i)
+    xr.push_back({3 + i});
+  x = tensor::ExpandShapeOp::create(b, loc, xp.clone(xs), x, xr);
+  SmallVector<int64_t> ws{g, mg, cg};
+  ws.append(kernel);
+  SmallVector<ReassociationIndices> wr{{0, 1}, {2}};
+  for (int64_t i = 0; i < sp; ++i)
+    wr.push_back({3 + i});
+  w = tensor::ExpandShapeOp::create(b, loc, wType.clone(ws), w, wr);
+  SmallVector<int64_t> ys{n, g, mg};
+  ys.append(out);
+  auto y5Type = RankedTensorType::get(ys, et);
+
+  // Init: the bias broadcast over [N, G, Mg, O...], or zeros.
+  Value init;
+  if (bias) {
+    Value bb = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({g, mg}, et), bias,
+        ArrayRef<ReassociationIndices>{{0, 1}});
+    SmallVector<int64_t> bs{1, g, mg};
+    bs.append(sp, 1);
+    bb = reshapeTensor(b, loc, bb, RankedTensorType::get(bs, et));
+    init = broadcastGeneric(b, loc, ValueRange{bb}, y5Type,
+                            [](OpBuilder &, Location, ValueRange a) { return a[0]; });
+  } else {
+    init = filledTensor(b, loc, y5Type, scalarConstant(b, loc, et, 0));
+  }
+
+  // Loops: n, g, mg, cg, k..., o...
+  MLIRContext *ctx = b.getContext();
+  unsigned nd = 4 + 2 * sp;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> xe{d(0), d(1), d(3)}, we{d(1), d(2), d(3)},
+      ye{d(0), d(1), d(2)};
+  for (int64_t i = 0; i < sp; ++i) {
+    AffineExpr k = d(4 + i), o = d(4 + sp + i);
+    xe.push_back(o * strides[i] + k * dilations[i]);
+    we.push_back(k);
+    ye.push_back(o);
+  }
+  SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+  for (unsigned i = 3; i < 4 + sp; ++i)
+    iters[i] = utils::IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      b, loc, y5Type, ValueRange{x, w}, ValueRange{init},
+      ArrayRef<AffineMap>{AffineMap::get(nd, 0, xe, ctx),
+                          AffineMap::get(nd, 0, we, ctx),
+                          AffineMap::get(nd, 0, ye, ctx)},
+      iters, [](OpBuilder &nb, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb, l, multiplyAdd(nb, l, args[2], args[0], args[1]));
+      });
+  SmallVector<ReassociationIndices> yr{{0}, {1, 2}};
+  for (int64_t i = 0; i < sp; ++i)
+    yr.push_back({3 + i});
+  return tensor::CollapseShapeOp::create(b, loc, yType, generic.getResult(0), yr);
+}
+
 /// N-D grouped convolution with strides, dilations and padding.
 struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -187,19 +261,18 @@ struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
     Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getX());
     if (!isSupportedFloat(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op,
+                         "element type " + typeName(elem) + " is not supported yet");
     auto xType = cast<RankedTensorType>(adaptor.getX().getType());
     auto wType = cast<RankedTensorType>(adaptor.getW().getType());
     RankedTensorType yType = convertedResultType(*typeConverter, op);
     int64_t rank = xType.getRank(), sp = rank - 2;
     if (sp < 1 || wType.getRank() != rank)
       return unsupported(rewriter, op, "input and weight ranks differ");
-    int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
+    int64_t c = xType.getDimSize(1);
     int64_t m = wType.getDimSize(0), g = op.getGroup();
     if (g < 1 || c % g != 0 || m % g != 0 || wType.getDimSize(1) != c / g)
       return unsupported(rewriter, op, "group does not divide channels");
-    int64_t cg = c / g, mg = m / g;
     SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
     SmallVector<int64_t> strides = valuesOr(op.getStrides(), sp, 1);
     SmallVector<int64_t> dilations = valuesOr(op.getDilations(), sp, 1);
@@ -214,71 +287,137 @@ struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
     padHi.append(hi);
     Value x = padTensor(rewriter, loc, adaptor.getX(), padLo, padHi,
                         scalarConstant(rewriter, loc, et, 0));
-    auto xp = cast<RankedTensorType>(x.getType());
-    // [N, C, S...] -> [N, G, Cg, S...]; [M, Cg, K...] -> [G, Mg, Cg, K...].
-    SmallVector<int64_t> xs{n, g, cg};
-    xs.append(xp.getShape().begin() + 2, xp.getShape().end());
-    SmallVector<ReassociationIndices> xr{{0}, {1, 2}};
-    for (int64_t i = 0; i < sp; ++i)
-      xr.push_back({3 + i});
-    x = tensor::ExpandShapeOp::create(rewriter, loc, xp.clone(xs), x, xr);
-    SmallVector<int64_t> ws{g, mg, cg};
-    ws.append(kernel);
+    Value bias = isa<NoneType>(op.getB().getType()) ? Value() : adaptor.getB();
+    rewriter.replaceOp(op, buildConv(rewriter, loc, x, adaptor.getW(), bias, g,
+                                     strides, dilations, yType));
+    return success();
+  }
+};
+
+/// ConvTranspose as a convolution: the input spread out by the strides
+/// (zeros between elements), padded by (k - 1) * d minus the pads, then
+/// convolved with the spatially flipped kernel whose in/out channels are
+/// swapped within each group.
+struct ConvTransposePattern : public OpConversionPattern<onnx::ConvTransposeOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::ConvTransposeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op,
+                         "element type " + typeName(elem) + " is not supported yet");
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    auto wType = cast<RankedTensorType>(adaptor.getW().getType());
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    int64_t rank = xType.getRank(), sp = rank - 2;
+    if (sp < 1 || wType.getRank() != rank)
+      return unsupported(rewriter, op, "input and weight ranks differ");
+    int64_t n = xType.getDimSize(0), c = xType.getDimSize(1), g = op.getGroup();
+    if (g < 1 || c % g != 0 || wType.getDimSize(0) != c)
+      return unsupported(rewriter, op, "group does not divide channels");
+    int64_t cg = c / g, mg = wType.getDimSize(1), m = mg * g;
+    if (yType.getDimSize(1) != m)
+      return unsupported(rewriter, op, "output channels do not match the weight");
+    SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+    SmallVector<int64_t> strides = valuesOr(op.getStrides(), sp, 1);
+    SmallVector<int64_t> dilations = valuesOr(op.getDilations(), sp, 1);
+    SmallVector<int64_t> outPad = valuesOr(op.getOutputPadding(), sp, 0);
+    Type et = xType.getElementType();
+    // Pads: explicit, or from the output size (output_shape or auto_pad).
+    StringRef autoPad = op.getAutoPad();
+    bool fromOutput = op.getOutputShape().has_value() || autoPad == "SAME_UPPER" ||
+                      autoPad == "SAME_LOWER";
+    SmallVector<int64_t> explicitPads = valuesOr(op.getPads(), 2 * sp, 0);
+    SmallVector<int64_t> lo, hi, spread;
+    for (int64_t i = 0; i < sp; ++i) {
+      int64_t in = xType.getDimSize(2 + i), out = yType.getDimSize(2 + i);
+      int64_t eff = (kernel[i] - 1) * dilations[i] + 1;
+      int64_t total = strides[i] * (in - 1) + outPad[i] + eff - out;
+      int64_t pb, pe;
+      if (fromOutput) {
+        // total // 2 rounding down (the spec's Python arithmetic): a
+        // negative total (output_shape past the natural size) extends the
+        // end with zeros.
+        int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+        if (autoPad == "SAME_UPPER") {
+          pb = half;
+          pe = total - half;
+        } else {
+          pb = total - half;
+          pe = half;
+        }
+      } else {
+        pb = explicitPads[i];
+        pe = explicitPads[i + sp];
+        if (autoPad == "VALID")
+          pb = pe = 0;
+      }
+      // The spread input is padded by eff - 1 - pads on each side (the end
+      // also gets output_padding); the convolution's output must be `out`.
+      int64_t l = eff - 1 - pb, h = out + eff - 1 - l - ((in - 1) * strides[i] + 1);
+      if (l < 0 || h < 0)
+        return unsupported(rewriter, op, "pads larger than the kernel are not supported yet");
+      lo.push_back(l);
+      hi.push_back(h);
+      spread.push_back((in - 1) * strides[i] + 1);
+    }
+    // Spread: zeros, with x inserted at stride steps.
+    SmallVector<int64_t> spreadShape{n, c};
+    spreadShape.append(spread);
+    Value zero = scalarConstant(rewriter, loc, et, 0);
+    Value x = adaptor.getX();
+    if (llvm::any_of(strides, [](int64_t s) { return s != 1; })) {
+      Value base = filledTensor(rewriter, loc, RankedTensorType::get(spreadShape, et), zero);
+      SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0)), sizes, steps;
+      for (int64_t i = 0; i < rank; ++i) {
+        sizes.push_back(rewriter.getIndexAttr(xType.getDimSize(i)));
+        steps.push_back(rewriter.getIndexAttr(i < 2 ? 1 : strides[i - 2]));
+      }
+      x = tensor::InsertSliceOp::create(rewriter, loc, x, base, offs, sizes, steps);
+    }
+    SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};
+    padLo.append(lo);
+    padHi.append(hi);
+    x = padTensor(rewriter, loc, x, padLo, padHi, zero);
+    // Weight [C, Mg, K...] -> [M, Cg, K...] flipped: through [G, Cg, Mg, K...].
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<int64_t> w4{g, cg, mg};
+    w4.append(kernel);
     SmallVector<ReassociationIndices> wr{{0, 1}, {2}};
     for (int64_t i = 0; i < sp; ++i)
       wr.push_back({3 + i});
-    Value w = tensor::ExpandShapeOp::create(rewriter, loc, wType.clone(ws),
+    Value w = tensor::ExpandShapeOp::create(rewriter, loc, wType.clone(w4),
                                             adaptor.getW(), wr);
-    SmallVector<int64_t> ys{n, g, mg};
-    ys.append(out);
-    auto y5Type = RankedTensorType::get(ys, et);
-
-    // Init: the bias broadcast over [N, G, Mg, O...], or zeros.
-    Value init;
-    if (!isa<NoneType>(op.getB().getType())) {
-      Value bias = tensor::ExpandShapeOp::create(
-          rewriter, loc, RankedTensorType::get({g, mg}, et), adaptor.getB(),
-          ArrayRef<ReassociationIndices>{{0, 1}});
-      SmallVector<int64_t> bs{1, g, mg};
-      bs.append(sp, 1);
-      bias = reshapeTensor(rewriter, loc, bias, RankedTensorType::get(bs, et));
-      init = broadcastGeneric(rewriter, loc, ValueRange{bias}, y5Type,
-                              [](OpBuilder &, Location, ValueRange a) {
-                                return a[0];
-                              });
-    } else {
-      init = filledTensor(rewriter, loc, y5Type,
-                          scalarConstant(rewriter, loc, et, 0));
-    }
-
-    // Loops: n, g, mg, cg, k..., o...
-    MLIRContext *ctx = rewriter.getContext();
-    unsigned nd = 4 + 2 * sp;
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    SmallVector<AffineExpr> xe{d(0), d(1), d(3)}, we{d(1), d(2), d(3)},
-        ye{d(0), d(1), d(2)};
-    for (int64_t i = 0; i < sp; ++i) {
-      AffineExpr k = d(4 + i), o = d(4 + sp + i);
-      xe.push_back(o * strides[i] + k * dilations[i]);
-      we.push_back(k);
-      ye.push_back(o);
-    }
-    SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
-    for (unsigned i = 3; i < 4 + sp; ++i)
-      iters[i] = utils::IteratorType::reduction;
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, y5Type, ValueRange{x, w}, ValueRange{init},
-        ArrayRef<AffineMap>{AffineMap::get(nd, 0, xe, ctx),
-                            AffineMap::get(nd, 0, we, ctx),
-                            AffineMap::get(nd, 0, ye, ctx)},
-        iters, [](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, multiplyAdd(b, l, args[2], args[0], args[1]));
-        });
-    SmallVector<ReassociationIndices> yr{{0}, {1, 2}};
+    SmallVector<int64_t> wt{g, mg, cg};
+    wt.append(kernel);
+    auto wtType = RankedTensorType::get(wt, et);
+    unsigned nd = 3 + sp;
+    SmallVector<AffineExpr> src{getAffineDimExpr(0, ctx), getAffineDimExpr(2, ctx),
+                                getAffineDimExpr(1, ctx)};
     for (int64_t i = 0; i < sp; ++i)
-      yr.push_back({3 + i});
-    rewriter.replaceOpWithNewOp<tensor::CollapseShapeOp>(
-        op, yType, generic.getResult(0), yr);
+      src.push_back(getAffineConstantExpr(kernel[i] - 1, ctx) -
+                    getAffineDimExpr(3 + i, ctx));
+    Value flipped =
+        linalg::GenericOp::create(
+            rewriter, loc, wtType, ValueRange{w}, ValueRange{emptyTensor(rewriter, loc, wtType)},
+            ArrayRef<AffineMap>{AffineMap::get(nd, 0, src, ctx),
+                                rewriter.getMultiDimIdentityMap(nd)},
+            SmallVector<utils::IteratorType>(nd, utils::IteratorType::parallel),
+            [](OpBuilder &b, Location l, ValueRange a) { linalg::YieldOp::create(b, l, a[0]); })
+            .getResult(0);
+    SmallVector<int64_t> wc{m, cg};
+    wc.append(kernel);
+    SmallVector<ReassociationIndices> wcr{{0, 1}, {2}};
+    for (int64_t i = 0; i < sp; ++i)
+      wcr.push_back({3 + i});
+    Value wconv = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get(wc, et), flipped, wcr);
+    Value bias = isa<NoneType>(op.getB().getType()) ? Value() : adaptor.getB();
+    SmallVector<int64_t> ones(sp, 1);
+    rewriter.replaceOp(op, buildConv(rewriter, loc, x, wconv, bias, g, ones,
+                                     dilations, yType));
     return success();
   }
 };
@@ -288,7 +427,7 @@ struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
 namespace kiln::lowering {
 void populateLinearPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns) {
-  patterns.add<MatMulPattern, GemmPattern, ConvPattern>(converter,
+  patterns.add<MatMulPattern, GemmPattern, ConvPattern, ConvTransposePattern>(converter,
                                                         patterns.getContext());
 }
 } // namespace kiln::lowering

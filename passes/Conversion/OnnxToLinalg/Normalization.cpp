@@ -1,8 +1,10 @@
-//===- Normalization.cpp - BatchNormalization (inference) -> linalg --------===//
+//===- Normalization.cpp - Normalisation ops -> linalg ---------------------===//
 //
-// y = (x - mean) * scale / sqrt(var + epsilon) + B, with the [C] parameters
-// broadcast along dim 1. Folding BatchNorm into a preceding Conv is the
-// optimize phase's job; this is the general lowering.
+// BatchNormalization (inference): y = (x - mean) * scale / sqrt(var + eps)
+// + B with [C] parameters along dim 1; folding it into a preceding Conv is
+// the optimize phase's job. LayerNormalization, InstanceNormalization and
+// MeanVarianceNormalization compute mean and variance over their dims
+// (keepdims), then normalise with numpy broadcasting.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,11 +66,193 @@ struct BatchNormPattern : public OpConversionPattern<onnx::BatchNormalizationOp>
   }
 };
 
+/// Mean over the dims in `reduce` of x (keepdims shape).
+Value meanKeepDims(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduce) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type et = type.getElementType();
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<int64_t> outShape, keepShape;
+  SmallVector<utils::IteratorType> iters;
+  double count = 1;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (reduce[i]) {
+      iters.push_back(utils::IteratorType::reduction);
+      keepShape.push_back(1);
+      count *= type.getDimSize(i);
+    } else {
+      iters.push_back(utils::IteratorType::parallel);
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+      outShape.push_back(type.getDimSize(i));
+      keepShape.push_back(type.getDimSize(i));
+    }
+  }
+  auto outType = type.clone(outShape);
+  Value init = filledTensor(b, loc, outType, scalarConstant(b, loc, et, 0));
+  Value sum = linalg::GenericOp::create(
+                  b, loc, outType, ValueRange{x}, ValueRange{init},
+                  ArrayRef<AffineMap>{b.getMultiDimIdentityMap(type.getRank()),
+                                      AffineMap::get(type.getRank(), 0, outExprs, ctx)},
+                  iters,
+                  [](OpBuilder &nb, Location l, ValueRange a) {
+                    linalg::YieldOp::create(nb, l, arith::AddFOp::create(nb, l, a[1], a[0]).getResult());
+                  })
+                  .getResult(0);
+  Value keep = reshapeTensor(b, loc, sum, type.clone(keepShape));
+  return broadcastGeneric(b, loc, ValueRange{keep}, cast<RankedTensorType>(keep.getType()),
+                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            return arith::DivFOp::create(nb, l, a[0],
+                                                         scalarConstant(nb, l, et, count));
+                          });
+}
+
+/// (x - mean) and 1 / sqrt(var + eps) over the dims in `reduce`.
+std::pair<Value, Value> normalizeStats(OpBuilder &b, Location loc, Value x,
+                                       ArrayRef<bool> reduce, double eps, Value &mean) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type et = type.getElementType();
+  mean = meanKeepDims(b, loc, x, reduce);
+  Value centered = broadcastGeneric(b, loc, ValueRange{x, mean}, type,
+                                    [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                                      return arith::SubFOp::create(nb, l, a[0], a[1]);
+                                    });
+  Value sq = broadcastGeneric(b, loc, ValueRange{centered}, type,
+                              [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                                return arith::MulFOp::create(nb, l, a[0], a[0]);
+                              });
+  Value var = meanKeepDims(b, loc, sq, reduce);
+  Value inv = broadcastGeneric(b, loc, ValueRange{var}, cast<RankedTensorType>(var.getType()),
+                               [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                                 Value v = arith::AddFOp::create(nb, l, a[0],
+                                                                 scalarConstant(nb, l, et, eps));
+                                 return arith::DivFOp::create(nb, l, scalarConstant(nb, l, et, 1),
+                                                              math::SqrtOp::create(nb, l, v));
+                               });
+  return {centered, inv};
+}
+
+struct LayerNormPattern : public OpConversionPattern<onnx::LayerNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::LayerNormalizationOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    auto type = cast<RankedTensorType>(adaptor.getX().getType());
+    int64_t rank = type.getRank(), axis = op.getAxis();
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return unsupported(rewriter, op, "axis out of range");
+    SmallVector<bool> reduce(rank, false);
+    for (int64_t i = axis; i < rank; ++i)
+      reduce[i] = true;
+    double eps = op.getEpsilonAttr() ? op.getEpsilonAttr().getValueAsDouble() : 1e-5;
+    Value mean;
+    auto [centered, inv] = normalizeStats(rewriter, loc, adaptor.getX(), reduce, eps, mean);
+    SmallVector<Value> ins{centered, inv, adaptor.getScale()};
+    bool hasB = !isa<NoneType>(op.getB().getType());
+    if (hasB)
+      ins.push_back(adaptor.getB());
+    Value y = broadcastGeneric(rewriter, loc, ins, type,
+                               [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                 Value v = arith::MulFOp::create(
+                                     b, l, arith::MulFOp::create(b, l, a[0], a[1]), a[2]);
+                                 return hasB ? Value(arith::AddFOp::create(b, l, v, a[3])) : v;
+                               });
+    SmallVector<Value> results{y};
+    Value stats[2] = {mean, inv};
+    for (unsigned i = 1; i < op->getNumResults(); ++i) {
+      Value r = op->getResult(i);
+      if (isa<NoneType>(r.getType())) {
+        results.push_back(onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType()));
+        continue;
+      }
+      RankedTensorType rt = convertedResultType(*typeConverter, op, i);
+      if (!rt || rt.getNumElements() != cast<RankedTensorType>(stats[i - 1].getType()).getNumElements())
+        return unsupported(rewriter, op, "unexpected Mean/InvStdDev shape");
+      results.push_back(reshapeTensor(rewriter, loc, stats[i - 1], rt));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct InstanceNormPattern : public OpConversionPattern<onnx::InstanceNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::InstanceNormalizationOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getInput());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    auto type = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t rank = type.getRank();
+    if (rank < 3)
+      return unsupported(rewriter, op, "input must have rank >= 3");
+    SmallVector<bool> reduce(rank, true);
+    reduce[0] = reduce[1] = false;
+    double eps = op.getEpsilonAttr() ? op.getEpsilonAttr().getValueAsDouble() : 1e-5;
+    Value mean;
+    auto [centered, inv] = normalizeStats(rewriter, loc, adaptor.getInput(), reduce, eps, mean);
+    SmallVector<int64_t> ps(rank - 1, 1);
+    ps[0] = type.getDimSize(1);
+    auto pt = RankedTensorType::get(ps, type.getElementType());
+    Value scale = reshapeTensor(rewriter, loc, adaptor.getScale(), pt);
+    Value bias = reshapeTensor(rewriter, loc, adaptor.getB(), pt);
+    Value y = broadcastGeneric(rewriter, loc, ValueRange{centered, inv, scale, bias}, type,
+                               [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                 Value v = arith::MulFOp::create(
+                                     b, l, arith::MulFOp::create(b, l, a[0], a[1]), a[2]);
+                                 return arith::AddFOp::create(b, l, v, a[3]);
+                               });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
+/// MeanVarianceNormalization: (x - mean) / sqrt(var + 1e-9) over `axes`.
+struct MVNPattern : public OpConversionPattern<onnx::MeanVarianceNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::MeanVarianceNormalizationOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    auto type = cast<RankedTensorType>(adaptor.getX().getType());
+    int64_t rank = type.getRank();
+    SmallVector<int64_t> axes{0, 2, 3};
+    if (!op.getAxes().empty())
+      axes.assign(op.getAxes().begin(), op.getAxes().end());
+    SmallVector<bool> reduce(rank, false);
+    for (int64_t a : axes) {
+      if (a < 0)
+        a += rank;
+      if (a < 0 || a >= rank)
+        return unsupported(rewriter, op, "axis out of range");
+      reduce[a] = true;
+    }
+    Value mean;
+    auto [centered, inv] = normalizeStats(rewriter, loc, adaptor.getX(), reduce, 1e-9, mean);
+    rewriter.replaceOp(op, broadcastGeneric(rewriter, loc, ValueRange{centered, inv}, type,
+                                            [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                              return arith::MulFOp::create(b, l, a[0], a[1]);
+                                            }));
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populateNormalizationPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns.add<BatchNormPattern>(converter, patterns.getContext());
+  patterns.add<BatchNormPattern, LayerNormPattern, InstanceNormPattern, MVNPattern>(
+      converter, patterns.getContext());
 }
 } // namespace kiln::lowering

@@ -51,6 +51,8 @@ struct ConvertOnnxToLinalgPass
     populateReductionPatterns(converter, patterns);
     populateDataMovementPatterns(converter, patterns);
     populateNormalizationPatterns(converter, patterns);
+    populateIndexingPatterns(converter, patterns);
+    populateLossPatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())

@@ -60,6 +60,75 @@ Value poolWindows(OpBuilder &b, Location loc, Value x, const Window &w,
       .getResult(0);
 }
 
+/// MaxPool with its Indices output: the max and the flat index of the
+/// first maximum in the unpadded input (row-major, or column-major over
+/// the spatial dims with storage_order=1).
+std::pair<Value, Value> maxPoolWithIndices(OpBuilder &b, Location loc, Value x,
+                                           const Window &w, RankedTensorType outType,
+                                           bool columnMajor) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  int64_t sp = w.kernel.size();
+  Type et = outType.getElementType();
+  SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};
+  padLo.append(w.lo);
+  padHi.append(w.hi);
+  Value lowest = arith::ConstantOp::create(b, loc, lowestValue(et, false));
+  x = padTensor(b, loc, x, padLo, padHi, lowest);
+  Value window = tensor::EmptyOp::create(b, loc, w.kernel, et);
+  auto idxType = RankedTensorType::get(outType.getShape(), b.getI64Type());
+  Value vals = filledTensor(b, loc, outType, lowest);
+  Value idxs = filledTensor(b, loc, idxType,
+                            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(-1)));
+  MLIRContext *ctx = b.getContext();
+  unsigned nd = 2 + 2 * sp;
+  auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  SmallVector<AffineExpr> xe{d(0), d(1)}, ke, ye{d(0), d(1)};
+  for (int64_t i = 0; i < sp; ++i) {
+    xe.push_back(d(2 + i) * w.strides[i] + d(2 + sp + i) * w.dilations[i]);
+    ke.push_back(d(2 + sp + i));
+    ye.push_back(d(2 + i));
+  }
+  SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+  for (unsigned i = 2 + sp; i < nd; ++i)
+    iters[i] = utils::IteratorType::reduction;
+  AffineMap ym = AffineMap::get(nd, 0, ye, ctx);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{outType, idxType}, ValueRange{x, window}, ValueRange{vals, idxs},
+      ArrayRef<AffineMap>{AffineMap::get(nd, 0, xe, ctx), AffineMap::get(nd, 0, ke, ctx), ym, ym},
+      iters, [&](OpBuilder &nb, Location l, ValueRange a) {
+        auto c = [&](int64_t v) {
+          return arith::ConstantOp::create(nb, l, nb.getI64IntegerAttr(v)).getResult();
+        };
+        auto at = [&](unsigned dim) {
+          return arith::IndexCastOp::create(nb, l, nb.getI64Type(),
+                                            linalg::IndexOp::create(nb, l, dim))
+              .getResult();
+        };
+        // Position in the unpadded input, per spatial dim.
+        SmallVector<Value> pos;
+        for (int64_t i = 0; i < sp; ++i) {
+          Value p = arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, at(2 + i), c(w.strides[i])),
+              arith::MulIOp::create(nb, l, at(2 + sp + i), c(w.dilations[i])));
+          pos.push_back(arith::SubIOp::create(nb, l, p, c(w.lo[i])));
+        }
+        Value flat = arith::AddIOp::create(
+            nb, l, arith::MulIOp::create(nb, l, at(0), c(xType.getDimSize(1))), at(1));
+        for (int64_t k = 0; k < sp; ++k) {
+          int64_t i = columnMajor ? sp - 1 - k : k;
+          flat = arith::AddIOp::create(
+              nb, l, arith::MulIOp::create(nb, l, flat, c(w.in[i])), pos[i]);
+        }
+        Value better = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, a[0], a[2]);
+        Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, a[3], c(0));
+        better = arith::OrIOp::create(nb, l, better, first);
+        linalg::YieldOp::create(nb, l,
+                                ValueRange{arith::SelectOp::create(nb, l, better, a[0], a[2]),
+                                           arith::SelectOp::create(nb, l, better, flat, a[3])});
+      });
+  return {generic.getResult(0), generic.getResult(1)};
+}
+
 template <typename OpTy>
 LogicalResult readWindow(OpTy op, RankedTensorType xType,
                          RankedTensorType yType,
@@ -87,14 +156,21 @@ struct MaxPoolPattern : public OpConversionPattern<onnx::MaxPoolOp> {
     if (!isSupportedFloat(elem) && !isSupportedInt(elem))
       return unsupported(rewriter, 
           op, "element type " + typeName(elem) + " is not supported yet");
-    if (!isa<NoneType>(op.getIndices().getType()) && !op.getIndices().use_empty())
-      return unsupported(rewriter, op,
-                                         "the Indices output is not supported yet");
+    bool wantIndices =
+        !isa<NoneType>(op.getIndices().getType()) && !op.getIndices().use_empty();
     auto xType = cast<RankedTensorType>(adaptor.getX().getType());
     RankedTensorType yType = convertedResultType(*typeConverter, op);
     Window w;
     if (failed(readWindow(op, xType, yType, op.getDilations(), w)))
       return unsupported(rewriter, op, "kernel_shape does not match the input rank");
+    if (wantIndices) {
+      if (!isSupportedFloat(elem))
+        return unsupported(rewriter, op, "the Indices output needs a float input");
+      auto [y, idx] = maxPoolWithIndices(rewriter, op.getLoc(), adaptor.getX(), w, yType,
+                                         op.getStorageOrder() != 0);
+      rewriter.replaceOp(op, ValueRange{y, idx});
+      return success();
+    }
     bool isUnsigned = elem.isUnsignedInteger();
     Value y = poolWindows(
         rewriter, op.getLoc(), adaptor.getX(), w, yType,

@@ -2,11 +2,10 @@
 // What the CPU backend cannot lower is an error on the op that names the
 // op and the reason, never MLIR's generic "failed to legalize".
 
-func.func @trilu(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
-  %none = onnx.NoValue
-  // expected-error @+1 {{Trilu: operator not supported by the CPU backend yet}}
-  %0 = "onnx.Trilu"(%x, %none) <{upper = 1 : i64}> : (tensor<3x3xf32>, none) -> tensor<3x3xf32>
-  return %0 : tensor<3x3xf32>
+func.func @lppool(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x1x1xf32> {
+  // expected-error @+1 {{GlobalLpPool: operator not supported by the CPU backend yet}}
+  %0 = "onnx.GlobalLpPool"(%x) <{p = 2 : i64}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x1x1xf32>
 }
 
 // -----
@@ -17,9 +16,9 @@ func.func @two_unsupported(%x: tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32> {
   %none = onnx.NoValue
   // expected-error @+1 {{Resize: operator not supported by the CPU backend yet}}
   %0 = "onnx.Resize"(%x, %none, %scales, %none) <{coordinate_transformation_mode = "half_pixel", cubic_coeff_a = -7.500000e-01 : f32, exclude_outside = 0 : i64, extrapolation_value = 0.000000e+00 : f32, mode = "nearest", nearest_mode = "round_prefer_floor"}> : (tensor<1x1x2x2xf32>, none, tensor<4xf32>, none) -> tensor<1x1x4x4xf32>
-  // expected-error @+1 {{Trilu: operator not supported by the CPU backend yet}}
-  %1 = "onnx.Trilu"(%0, %none) <{upper = 0 : i64}> : (tensor<1x1x4x4xf32>, none) -> tensor<1x1x4x4xf32>
-  return %1 : tensor<1x1x4x4xf32>
+  // expected-error @+1 {{GlobalLpPool: operator not supported by the CPU backend yet}}
+  %1 = "onnx.GlobalLpPool"(%0) <{p = 2 : i64}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x1x1xf32>
+  return %0 : tensor<1x1x4x4xf32>
 }
 
 // -----
@@ -35,11 +34,11 @@ func.func @pad_wrap(%x: tensor<4xf32>) -> tensor<6xf32> {
 
 // -----
 
-// MaxPool's Indices output, when something reads it.
-func.func @maxpool_indices(%x: tensor<1x1x4x4xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>) {
-  // expected-error @+1 {{MaxPool: not supported by the CPU backend: the Indices output is not supported yet}}
-  %y, %indices = "onnx.MaxPool"(%x) <{auto_pad = "NOTSET", ceil_mode = 0 : i64, kernel_shape = array<i64: 2, 2>, storage_order = 0 : i64}> : (tensor<1x1x4x4xf32>) -> (tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>)
-  return %y, %indices : tensor<1x1x3x3xf32>, tensor<1x1x3x3xi64>
+// MaxPool's Indices output of an integer input, when something reads it.
+func.func @maxpool_indices(%x: tensor<1x1x4x4xi8>) -> (tensor<1x1x3x3xi8>, tensor<1x1x3x3xi64>) {
+  // expected-error @+1 {{MaxPool: not supported by the CPU backend: the Indices output needs a float input}}
+  %y, %indices = "onnx.MaxPool"(%x) <{auto_pad = "NOTSET", ceil_mode = 0 : i64, kernel_shape = array<i64: 2, 2>, storage_order = 0 : i64}> : (tensor<1x1x4x4xi8>) -> (tensor<1x1x3x3xi8>, tensor<1x1x3x3xi64>)
+  return %y, %indices : tensor<1x1x3x3xi8>, tensor<1x1x3x3xi64>
 }
 
 // -----
