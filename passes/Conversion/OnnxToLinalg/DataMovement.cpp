@@ -447,8 +447,12 @@ struct SplitPattern : public OpConversionPattern<onnx::SplitOp> {
       offs[axis] = rewriter.getIndexAttr(offset);
       for (int64_t d = 0; d < rank; ++d)
         sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
-      results.push_back(tensor::ExtractSliceOp::create(
-          rewriter, op.getLoc(), type, adaptor.getInput(), offs, sizes, strides));
+      if (type.getNumElements() == 0) {
+        results.push_back(emptyTensor(rewriter, op.getLoc(), type));
+      } else {
+        results.push_back(tensor::ExtractSliceOp::create(
+            rewriter, op.getLoc(), type, adaptor.getInput(), offs, sizes, strides));
+      }
       offset += type.getDimSize(axis);
     }
     if (offset != inType.getDimSize(axis))

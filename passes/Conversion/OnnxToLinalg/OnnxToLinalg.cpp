@@ -53,6 +53,7 @@ struct ConvertOnnxToLinalgPass
     populateNormalizationPatterns(converter, patterns);
     populateIndexingPatterns(converter, patterns);
     populateLossPatterns(converter, patterns);
+    populateResizePatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())
