@@ -104,7 +104,10 @@ FailureOr<Value> nllLoss(ConversionPatternRewriter &rewriter, Operation *op, Val
                          : scalarConstant(nb, l, et, 1);
         Value zero = scalarConstant(nb, l, et, 0);
         w = arith::SelectOp::create(nb, l, skip, zero, w);
-        Value loss = arith::NegFOp::create(nb, l, arith::MulFOp::create(nb, l, logp, w));
+        // An ignored element contributes exactly 0 (even where logp is -inf).
+        Value loss = arith::SelectOp::create(
+            nb, l, skip, zero,
+            arith::NegFOp::create(nb, l, arith::MulFOp::create(nb, l, logp, w)));
         linalg::YieldOp::create(nb, l, ValueRange{loss, w});
       });
   Value loss = generic.getResult(0), weights = generic.getResult(1);

@@ -119,9 +119,17 @@ std::pair<Value, Value> maxPoolWithIndices(OpBuilder &b, Location loc, Value x,
           flat = arith::AddIOp::create(
               nb, l, arith::MulIOp::create(nb, l, flat, c(w.in[i])), pos[i]);
         }
+        // Padding never wins; the first tap inside the input does.
+        Value inside = arith::ConstantIntOp::create(nb, l, 1, 1);
+        for (int64_t i = 0; i < sp; ++i)
+          inside = arith::AndIOp::create(
+              nb, l, inside,
+              arith::AndIOp::create(
+                  nb, l, arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, pos[i], c(0)),
+                  arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, pos[i], c(w.in[i]))));
         Value better = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::OGT, a[0], a[2]);
         Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, a[3], c(0));
-        better = arith::OrIOp::create(nb, l, better, first);
+        better = arith::AndIOp::create(nb, l, inside, arith::OrIOp::create(nb, l, better, first));
         linalg::YieldOp::create(nb, l,
                                 ValueRange{arith::SelectOp::create(nb, l, better, a[0], a[2]),
                                            arith::SelectOp::create(nb, l, better, flat, a[3])});

@@ -1,0 +1,430 @@
+// RUN: kiln-opt %s --convert-onnx-to-linalg --split-input-file -mlir-print-local-scope | FileCheck %s
+// Index-computing ops (Indexing.cpp): ArgMax/ArgMin and Hardmax reduce
+// with a 2-result generic that carries the best value and its i64 index;
+// GatherElements/GatherND tensor.extract at a computed index inside a
+// generic; Scatter* run an scf.for nest over the updates, inserting into
+// the carried data; Trilu, OneHot, EyeLike, Range and CumSum compare
+// linalg.index positions; DepthToSpace/SpaceToDepth reshape, transpose and
+// reshape. Every index read from data has a negative value wrapped and is
+// clamped into the dim.
+
+// select_last_index: ties go to the later element (oge); the first element
+// always wins (the index starts at -1), so an all -inf row gives 0.
+// keepdims=0: the index result is returned as it is.
+// CHECK-LABEL: func.func @argmax_select_last(
+// CHECK-SAME: %[[X:.*]]: tensor<3x4x5xf32>) -> tensor<3x4xi64>
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[VALS:.*]] = linalg.fill ins(%[[NEGINF]] : f32) outs(%{{.*}} : tensor<3x4xf32>)
+// CHECK: %[[UNSET:.*]] = arith.constant -1 : i64
+// CHECK: %[[IDXS:.*]] = linalg.fill ins(%[[UNSET]] : i64) outs(%{{.*}} : tensor<3x4xi64>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<3x4x5xf32>) outs(%[[VALS]], %[[IDXS]] : tensor<3x4xf32>, tensor<3x4xi64>)
+// CHECK: ^bb0(%[[V:.*]]: f32, %[[BEST:.*]]: f32, %[[BESTIDX:.*]]: i64):
+// CHECK: %[[POS:.*]] = linalg.index 2 : index
+// CHECK: %[[I:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK: %[[GE:.*]] = arith.cmpf oge, %[[V]], %[[BEST]] : f32
+// CHECK: %[[FIRST:.*]] = arith.cmpi slt, %[[BESTIDX]], %{{.*}} : i64
+// CHECK: %[[TAKE:.*]] = arith.ori %[[GE]], %[[FIRST]] : i1
+// CHECK: %[[NV:.*]] = arith.select %[[TAKE]], %[[V]], %[[BEST]] : f32
+// CHECK: %[[NI:.*]] = arith.select %[[TAKE]], %[[I]], %[[BESTIDX]] : i64
+// CHECK: linalg.yield %[[NV]], %[[NI]] : f32, i64
+// CHECK: return %[[R]]#1 : tensor<3x4xi64>
+func.func @argmax_select_last(%x: tensor<3x4x5xf32>) -> tensor<3x4xi64> {
+  %0 = "onnx.ArgMax"(%x) <{axis = -1 : i64, keepdims = 0 : i64, select_last_index = 1 : i64}> : (tensor<3x4x5xf32>) -> tensor<3x4xi64>
+  return %0 : tensor<3x4xi64>
+}
+
+// -----
+
+// ArgMin of ui8: the value starts at the highest ui8 (255, i.e. -1 in the
+// signless i8), compared unsigned and strictly (first index); keepdims=1
+// reshapes the index result.
+// CHECK-LABEL: func.func @argmin_ui8_keepdims(
+// CHECK-SAME: tensor<4x6xi8>) -> tensor<4x1xi64>
+// CHECK: %[[HIGH:.*]] = arith.constant -1 : i8
+// CHECK: linalg.fill ins(%[[HIGH]] : i8) outs(%{{.*}} : tensor<4xi8>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+// CHECK: arith.cmpi ult, %{{.*}}, %{{.*}} : i8
+// CHECK: tensor.expand_shape %[[R]]#1 {{\[\[}}0, 1]] output_shape [4, 1] : tensor<4xi64> into tensor<4x1xi64>
+func.func @argmin_ui8_keepdims(%x: tensor<4x6xui8>) -> tensor<4x1xi64> {
+  %0 = "onnx.ArgMin"(%x) <{axis = 1 : i64, keepdims = 1 : i64, select_last_index = 0 : i64}> : (tensor<4x6xui8>) -> tensor<4x1xi64>
+  return %0 : tensor<4x1xi64>
+}
+
+// -----
+
+// Hardmax: the first argmax (ogt) along the axis, kept as a size-1 dim,
+// then a generic over the input shape that yields 1 where the position
+// along the axis equals it and 0 elsewhere.
+// CHECK-LABEL: func.func @hardmax(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[X]] :
+// CHECK: arith.cmpf ogt
+// CHECK: %[[KEPT:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 3, 1] : tensor<6xi64> into tensor<2x3x1xi64>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[KEPT]] : tensor<2x3x1xi64>) outs(%{{.*}} : tensor<2x3x4xf32>)
+// CHECK: ^bb0(%[[ARG:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[POS:.*]] = linalg.index 2 : index
+// CHECK: %[[I:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK: %[[HIT:.*]] = arith.cmpi eq, %[[I]], %[[ARG]] : i64
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: arith.select %[[HIT]], %[[ONE]], %[[ZERO]] : f32
+func.func @hardmax(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %0 = "onnx.Hardmax"(%x) <{axis = -1 : i64}> : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// GatherElements along axis 1: a generic over the indices; the other dim
+// is the loop index (clamped into the data), the axis one the index read,
+// wrapped by 4 and clamped into [0, 3].
+// CHECK-LABEL: func.func @gather_elements(
+// CHECK-SAME: %[[D:.*]]: tensor<3x4xf32>, %[[IDX:.*]]: tensor<2x3xi64>) -> tensor<2x3xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[IDX]] : tensor<2x3xi64>) outs(%{{.*}} : tensor<2x3xf32>)
+// CHECK: ^bb0(%[[I:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[D0:.*]] = linalg.index 0 : index
+// CHECK: %[[ROW:.*]] = arith.minsi %[[D0]], %{{.*}} : index
+// CHECK: %[[IX:.*]] = arith.index_cast %[[I]] : i64 to index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[IX]], %{{.*}} : index
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK: %[[UP:.*]] = arith.addi %[[IX]], %[[FOUR]] : index
+// CHECK: %[[WRAPPED:.*]] = arith.select %[[NEG]], %[[UP]], %[[IX]] : index
+// CHECK: %[[LOW:.*]] = arith.maxsi %[[WRAPPED]], %{{.*}} : index
+// CHECK: %[[THREE:.*]] = arith.constant 3 : index
+// CHECK: %[[COL:.*]] = arith.minsi %[[LOW]], %[[THREE]] : index
+// CHECK: %[[V:.*]] = tensor.extract %[[D]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+// CHECK: linalg.yield %[[V]] : f32
+func.func @gather_elements(%d: tensor<3x4xf32>, %i: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  %0 = "onnx.GatherElements"(%d, %i) <{axis = 1 : i64}> : (tensor<3x4xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+// GatherND with batch_dims = 1: an input-less generic over the result
+// [batch, index row, trailing data dim]; the batch dim indexes the data
+// directly, the index tuple is read from the indices at [b, i, 0], and the
+// remaining data dim is the last loop.
+// CHECK-LABEL: func.func @gather_nd_batch_dims(
+// CHECK-SAME: %[[D:.*]]: tensor<2x3x4xf32>, %[[IDX:.*]]: tensor<2x2x1xi64>) -> tensor<2x2x4xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<2x2x4xf32>)
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[R:.*]] = linalg.index 1 : index
+// CHECK: %[[BD:.*]] = linalg.index 0 : index
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[T:.*]] = tensor.extract %[[IDX]][%[[B]], %[[R]], %[[C0]]] : tensor<2x2x1xi64>
+// CHECK: arith.index_cast %[[T]] : i64 to index
+// CHECK: %[[MAX:.*]] = arith.constant 2 : index
+// CHECK: %[[ROW:.*]] = arith.minsi %{{.*}}, %[[MAX]] : index
+// CHECK: %[[LAST:.*]] = linalg.index 2 : index
+// CHECK: tensor.extract %[[D]][%[[BD]], %[[ROW]], %[[LAST]]] : tensor<2x3x4xf32>
+func.func @gather_nd_batch_dims(%d: tensor<2x3x4xf32>, %i: tensor<2x2x1xi64>) -> tensor<2x2x4xf32> {
+  %0 = "onnx.GatherND"(%d, %i) <{batch_dims = 1 : i64}> : (tensor<2x3x4xf32>, tensor<2x2x1xi64>) -> tensor<2x2x4xf32>
+  return %0 : tensor<2x2x4xf32>
+}
+
+// -----
+
+// ScatterElements with reduction add: an scf.for nest over the updates'
+// shape carries the data; each step reads the index and the update,
+// combines the update with the element there and inserts the result.
+// CHECK-LABEL: func.func @scatter_elements_add(
+// CHECK-SAME: %[[D:.*]]: tensor<3x4xf32>, %[[IDX:.*]]: tensor<2x3xi64>, %[[U:.*]]: tensor<2x3xf32>) -> tensor<3x4xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: %[[OUTER:.*]] = scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC0:.*]] = %[[D]]) -> (tensor<3x4xf32>) {
+// CHECK: %[[INNER:.*]] = scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[ACC0]]) -> (tensor<3x4xf32>) {
+// CHECK: %[[T:.*]] = tensor.extract %[[IDX]][%[[I]], %[[J]]] : tensor<2x3xi64>
+// CHECK: %[[ROW:.*]] = arith.minsi %[[I]], %{{.*}} : index
+// CHECK: arith.index_cast %[[T]] : i64 to index
+// CHECK: %[[COL:.*]] = arith.minsi %{{.*}}, %{{.*}} : index
+// CHECK: %[[UPD:.*]] = tensor.extract %[[U]][%[[I]], %[[J]]] : tensor<2x3xf32>
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %[[UPD]] : f32
+// CHECK: %[[INS:.*]] = tensor.insert %[[NEW]] into %[[ACC]][%[[ROW]], %[[COL]]] : tensor<3x4xf32>
+// CHECK: scf.yield %[[INS]] : tensor<3x4xf32>
+// CHECK: scf.yield %[[INNER]] : tensor<3x4xf32>
+// CHECK: return %[[OUTER]] : tensor<3x4xf32>
+func.func @scatter_elements_add(%d: tensor<3x4xf32>, %i: tensor<2x3xi64>, %u: tensor<2x3xf32>) -> tensor<3x4xf32> {
+  %0 = "onnx.ScatterElements"(%d, %i, %u) <{axis = 1 : i64, reduction = "add"}> : (tensor<3x4xf32>, tensor<2x3xi64>, tensor<2x3xf32>) -> tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// reduction max of ui8: unsigned max.
+// CHECK-LABEL: func.func @scatter_elements_max_ui8(
+// CHECK: scf.for
+// CHECK: %[[OLD:.*]] = tensor.extract %{{.*}} : tensor<3x4xi8>
+// CHECK: %[[NEW:.*]] = arith.maxui %[[OLD]], %{{.*}} : i8
+// CHECK: tensor.insert %[[NEW]] into
+func.func @scatter_elements_max_ui8(%d: tensor<3x4xui8>, %i: tensor<2x3xi64>, %u: tensor<2x3xui8>) -> tensor<3x4xui8> {
+  %0 = "onnx.ScatterElements"(%d, %i, %u) <{axis = 0 : i64, reduction = "max"}> : (tensor<3x4xui8>, tensor<2x3xi64>, tensor<2x3xui8>) -> tensor<3x4xui8>
+  return %0 : tensor<3x4xui8>
+}
+
+// -----
+
+// ScatterND writing whole slices: the nest runs over the updates
+// [2, 3, 2]; the index tuple (one element) picks the row, the inner loops
+// address the slice, and without a reduction the update is inserted as it
+// is.
+// CHECK-LABEL: func.func @scatter_nd(
+// CHECK-SAME: %[[D:.*]]: tensor<4x3x2xf32>, %[[IDX:.*]]: tensor<2x1xi64>, %[[U:.*]]: tensor<2x3x2xf32>)
+// CHECK: scf.for %[[I:.*]] = {{.*}} iter_args(%{{.*}} = %[[D]])
+// CHECK: scf.for %[[J:.*]] = {{.*}} iter_args(
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<4x3x2xf32>) {
+// CHECK: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: tensor.extract %[[IDX]][%[[I]], %[[C0]]] : tensor<2x1xi64>
+// CHECK: %[[ROW:.*]] = arith.minsi
+// CHECK: %[[UPD:.*]] = tensor.extract %[[U]][%[[I]], %[[J]], %[[K]]] : tensor<2x3x2xf32>
+// CHECK-NOT: arith.addf
+// CHECK: tensor.insert %[[UPD]] into %[[ACC]][%[[ROW]], %[[J]], %[[K]]] : tensor<4x3x2xf32>
+func.func @scatter_nd(%d: tensor<4x3x2xf32>, %i: tensor<2x1xi64>, %u: tensor<2x3x2xf32>) -> tensor<4x3x2xf32> {
+  %0 = "onnx.ScatterND"(%d, %i, %u) <{reduction = "none"}> : (tensor<4x3x2xf32>, tensor<2x1xi64>, tensor<2x3x2xf32>) -> tensor<4x3x2xf32>
+  return %0 : tensor<4x3x2xf32>
+}
+
+// -----
+
+// ScatterND of single elements (k = rank): one loop, two index reads,
+// each wrapped and clamped into its own dim (4 rows, 3 columns).
+// CHECK-LABEL: func.func @scatter_nd_mul(
+// CHECK-SAME: %[[D:.*]]: tensor<4x3xf32>, %[[IDX:.*]]: tensor<3x2xi64>, %[[U:.*]]: tensor<3xf32>)
+// CHECK: scf.for %[[I:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %[[D]]) -> (tensor<4x3xf32>) {
+// CHECK-NOT: scf.for
+// CHECK: tensor.extract %[[IDX]][%[[I]], %{{.*}}] : tensor<3x2xi64>
+// CHECK: %[[ROWS:.*]] = arith.constant 4 : index
+// CHECK: arith.addi %{{.*}}, %[[ROWS]] : index
+// CHECK: %[[ROW:.*]] = arith.minsi
+// CHECK: tensor.extract %[[IDX]][%[[I]], %{{.*}}] : tensor<3x2xi64>
+// CHECK: %[[COLS:.*]] = arith.constant 3 : index
+// CHECK: arith.addi %{{.*}}, %[[COLS]] : index
+// CHECK: %[[COL:.*]] = arith.minsi
+// CHECK: %[[UPD:.*]] = tensor.extract %[[U]][%[[I]]] : tensor<3xf32>
+// CHECK: %[[OLD:.*]] = tensor.extract %[[ACC]][%[[ROW]], %[[COL]]] : tensor<4x3xf32>
+// CHECK: %[[NEW:.*]] = arith.mulf %[[OLD]], %[[UPD]] : f32
+// CHECK: tensor.insert %[[NEW]] into %[[ACC]][%[[ROW]], %[[COL]]]
+func.func @scatter_nd_mul(%d: tensor<4x3xf32>, %i: tensor<3x2xi64>, %u: tensor<3xf32>) -> tensor<4x3xf32> {
+  %0 = "onnx.ScatterND"(%d, %i, %u) <{reduction = "mul"}> : (tensor<4x3xf32>, tensor<3x2xi64>, tensor<3xf32>) -> tensor<4x3xf32>
+  return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+// Trilu, lower, k from an operand: keep x where j - i <= k over the last
+// two dims, 0 elsewhere.
+// CHECK-LABEL: func.func @trilu_lower_k(
+// CHECK-SAME: %[[X:.*]]: tensor<2x4x5xf32>, %[[KT:.*]]: tensor<i64>)
+// CHECK: %[[KV:.*]] = tensor.extract %[[KT]][] : tensor<i64>
+// CHECK: %[[K:.*]] = arith.index_cast %[[KV]] : i64 to index
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<2x4x5xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: %[[J:.*]] = linalg.index 2 : index
+// CHECK: %[[DIFF:.*]] = arith.subi %[[J]], %[[I]] : index
+// CHECK: %[[KEEP:.*]] = arith.cmpi sle, %[[DIFF]], %[[K]] : index
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: arith.select %[[KEEP]], %[[IN]], %[[ZERO]] : f32
+func.func @trilu_lower_k(%x: tensor<2x4x5xf32>, %k: tensor<i64>) -> tensor<2x4x5xf32> {
+  %0 = "onnx.Trilu"(%x, %k) <{upper = 0 : i64}> : (tensor<2x4x5xf32>, tensor<i64>) -> tensor<2x4x5xf32>
+  return %0 : tensor<2x4x5xf32>
+}
+
+// -----
+
+// Upper without k: j - i >= 0.
+// CHECK-LABEL: func.func @trilu_upper(
+// CHECK: %[[K:.*]] = arith.constant 0 : index
+// CHECK: %[[DIFF:.*]] = arith.subi
+// CHECK: arith.cmpi sge, %[[DIFF]], %[[K]] : index
+// CHECK: arith.constant 0 : i32
+func.func @trilu_upper(%x: tensor<4x5xi32>) -> tensor<4x5xi32> {
+  %none = onnx.NoValue
+  %0 = "onnx.Trilu"(%x, %none) <{upper = 1 : i64}> : (tensor<4x5xi32>, none) -> tensor<4x5xi32>
+  return %0 : tensor<4x5xi32>
+}
+
+// -----
+
+// OneHot with axis 1: off and on are read from values once; the indices
+// map skips the new dim, a negative index is wrapped by the depth (4), and
+// one out of range matches no position (no clamp).
+// CHECK-LABEL: func.func @onehot(
+// CHECK-SAME: %[[IDX:.*]]: tensor<2x3xi64>, %[[VALS:.*]]: tensor<2xf32>) -> tensor<2x4x3xf32>
+// CHECK: %[[OFF:.*]] = tensor.extract %[[VALS]][%{{.*}}] : tensor<2xf32>
+// CHECK: %[[ON:.*]] = tensor.extract %[[VALS]][%{{.*}}] : tensor<2xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[IDX]] : tensor<2x3xi64>)
+// CHECK: ^bb0(%[[I:.*]]: i64, %{{.*}}: f32):
+// CHECK: %[[DEPTH:.*]] = arith.constant 4 : i64
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[I]], %{{.*}} : i64
+// CHECK: %[[UP:.*]] = arith.addi %[[I]], %[[DEPTH]] : i64
+// CHECK: %[[WRAPPED:.*]] = arith.select %[[NEG]], %[[UP]], %[[I]] : i64
+// CHECK: %[[POS:.*]] = linalg.index 1 : index
+// CHECK: %[[P:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK: %[[HIT:.*]] = arith.cmpi eq, %[[WRAPPED]], %[[P]] : i64
+// CHECK: arith.select %[[HIT]], %[[ON]], %[[OFF]] : f32
+func.func @onehot(%i: tensor<2x3xi64>, %v: tensor<2xf32>) -> tensor<2x4x3xf32> {
+  %depth = "onnx.Constant"() <{value = dense<4> : tensor<i64>}> : () -> tensor<i64>
+  %0 = "onnx.OneHot"(%i, %depth, %v) <{axis = 1 : i64}> : (tensor<2x3xi64>, tensor<i64>, tensor<2xf32>) -> tensor<2x4x3xf32>
+  return %0 : tensor<2x4x3xf32>
+}
+
+// -----
+
+// EyeLike with a dtype and k = -2: an input-less generic yielding 1 where
+// j - i == k.
+// CHECK-LABEL: func.func @eyelike(
+// CHECK-SAME: -> tensor<3x5xi32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%{{.*}} : tensor<3x5xi32>)
+// CHECK: %[[J:.*]] = linalg.index 1 : index
+// CHECK: %[[I:.*]] = linalg.index 0 : index
+// CHECK: %[[DIFF:.*]] = arith.subi %[[J]], %[[I]] : index
+// CHECK: %[[K:.*]] = arith.constant -2 : index
+// CHECK: %[[HIT:.*]] = arith.cmpi eq, %[[DIFF]], %[[K]] : index
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: arith.select %[[HIT]], %[[ONE]], %[[ZERO]] : i32
+func.func @eyelike(%x: tensor<3x5xf32>) -> tensor<3x5xi32> {
+  %0 = "onnx.EyeLike"(%x) <{dtype = 6 : i64, k = -2 : i64}> : (tensor<3x5xf32>) -> tensor<3x5xi32>
+  return %0 : tensor<3x5xi32>
+}
+
+// -----
+
+// Range with start and delta known only at run time (the length comes
+// from the result type): start + i * delta.
+// CHECK-LABEL: func.func @range_f32(
+// CHECK-SAME: %[[S:.*]]: tensor<f32>, %[[D:.*]]: tensor<f32>) -> tensor<5xf32>
+// CHECK: %[[START:.*]] = tensor.extract %[[S]][] : tensor<f32>
+// CHECK: %[[DELTA:.*]] = tensor.extract %[[D]][] : tensor<f32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<5xf32>)
+// CHECK: %[[POS:.*]] = linalg.index 0 : index
+// CHECK: %[[I:.*]] = arith.index_cast %[[POS]] : index to i64
+// CHECK: %[[FI:.*]] = arith.sitofp %[[I]] : i64 to f32
+// CHECK: %[[STEP:.*]] = arith.mulf %[[FI]], %[[DELTA]] : f32
+// CHECK: arith.addf %[[START]], %[[STEP]] : f32
+func.func @range_f32(%s: tensor<f32>, %d: tensor<f32>) -> tensor<5xf32> {
+  %l = "onnx.Constant"() <{value = dense<4.000000e+00> : tensor<f32>}> : () -> tensor<f32>
+  %0 = "onnx.Range"(%s, %l, %d) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// Integer Range: the position is truncated to the element type.
+// CHECK-LABEL: func.func @range_i32(
+// CHECK: arith.trunci %{{.*}} : i64 to i32
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @range_i32(%s: tensor<i32>, %d: tensor<i32>) -> tensor<3xi32> {
+  %l = "onnx.Constant"() <{value = dense<2> : tensor<i32>}> : () -> tensor<i32>
+  %0 = "onnx.Range"(%s, %l, %d) : (tensor<i32>, tensor<i32>, tensor<i32>) -> tensor<3xi32>
+  return %0 : tensor<3xi32>
+}
+
+// -----
+
+// CumSum along axis 1: a fourth loop d3 (the summed position j) replaces
+// the axis in x's map and reduces; x[j] counts where j <= i.
+// CHECK-LABEL: func.func @cumsum(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%{{.*}} : tensor<2x3x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<2x3x4xf32>) outs(%[[INIT]] : tensor<2x3x4xf32>)
+// CHECK: ^bb0(%[[IN:.*]]: f32, %[[ACC:.*]]: f32):
+// CHECK: %[[I:.*]] = linalg.index 1 : index
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: %[[TAKE:.*]] = arith.cmpi sle, %[[J]], %[[I]] : index
+// CHECK: %[[V:.*]] = arith.select %[[TAKE]], %[[IN]], %{{.*}} : f32
+// CHECK: arith.addf %[[ACC]], %[[V]] : f32
+func.func @cumsum(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %axis = "onnx.Constant"() <{value = dense<1> : tensor<i64>}> : () -> tensor<i64>
+  %0 = "onnx.CumSum"(%x, %axis) <{exclusive = 0 : i64, reverse = 0 : i64}> : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// exclusive and reverse along axis -1: j > i.
+// CHECK-LABEL: func.func @cumsum_exclusive_reverse(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>]
+// CHECK: %[[I:.*]] = linalg.index 2 : index
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: arith.cmpi sgt, %[[J]], %[[I]] : index
+func.func @cumsum_exclusive_reverse(%x: tensor<2x3x4xf32>) -> tensor<2x3x4xf32> {
+  %axis = "onnx.Constant"() <{value = dense<-1> : tensor<i64>}> : () -> tensor<i64>
+  %0 = "onnx.CumSum"(%x, %axis) <{exclusive = 1 : i64, reverse = 1 : i64}> : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// The axis known only at run time: it is read and wrapped by the rank; j
+// runs over the largest dim (an empty tensor<4xf32> gives the loop its
+// bound), each element extracts x with the axis's index replaced by j, and
+// terms with j past the axis's own size are dropped.
+// CHECK-LABEL: func.func @cumsum_runtime_axis(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf32>, %[[A:.*]]: tensor<i64>)
+// CHECK: %[[AV:.*]] = tensor.extract %[[A]][] : tensor<i64>
+// CHECK: %[[AX:.*]] = arith.index_cast %[[AV]] : i64 to index
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[AX]], %{{.*}} : index
+// CHECK: %[[RANK:.*]] = arith.constant 3 : index
+// CHECK: %[[UP:.*]] = arith.addi %[[AX]], %[[RANK]] : index
+// CHECK: %[[AXIS:.*]] = arith.select %[[NEG]], %[[UP]], %[[AX]] : index
+// CHECK: %[[BOUND:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[BOUND]] : tensor<4xf32>)
+// CHECK: %[[J:.*]] = linalg.index 3 : index
+// CHECK: arith.cmpi eq, %[[AXIS]], %{{.*}} : index
+// CHECK: %[[IN_RANGE:.*]] = arith.cmpi sle, %[[J]], %{{.*}} : index
+// CHECK: %[[IN_DIM:.*]] = arith.cmpi slt, %[[J]], %{{.*}} : index
+// CHECK: %[[TAKE:.*]] = arith.andi %[[IN_RANGE]], %[[IN_DIM]] : i1
+// CHECK: %[[V:.*]] = tensor.extract %[[X]][%{{.*}}, %{{.*}}, %{{.*}}] : tensor<2x3x4xf32>
+// CHECK: arith.select %[[TAKE]], %[[V]], %{{.*}} : f32
+func.func @cumsum_runtime_axis(%x: tensor<2x3x4xf32>, %a: tensor<i64>) -> tensor<2x3x4xf32> {
+  %0 = "onnx.CumSum"(%x, %a) <{exclusive = 0 : i64, reverse = 0 : i64}> : (tensor<2x3x4xf32>, tensor<i64>) -> tensor<2x3x4xf32>
+  return %0 : tensor<2x3x4xf32>
+}
+
+// -----
+
+// DepthToSpace DCR, blocksize 2, 12 channels: [N, b, b, C/b^2, H, W],
+// transposed to [N, C/b^2, H, b, W, b], reshaped to the result.
+// CHECK-LABEL: func.func @depth_to_space_dcr(
+// CHECK: %[[S6:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 2, 2, 3, 2, 3] : tensor<72xf32> into tensor<1x2x2x3x2x3xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[S6]] : tensor<1x2x2x3x2x3xf32>) outs(%{{.*}} : tensor<1x3x2x2x3x2xf32>) permutation = [0, 3, 4, 1, 5, 2]
+// CHECK: tensor.collapse_shape %[[T]]
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 3, 4, 6] : tensor<72xf32> into tensor<1x3x4x6xf32>
+func.func @depth_to_space_dcr(%x: tensor<1x12x2x3xf32>) -> tensor<1x3x4x6xf32> {
+  %0 = "onnx.DepthToSpace"(%x) <{blocksize = 2 : i64, mode = "DCR"}> : (tensor<1x12x2x3xf32>) -> tensor<1x3x4x6xf32>
+  return %0 : tensor<1x3x4x6xf32>
+}
+
+// -----
+
+// CRD: [N, C/b^2, b, b, H, W], transposed to the same [N, C/b^2, H, b, W, b].
+// CHECK-LABEL: func.func @depth_to_space_crd(
+// CHECK: %[[S6:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 3, 2, 2, 2, 3] : tensor<72xf32> into tensor<1x3x2x2x2x3xf32>
+// CHECK: linalg.transpose ins(%[[S6]] : tensor<1x3x2x2x2x3xf32>) outs(%{{.*}} : tensor<1x3x2x2x3x2xf32>) permutation = [0, 1, 4, 2, 5, 3]
+func.func @depth_to_space_crd(%x: tensor<1x12x2x3xf32>) -> tensor<1x3x4x6xf32> {
+  %0 = "onnx.DepthToSpace"(%x) <{blocksize = 2 : i64, mode = "CRD"}> : (tensor<1x12x2x3xf32>) -> tensor<1x3x4x6xf32>
+  return %0 : tensor<1x3x4x6xf32>
+}
+
+// -----
+
+// SpaceToDepth: [N, C, H/b, b, W/b, b] transposed to [N, b, b, C, H/b, W/b].
+// CHECK-LABEL: func.func @space_to_depth(
+// CHECK: %[[S6:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 3, 2, 2, 3, 2] : tensor<144xf32> into tensor<2x3x2x2x3x2xf32>
+// CHECK: %[[T:.*]] = linalg.transpose ins(%[[S6]] : tensor<2x3x2x2x3x2xf32>) outs(%{{.*}} : tensor<2x2x2x3x2x3xf32>) permutation = [0, 3, 5, 1, 2, 4]
+// CHECK: tensor.collapse_shape %[[T]]
+// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 12, 2, 3] : tensor<144xf32> into tensor<2x12x2x3xf32>
+func.func @space_to_depth(%x: tensor<2x3x4x6xf32>) -> tensor<2x12x2x3xf32> {
+  %0 = "onnx.SpaceToDepth"(%x) <{blocksize = 2 : i64}> : (tensor<2x3x4x6xf32>) -> tensor<2x12x2x3xf32>
+  return %0 : tensor<2x12x2x3xf32>
+}

@@ -1,0 +1,122 @@
+// RUN: kiln-opt %s --convert-onnx-to-linalg --split-input-file -mlir-print-local-scope | FileCheck %s
+// LayerNormalization, InstanceNormalization and MeanVarianceNormalization
+// (Normalization.cpp): the mean over the normalised dims (a sum reduction
+// reshaped to keepdims, divided by the count), x - mean, the mean of its
+// square, 1 / sqrt(var + eps), then one generic that scales the centred
+// input, all broadcast through the indexing maps.
+
+// LayerNormalization over the last axis: every stat is [2, 3, 1], read
+// back with a (d0, d1, 0) map; scale and B broadcast along d2.
+// CHECK-LABEL: func.func @layernorm(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf32>, %[[S:.*]]: tensor<4xf32>, %[[B:.*]]: tensor<4xf32>) -> tensor<2x3x4xf32>
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[X]] : tensor<2x3x4xf32>)
+// CHECK: arith.addf
+// CHECK: tensor.expand_shape %{{.*}} output_shape [2, 3, 1] : tensor<6xf32> into tensor<2x3x1xf32>
+// CHECK: %[[N:.*]] = arith.constant 4.000000e+00 : f32
+// CHECK: arith.divf %{{.*}}, %[[N]] : f32
+// CHECK: %[[CENTERED:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME: ins(%[[X]], %{{.*}} : tensor<2x3x4xf32>, tensor<2x3x1xf32>)
+// CHECK: arith.subf
+// CHECK: %[[SQ:.*]] = linalg.generic {{.*}} ins(%[[CENTERED]] : tensor<2x3x4xf32>)
+// CHECK: arith.mulf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction"]} ins(%[[SQ]] : tensor<2x3x4xf32>)
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f32
+// CHECK: } -> tensor<2x3x1xf32>
+// CHECK: %[[INV:.*]] = linalg.generic
+// CHECK: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK: %[[VE:.*]] = arith.addf %{{.*}}, %[[EPS]] : f32
+// CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[SD:.*]] = math.sqrt %[[VE]] : f32
+// CHECK: arith.divf %[[ONE]], %[[SD]] : f32
+// CHECK: } -> tensor<2x3x1xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME: ins(%[[CENTERED]], %[[INV]], %[[S]], %[[B]] :
+// CHECK: ^bb0(%[[C:.*]]: f32, %[[I:.*]]: f32, %[[SC:.*]]: f32, %[[BI:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[NORM:.*]] = arith.mulf %[[C]], %[[I]] : f32
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[NORM]], %[[SC]] : f32
+// CHECK: arith.addf %[[SCALED]], %[[BI]] : f32
+// CHECK: return %[[Y]]
+func.func @layernorm(%x: tensor<2x3x4xf32>, %s: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x3x4xf32> {
+  %y, %mean, %inv = "onnx.LayerNormalization"(%x, %s, %b) <{axis = -1 : i64, epsilon = 9.99999974E-6 : f32, stash_type = 1 : i64}> : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x3x4xf32>, none, none)
+  return %y : tensor<2x3x4xf32>
+}
+
+// -----
+
+// axis = 1 normalises over [3, 4] (count 12); no B, so no addition; the
+// Mean and InvStdDev outputs are the keepdims stats themselves.
+// CHECK-LABEL: func.func @layernorm_stats(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4xf32>, %[[S:.*]]: tensor<3x4xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0)>], iterator_types = ["parallel", "reduction", "reduction"]}
+// CHECK: %[[MEAN:.*]] = linalg.generic
+// CHECK: arith.constant 1.200000e+01 : f32
+// CHECK: } -> tensor<2x1x1xf32>
+// CHECK: arith.constant 1.200000e+01 : f32
+// CHECK: } -> tensor<2x1x1xf32>
+// CHECK: %[[INV:.*]] = linalg.generic
+// CHECK: arith.constant 1.000000e-03 : f32
+// CHECK: } -> tensor<2x1x1xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, 0, 0)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK-SAME: ins(%{{.*}}, %[[INV]], %[[S]] :
+// CHECK: arith.mulf
+// CHECK: arith.mulf
+// CHECK-NOT: arith.addf
+// CHECK: return %[[Y]], %[[MEAN]], %[[INV]] : tensor<2x3x4xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>
+func.func @layernorm_stats(%x: tensor<2x3x4xf32>, %s: tensor<3x4xf32>) -> (tensor<2x3x4xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>) {
+  %none = onnx.NoValue
+  %y, %mean, %inv = "onnx.LayerNormalization"(%x, %s, %none) <{axis = 1 : i64, epsilon = 1.000000e-03 : f32, stash_type = 1 : i64}> : (tensor<2x3x4xf32>, tensor<3x4xf32>, none) -> (tensor<2x3x4xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>)
+  return %y, %mean, %inv : tensor<2x3x4xf32>, tensor<2x1x1xf32>, tensor<2x1x1xf32>
+}
+
+// -----
+
+// InstanceNormalization: stats per (n, c) over the spatial dims (count
+// 20); scale and B become [C, 1, 1] and broadcast along d1.
+// CHECK-LABEL: func.func @instancenorm(
+// CHECK-SAME: %[[X:.*]]: tensor<2x3x4x5xf32>, %[[S:.*]]: tensor<3xf32>, %[[B:.*]]: tensor<3xf32>)
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction", "reduction"]}
+// CHECK: arith.constant 2.000000e+01 : f32
+// CHECK: math.sqrt
+// CHECK: %[[S3:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1, 2]] output_shape [3, 1, 1] : tensor<3xf32> into tensor<3x1x1xf32>
+// CHECK: %[[B3:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1, 2]] output_shape [3, 1, 1] : tensor<3xf32> into tensor<3x1x1xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%{{.*}}, %{{.*}}, %[[S3]], %[[B3]] :
+// CHECK: arith.mulf
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @instancenorm(%x: tensor<2x3x4x5xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = "onnx.InstanceNormalization"(%x, %s, %b) <{epsilon = 9.99999974E-6 : f32}> : (tensor<2x3x4x5xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// MeanVarianceNormalization, default axes [0, 2, 3]: stats per channel
+// (count 40), eps 1e-9, no scale or bias.
+// CHECK-LABEL: func.func @mvn_default(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d1)>], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 3, 1, 1] : tensor<3xf32> into tensor<1x3x1x1xf32>
+// CHECK: arith.constant 4.000000e+01 : f32
+// CHECK: %[[CENTERED:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK: arith.constant 9.99999971E-10 : f32
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[CENTERED]], %{{.*}} :
+// CHECK: arith.mulf
+// CHECK-NEXT: linalg.yield
+func.func @mvn_default(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = "onnx.MeanVarianceNormalization"(%x) : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// Explicit axes, one negative: dims 1 and 3 reduce (count 15).
+// CHECK-LABEL: func.func @mvn_axes(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel", "reduction"]}
+// CHECK: arith.constant 1.500000e+01 : f32
+// CHECK: affine_map<(d0, d1, d2, d3) -> (d0, 0, d2, 0)>
+func.func @mvn_axes(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
+  %0 = "onnx.MeanVarianceNormalization"(%x) <{axes = array<i64: 1, -1>}> : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
+  return %0 : tensor<2x3x4x5xf32>
+}
