@@ -237,6 +237,31 @@ def matcher(patterns):
     return lambda s: any(c(s) or p in s for c, p in zip(compiled, patterns))
 
 
+FAILURES_HEADER = """\
+# Every conformance test that does not pass yet, with its status and the
+# first line of kiln's error (the model's path left out). Written by
+#   python3 test/onnx-backend/conformance.py build/bin/kiln --update
+# together with passing.txt; do not edit by hand.
+"""
+
+
+def write_failures(path, results):
+    """The failing tests and why, so that no failure is silently skipped."""
+    lines = []
+    for tid in sorted(results):
+        status, reason = results[tid]
+        if status == "pass":
+            continue
+        reason = re.sub(r"kiln: error: /\S*/model\.onnx: ", "", reason)
+        reason = re.sub(r"'/usr/share/libonnx-testdata/data/\S*/(\S+\.pb)'",
+                        r"'\1'", reason)
+        lines.append("%s\t%s\t%s\n" % (tid, status, reason))
+    with open(path, "w") as f:
+        f.write(FAILURES_HEADER)
+        f.write("".join(lines))
+    print("wrote %d failing tests and their reasons to %s" % (len(lines), path))
+
+
 def main():
     ap = argparse.ArgumentParser(
         description="Runs the ONNX conformance tests through `kiln run`.")
@@ -367,6 +392,9 @@ def main():
         print("wrote %d tests to %s (%+d)" % (
             len(new_list), args.passing, len(new_list) - len(set(listed))))
         listed = new_list
+        if not args.filter:
+            write_failures(os.path.join(os.path.dirname(args.passing),
+                                        "known-failures.txt"), results)
 
     # Listed tests that were selected (or that no longer exist) must pass.
     required = [t for t in listed if t in ran or

@@ -15,6 +15,9 @@
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include <cmath>
+#include <type_traits>
+
 using namespace mlir;
 using namespace kiln::lowering;
 namespace onnx = kiln::onnx;
@@ -668,6 +671,76 @@ struct SpaceToDepthPattern : public OpConversionPattern<onnx::SpaceToDepthOp> {
   }
 };
 
+/// Hann, Hamming and Blackman windows: the length is static, so the
+/// window is a constant computed here.
+template <typename OpTy>
+struct WindowPattern : public OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  using Adaptor = typename OpConversionPattern<OpTy>::OpAdaptor;
+  LogicalResult
+  matchAndRewrite(OpTy op, Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    RankedTensorType type = convertedResultType(*this->typeConverter, op);
+    Type et = type.getElementType();
+    if (type.getRank() != 1 || !(isa<FloatType>(et) || isa<IntegerType>(et)))
+      return unsupported(rewriter, op, "unsupported output type");
+    int64_t n = type.getDimSize(0);
+    double denom = op.getPeriodic() != 0 ? n : n - 1;
+    SmallVector<Attribute> values;
+    for (int64_t i = 0; i < n; ++i) {
+      double x = denom > 0 ? 2 * M_PI * i / denom : 0, v;
+      if (std::is_same_v<OpTy, onnx::HannWindowOp>)
+        v = 0.5 - 0.5 * std::cos(x);
+      else if (std::is_same_v<OpTy, onnx::HammingWindowOp>)
+        v = 25.0 / 46.0 - 21.0 / 46.0 * std::cos(x);
+      else
+        v = 0.42 - 0.5 * std::cos(x) + 0.08 * std::cos(2 * x);
+      values.push_back(isa<FloatType>(et) ? Attribute(FloatAttr::get(et, v))
+                                          : Attribute(IntegerAttr::get(et, static_cast<int64_t>(v))));
+    }
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, DenseElementsAttr::get(type, values));
+    return success();
+  }
+};
+
+/// ReverseSequence: y[b, t] = x[b, len[b] - 1 - t] for t < len[b], else
+/// x[b, t] (batch and time axes 0/1).
+struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequenceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::ReverseSequenceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value x = adaptor.getInput(), lens = adaptor.getSequenceLens();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank(), ba = op.getBatchAxis(), ta = op.getTimeAxis();
+    if (rank < 2 || ba == ta || ba < 0 || ba > 1 || ta < 0 || ta > 1 ||
+        type.getNumElements() == 0)
+      return unsupported(rewriter, op, "batch_axis and time_axis must be 0 and 1");
+    int64_t steps = type.getDimSize(ta);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{}, ValueRange{emptyTensor(rewriter, loc, type)},
+        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &b, Location l, ValueRange) {
+          SmallVector<Value> at;
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(linalg::IndexOp::create(b, l, d));
+          Value len = tensor::ExtractOp::create(b, l, lens, ValueRange{at[ba]});
+          len = arith::IndexCastOp::create(b, l, b.getIndexType(), len);
+          len = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, len, cidx(b, l, 0)),
+                                       cidx(b, l, steps));
+          Value t = at[ta];
+          Value rev = arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, len, cidx(b, l, 1)), t);
+          Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, t, len);
+          at[ta] = arith::SelectOp::create(b, l, inside, rev, t);
+          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, x, at).getResult());
+        });
+    rewriter.replaceOp(op, generic.getResult(0));
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
@@ -677,6 +750,8 @@ void populateIndexingPatterns(const TypeConverter &converter,
                HardmaxPattern, GatherElementsPattern, GatherNDPattern,
                ScatterElementsPattern, ScatterNDPattern, TriluPattern, OneHotPattern,
                EyeLikePattern, RangePattern, CumSumPattern, DepthToSpacePattern,
-               SpaceToDepthPattern>(converter, patterns.getContext());
+               SpaceToDepthPattern, WindowPattern<onnx::HannWindowOp>,
+               WindowPattern<onnx::HammingWindowOp>, WindowPattern<onnx::BlackmanWindowOp>,
+               ReverseSequencePattern>(converter, patterns.getContext());
 }
 } // namespace kiln::lowering

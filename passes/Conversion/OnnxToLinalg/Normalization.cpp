@@ -247,12 +247,79 @@ struct MVNPattern : public OpConversionPattern<onnx::MeanVarianceNormalizationOp
   }
 };
 
+/// LRN: x / (bias + alpha / size * sum of x^2 over a channel window)^beta.
+struct LRNPattern : public OpConversionPattern<onnx::LRNOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::LRNOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    Value x = adaptor.getX();
+    auto type = cast<RankedTensorType>(x.getType());
+    int64_t rank = type.getRank(), size = op.getSize();
+    if (rank < 3 || size < 1)
+      return unsupported(rewriter, op, "needs rank >= 3 and size >= 1");
+    Type et = type.getElementType();
+    double alpha = op.getAlphaAttr() ? op.getAlphaAttr().getValueAsDouble() : 1e-4;
+    double beta = op.getBetaAttr() ? op.getBetaAttr().getValueAsDouble() : 0.75;
+    double bias = op.getBiasAttr() ? op.getBiasAttr().getValueAsDouble() : 1.0;
+    Value sq = broadcastGeneric(rewriter, loc, ValueRange{x}, type,
+                                [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                  return arith::MulFOp::create(b, l, a[0], a[0]);
+                                });
+    SmallVector<int64_t> lo(rank, 0), hi(rank, 0);
+    lo[1] = (size - 1) / 2;
+    hi[1] = size - 1 - lo[1];
+    Value padded = padTensor(rewriter, loc, sq, lo, hi, scalarConstant(rewriter, loc, et, 0));
+    // Loops: the output dims, then k along the channel window.
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineExpr> pe;
+    for (int64_t d = 0; d < rank; ++d)
+      pe.push_back(d == 1 ? getAffineDimExpr(1, ctx) + getAffineDimExpr(rank, ctx)
+                          : getAffineDimExpr(d, ctx));
+    Value window = tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{size}, et);
+    SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+    iters.push_back(utils::IteratorType::reduction);
+    Value init = filledTensor(rewriter, loc, type, scalarConstant(rewriter, loc, et, 0));
+    Value sum = linalg::GenericOp::create(
+                    rewriter, loc, type, ValueRange{padded, window}, ValueRange{init},
+                    ArrayRef<AffineMap>{AffineMap::get(rank + 1, 0, pe, ctx),
+                                        AffineMap::get(rank + 1, 0, {getAffineDimExpr(rank, ctx)}, ctx),
+                                        AffineMap::get(rank + 1, 0,
+                                                       rewriter.getMultiDimIdentityMap(rank).getResults(),
+                                                       ctx)},
+                    iters,
+                    [](OpBuilder &b, Location l, ValueRange a) {
+                      linalg::YieldOp::create(b, l, arith::AddFOp::create(b, l, a[2], a[0]).getResult());
+                    })
+                    .getResult(0);
+    Value y = broadcastGeneric(
+        rewriter, loc, ValueRange{x, sum}, type,
+        [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+          Value base = arith::AddFOp::create(
+              b, l, scalarConstant(b, l, et, bias),
+              arith::MulFOp::create(b, l, scalarConstant(b, l, et, alpha / size), a[1]));
+          // base > 0: base^beta = exp(beta * log(base)).
+          Value p = math::ExpOp::create(
+              b, l, arith::MulFOp::create(b, l, scalarConstant(b, l, et, beta),
+                                          math::LogOp::create(b, l, base)));
+          return arith::DivFOp::create(b, l, a[0], p);
+        });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populateNormalizationPatterns(const TypeConverter &converter,
                                    RewritePatternSet &patterns) {
-  patterns.add<BatchNormPattern, LayerNormPattern, InstanceNormPattern, MVNPattern>(
+  patterns.add<BatchNormPattern, LayerNormPattern, InstanceNormPattern, MVNPattern,
+               LRNPattern>(
       converter, patterns.getContext());
 }
 } // namespace kiln::lowering

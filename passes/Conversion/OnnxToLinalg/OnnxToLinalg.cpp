@@ -54,6 +54,7 @@ struct ConvertOnnxToLinalgPass
     populateIndexingPatterns(converter, patterns);
     populateLossPatterns(converter, patterns);
     populateResizePatterns(converter, patterns);
+    populateQuantizePatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())

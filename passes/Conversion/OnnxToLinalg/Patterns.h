@@ -45,6 +45,8 @@ void populateLossPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 void populateResizePatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
+void populateQuantizePatterns(const mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
 
 /// Declines `op` in a pattern, recording `reason` for the pass to report as
 /// the user-facing error (MLIR's notifyMatchFailure alone is not shown).
