@@ -15,6 +15,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
+#include <type_traits>
+
 #define DEBUG_TYPE "kiln-expand-math"
 
 namespace kiln {
@@ -67,6 +69,64 @@ struct NarrowToF32 : public RewritePattern {
   }
 };
 
+/// floor, ceil, trunc, round and roundeven without libm: on CPUs without
+/// SSE4.1 (or FPUs without rounding instructions) LLVM lowers them to
+/// floorf/ceilf/... calls, and MLIR's own roundeven expansion rounds
+/// 0.49999997 up (it adds 0.5 in float).
+/// |x| >= 2^(mantissa bits) (and NaN, inf) is already integral; otherwise
+/// truncate through a same-width integer and adjust.
+template <typename OpTy>
+struct ExpandRounding : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
+    auto type = dyn_cast<FloatType>(op.getType());
+    if (!type || !(type.isF32() || type.isF64()))
+      return failure();
+    Location loc = op.getLoc();
+    Value x = op.getOperand();
+    unsigned width = type.getWidth();
+    Type intType = rewriter.getIntegerType(width);
+    double limit = type.isF32() ? 8388608.0 : 4503599627370496.0; // 2^23, 2^52
+    auto c = [&](double v) {
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(type, v)).getResult();
+    };
+    Value small = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT,
+                                        math::AbsFOp::create(rewriter, loc, x), c(limit));
+    // Only convert when small, so the conversion is never poison.
+    Value safe = arith::SelectOp::create(rewriter, loc, small, x, c(0));
+    Value t = arith::SIToFPOp::create(rewriter, loc, type,
+                                      arith::FPToSIOp::create(rewriter, loc, intType, safe));
+    Value r = t;
+    if (std::is_same_v<OpTy, math::RoundEvenOp> || std::is_same_v<OpTy, math::RoundOp>) {
+      // diff = x - trunc(x) is exact here; step away from zero past a half
+      // (at exactly a half: always for round, to even for roundeven).
+      Value diff = math::AbsFOp::create(rewriter, loc, arith::SubFOp::create(rewriter, loc, safe, t));
+      Value step = math::CopySignOp::create(rewriter, loc, c(1), safe);
+      Value up = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, diff, c(0.5));
+      Value half = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ, diff, c(0.5));
+      if (std::is_same_v<OpTy, math::RoundEvenOp>) {
+        Value ti = arith::FPToSIOp::create(rewriter, loc, intType, t);
+        Value odd = arith::TruncIOp::create(rewriter, loc, rewriter.getI1Type(), ti);
+        half = arith::AndIOp::create(rewriter, loc, half, odd);
+      }
+      up = arith::OrIOp::create(rewriter, loc, up, half);
+      r = arith::SelectOp::create(rewriter, loc, up, arith::AddFOp::create(rewriter, loc, t, step), t);
+    } else if (std::is_same_v<OpTy, math::FloorOp>) {
+      Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, t, safe);
+      r = arith::SelectOp::create(rewriter, loc, above,
+                                  arith::SubFOp::create(rewriter, loc, t, c(1)), t);
+    } else if (std::is_same_v<OpTy, math::CeilOp>) {
+      Value below = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, t, safe);
+      r = arith::SelectOp::create(rewriter, loc, below,
+                                  arith::AddFOp::create(rewriter, loc, t, c(1)), t);
+    }
+    // Keep the sign of zero (floor(-0.5) is -1, ceil(-0.5) is -0).
+    r = math::CopySignOp::create(rewriter, loc, r, safe);
+    rewriter.replaceOpWithNewOp<arith::SelectOp>(op, small, r, x);
+    return success();
+  }
+};
+
 struct ExpandMathPass : public kiln::impl::ExpandMathPassBase<ExpandMathPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
@@ -74,9 +134,11 @@ struct ExpandMathPass : public kiln::impl::ExpandMathPassBase<ExpandMathPass> {
     patterns.add<NarrowToF32>(ctx);
     math::populateExpansionPatterns(patterns, {"sinh", "cosh", "asinh",
                                          "acosh", "atanh", "tan", "powf",
-                                         "fpowi", "exp2", "roundeven", "round",
-                                         "ctlz"});
+                                         "fpowi", "exp2", "ctlz"});
     populateMathPolynomialApproximationPatterns(patterns);
+    patterns.add<ExpandRounding<math::FloorOp>, ExpandRounding<math::CeilOp>,
+                 ExpandRounding<math::TruncOp>, ExpandRounding<math::RoundEvenOp>,
+                 ExpandRounding<math::RoundOp>>(ctx);
     // bfloat16 conversions as integer arithmetic (no compiler-rt calls).
     arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -45,6 +45,9 @@ Value quantizeScalar(OpBuilder &b, Location l, Value v, Value zpFloat, Type to, 
   double hi = isUnsigned ? std::ldexp(1.0, w) - 1 : std::ldexp(1.0, w - 1) - 1;
   r = arith::MaximumFOp::create(b, l, r, scalarConstant(b, l, ft, lo));
   r = arith::MinimumFOp::create(b, l, r, scalarConstant(b, l, ft, hi));
+  // NaN (e.g. a zero scale) would make the conversion poison: use 0.
+  Value nan = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, r, r);
+  r = arith::SelectOp::create(b, l, nan, scalarConstant(b, l, ft, 0), r);
   if (isUnsigned)
     return arith::FPToUIOp::create(b, l, to, r);
   return arith::FPToSIOp::create(b, l, to, r);

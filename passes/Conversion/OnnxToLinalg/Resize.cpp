@@ -282,7 +282,9 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
     SmallVector<bool> resized(rank);
     for (int64_t d = 0; d < rank; ++d) {
       int64_t in = xType.getDimSize(d), out = yType.getDimSize(d);
-      resized[d] = in != out || crop;
+      // With run-time scales even a dim that keeps its size may move its
+      // samples (floor(in * 1.2) can equal in): resize every dim.
+      resized[d] = runtimeScales || in != out || crop;
       scale[d] = runtimeScales ? readF64(adaptor.getScales(), d)
                                : arith::ConstantOp::create(
                                      b, loc, b.getFloatAttr(f64, static_cast<double>(out) / in));
@@ -405,7 +407,8 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
                                   roi.empty() ? 1 : roi[d + rank]));
     // Constant tables for the resized dims.
     OpBuilder &b = rewriter;
-    bool isFloat = isa<FloatType>(et);
+    // Nearest reads one tap with weight 1: no weights to multiply.
+    bool isFloat = isa<FloatType>(et) && mode != "nearest";
     SmallVector<Value> idxTables(rank), wTables(rank), validTables(rank);
     for (int64_t d = 0; d < rank; ++d) {
       DimTable &t = tables[d];

@@ -5,7 +5,8 @@
 // generic; Scatter* run an scf.for nest over the updates, inserting into
 // the carried data; Trilu, OneHot, EyeLike, Range and CumSum compare
 // linalg.index positions; DepthToSpace/SpaceToDepth reshape, transpose and
-// reshape. Every index read from data has a negative value wrapped and is
+// reshape; HannWindow is a constant; ReverseSequence reads x at a selected
+// time. Every index read from data has a negative value wrapped and is
 // clamped into the dim.
 
 // select_last_index: ties go to the later element (oge); the first element
@@ -427,4 +428,73 @@ func.func @depth_to_space_crd(%x: tensor<1x12x2x3xf32>) -> tensor<1x3x4x6xf32> {
 func.func @space_to_depth(%x: tensor<2x3x4x6xf32>) -> tensor<2x12x2x3xf32> {
   %0 = "onnx.SpaceToDepth"(%x) <{blocksize = 2 : i64}> : (tensor<2x3x4x6xf32>) -> tensor<2x12x2x3xf32>
   return %0 : tensor<2x12x2x3xf32>
+}
+
+// -----
+
+// HannWindow: the length comes from the result type, so the window is one
+// constant, 0.5 - 0.5 * cos(2 pi n / N); periodic uses N = 8.
+// CHECK-LABEL: func.func @hann_periodic(
+// CHECK-NOT: linalg
+// CHECK: %[[W:.*]] = arith.constant dense<[0.000000e+00, 0.146446615, 5.000000e-01, 0.853553414, 1.000000e+00, 0.853553414, 5.000000e-01, 0.146446615]> : tensor<8xf32>
+// CHECK-NEXT: return %[[W]] : tensor<8xf32>
+func.func @hann_periodic() -> tensor<8xf32> {
+  %n = "onnx.Constant"() <{value = dense<8> : tensor<i64>}> : () -> tensor<i64>
+  %0 = "onnx.HannWindow"(%n) <{output_datatype = 1 : i64, periodic = 1 : i64}> : (tensor<i64>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
+
+// -----
+
+// periodic = 0: symmetric, N = size - 1 = 4, so both ends are 0.
+// CHECK-LABEL: func.func @hann_symmetric(
+// CHECK: arith.constant dense<[0.000000e+00, 5.000000e-01, 1.000000e+00, 5.000000e-01, 0.000000e+00]> : tensor<5xf32>
+func.func @hann_symmetric() -> tensor<5xf32> {
+  %n = "onnx.Constant"() <{value = dense<5> : tensor<i64>}> : () -> tensor<i64>
+  %0 = "onnx.HannWindow"(%n) <{output_datatype = 1 : i64, periodic = 0 : i64}> : (tensor<i64>) -> tensor<5xf32>
+  return %0 : tensor<5xf32>
+}
+
+// -----
+
+// ReverseSequence, time axis 0 and batch axis 1: each element reads the
+// length of its batch, clamped into [0, 4], and x at time len - 1 - t
+// where t < len, else at t.
+// CHECK-LABEL: func.func @reverse_sequence(
+// CHECK-SAME: %[[X:.*]]: tensor<4x3x2xf32>, %[[L:.*]]: tensor<3xi64>) -> tensor<4x3x2xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<4x3x2xf32>)
+// CHECK: %[[T:.*]] = linalg.index 0 : index
+// CHECK: %[[B:.*]] = linalg.index 1 : index
+// CHECK: %[[K:.*]] = linalg.index 2 : index
+// CHECK: %[[LV:.*]] = tensor.extract %[[L]][%[[B]]] : tensor<3xi64>
+// CHECK: %[[LI:.*]] = arith.index_cast %[[LV]] : i64 to index
+// CHECK: %[[LO:.*]] = arith.maxsi %[[LI]], %{{.*}} : index
+// CHECK: %[[STEPS:.*]] = arith.constant 4 : index
+// CHECK: %[[LEN:.*]] = arith.minsi %[[LO]], %[[STEPS]] : index
+// CHECK: %[[LAST:.*]] = arith.subi %[[LEN]], %{{.*}} : index
+// CHECK: %[[REV:.*]] = arith.subi %[[LAST]], %[[T]] : index
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[T]], %[[LEN]] : index
+// CHECK: %[[SRC:.*]] = arith.select %[[IN]], %[[REV]], %[[T]] : index
+// CHECK: %[[V:.*]] = tensor.extract %[[X]][%[[SRC]], %[[B]], %[[K]]] : tensor<4x3x2xf32>
+// CHECK: linalg.yield %[[V]] : f32
+// CHECK: return %[[Y]]
+func.func @reverse_sequence(%x: tensor<4x3x2xf32>, %l: tensor<3xi64>) -> tensor<4x3x2xf32> {
+  %0 = "onnx.ReverseSequence"(%x, %l) <{batch_axis = 1 : i64, time_axis = 0 : i64}> : (tensor<4x3x2xf32>, tensor<3xi64>) -> tensor<4x3x2xf32>
+  return %0 : tensor<4x3x2xf32>
+}
+
+// -----
+
+// Batch axis 0, time axis 1: the length is read at d0, d1 is reversed.
+// CHECK-LABEL: func.func @reverse_sequence_batch_first(
+// CHECK-SAME: %[[X:.*]]: tensor<2x4xf32>, %[[L:.*]]: tensor<2xi64>)
+// CHECK: %[[B:.*]] = linalg.index 0 : index
+// CHECK: %[[T:.*]] = linalg.index 1 : index
+// CHECK: tensor.extract %[[L]][%[[B]]] : tensor<2xi64>
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %[[T]], %{{.*}} : index
+// CHECK: %[[SRC:.*]] = arith.select %[[IN]], %{{.*}}, %[[T]] : index
+// CHECK: tensor.extract %[[X]][%[[B]], %[[SRC]]] : tensor<2x4xf32>
+func.func @reverse_sequence_batch_first(%x: tensor<2x4xf32>, %l: tensor<2xi64>) -> tensor<2x4xf32> {
+  %0 = "onnx.ReverseSequence"(%x, %l) <{batch_axis = 0 : i64, time_axis = 1 : i64}> : (tensor<2x4xf32>, tensor<2xi64>) -> tensor<2x4xf32>
+  return %0 : tensor<2x4xf32>
 }

@@ -3,7 +3,8 @@
 // (Normalization.cpp): the mean over the normalised dims (a sum reduction
 // reshaped to keepdims, divided by the count), x - mean, the mean of its
 // square, 1 / sqrt(var + eps), then one generic that scales the centred
-// input, all broadcast through the indexing maps.
+// input, all broadcast through the indexing maps. LRN sums the padded
+// squares over a channel window instead.
 
 // LayerNormalization over the last axis: every stat is [2, 3, 1], read
 // back with a (d0, d1, 0) map; scale and B broadcast along d2.
@@ -119,4 +120,57 @@ func.func @mvn_default(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
 func.func @mvn_axes(%x: tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32> {
   %0 = "onnx.MeanVarianceNormalization"(%x) <{axes = array<i64: 1, -1>}> : (tensor<2x3x4x5xf32>) -> tensor<2x3x4x5xf32>
   return %0 : tensor<2x3x4x5xf32>
+}
+
+// -----
+
+// LRN, size 3: x * x, padded with zeros by (size - 1) / 2 = 1 below and 1
+// above along the channels, summed by a generic whose fifth loop d4 walks
+// the window (d1 + d4 in the padded input, a tensor<3xf32> bounding it);
+// then x / (bias + alpha / size * sum)^beta with the power as
+// exp(beta * log(.)).
+// CHECK-LABEL: func.func @lrn(
+// CHECK-SAME: %[[X:.*]]: tensor<1x5x2x2xf32>) -> tensor<1x5x2x2xf32>
+// CHECK: %[[SQ:.*]] = linalg.generic {{.*}} ins(%[[X]] : tensor<1x5x2x2xf32>)
+// CHECK: arith.mulf %[[IN:.*]], %[[IN]] : f32
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[PAD:.*]] = tensor.pad %[[SQ]] low[0, 1, 0, 0] high[0, 1, 0, 0]
+// CHECK: tensor.yield %[[ZERO]] : f32
+// CHECK: } : tensor<1x5x2x2xf32> to tensor<1x7x2x2xf32>
+// CHECK: %[[WIN:.*]] = tensor.empty() : tensor<3xf32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<1x5x2x2xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 + d4, d2, d3)>, affine_map<(d0, d1, d2, d3, d4) -> (d4)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[PAD]], %[[WIN]] : tensor<1x7x2x2xf32>, tensor<3xf32>) outs(%[[INIT]] : tensor<1x5x2x2xf32>)
+// CHECK: ^bb0(%[[V:.*]]: f32, %{{.*}}: f32, %[[ACC:.*]]: f32):
+// CHECK: arith.addf %[[ACC]], %[[V]] : f32
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[SUM]] : tensor<1x5x2x2xf32>, tensor<1x5x2x2xf32>)
+// CHECK: ^bb0(%[[XV:.*]]: f32, %[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK: %[[BIAS:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK: %[[AS:.*]] = arith.constant 0.166666672 : f32
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[AS]], %[[S]] : f32
+// CHECK: %[[BASE:.*]] = arith.addf %[[BIAS]], %[[SCALED]] : f32
+// CHECK: %[[BETA:.*]] = arith.constant 7.500000e-01 : f32
+// CHECK: %[[LOG:.*]] = math.log %[[BASE]] : f32
+// CHECK: %[[BL:.*]] = arith.mulf %[[BETA]], %[[LOG]] : f32
+// CHECK: %[[POW:.*]] = math.exp %[[BL]] : f32
+// CHECK: %[[R:.*]] = arith.divf %[[XV]], %[[POW]] : f32
+// CHECK: linalg.yield %[[R]] : f32
+// CHECK: return %[[Y]]
+func.func @lrn(%x: tensor<1x5x2x2xf32>) -> tensor<1x5x2x2xf32> {
+  %0 = "onnx.LRN"(%x) <{alpha = 5.000000e-01 : f32, beta = 7.500000e-01 : f32, bias = 2.000000e+00 : f32, size = 3 : i64}> : (tensor<1x5x2x2xf32>) -> tensor<1x5x2x2xf32>
+  return %0 : tensor<1x5x2x2xf32>
+}
+
+// -----
+
+// An even size (4) pads floor(3 / 2) = 1 below and 2 above; rank 3.
+// CHECK-LABEL: func.func @lrn_even_size(
+// CHECK: tensor.pad %{{.*}} low[0, 1, 0] high[0, 2, 0]
+// CHECK: } : tensor<2x5x3xf32> to tensor<2x8x3xf32>
+// CHECK: tensor.empty() : tensor<4xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1 + d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.constant 7.500000e-02 : f32
+func.func @lrn_even_size(%x: tensor<2x5x3xf32>) -> tensor<2x5x3xf32> {
+  %0 = "onnx.LRN"(%x) <{alpha = 3.000000e-01 : f32, beta = 6.000000e-01 : f32, bias = 1.000000e+00 : f32, size = 4 : i64}> : (tensor<2x5x3xf32>) -> tensor<2x5x3xf32>
+  return %0 : tensor<2x5x3xf32>
 }
