@@ -189,6 +189,41 @@ Value broadcastGeneric(OpBuilder &b, Location loc, ValueRange inputs,
   return generic.getResult(0);
 }
 
+/// Reduces `x` over the dims where `reduce` is set; the result has size 1
+/// in those dims. `pre` maps each element before combining.
+Value reduceKeepDims(OpBuilder &b, Location loc, Value x,
+                     ArrayRef<bool> reduce, TypedAttr init, ReduceCombine combine,
+                     ReduceMap pre) {
+  auto type = cast<RankedTensorType>(x.getType());
+  MLIRContext *ctx = b.getContext();
+  SmallVector<AffineExpr> outExprs;
+  SmallVector<int64_t> outShape, keepShape;
+  SmallVector<utils::IteratorType> iters;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (reduce[i]) {
+      iters.push_back(utils::IteratorType::reduction);
+      keepShape.push_back(1);
+    } else {
+      iters.push_back(utils::IteratorType::parallel);
+      outExprs.push_back(getAffineDimExpr(i, ctx));
+      outShape.push_back(type.getDimSize(i));
+      keepShape.push_back(type.getDimSize(i));
+    }
+  }
+  auto outType = type.clone(outShape);
+  Value initValue = arith::ConstantOp::create(b, loc, init);
+  Value filled = filledTensor(b, loc, outType, initValue);
+  auto generic = linalg::GenericOp::create(
+      b, loc, outType, ValueRange{x}, ValueRange{filled},
+      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(type.getRank()),
+                          AffineMap::get(type.getRank(), 0, outExprs, ctx)},
+      iters, [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value v = pre ? pre(nb, l, args[0]) : args[0];
+        linalg::YieldOp::create(nb, l, combine(nb, l, args[1], v));
+      });
+  return reshapeTensor(b, loc, generic.getResult(0), type.clone(keepShape));
+}
+
 Value reshapeTensor(OpBuilder &b, Location loc, Value v,
                     RankedTensorType type) {
   auto src = cast<RankedTensorType>(v.getType());

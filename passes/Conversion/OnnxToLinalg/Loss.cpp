@@ -18,53 +18,6 @@ namespace onnx = kiln::onnx;
 
 namespace {
 
-/// log_softmax along dim 1.
-Value logSoftmax(OpBuilder &b, Location loc, Value x) {
-  auto type = cast<RankedTensorType>(x.getType());
-  int64_t rank = type.getRank();
-  Type et = type.getElementType();
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<int64_t> outShape, keepShape;
-  SmallVector<utils::IteratorType> iters;
-  for (int64_t i = 0; i < rank; ++i) {
-    bool r = i == 1;
-    iters.push_back(r ? utils::IteratorType::reduction : utils::IteratorType::parallel);
-    keepShape.push_back(r ? 1 : type.getDimSize(i));
-    if (!r) {
-      outExprs.push_back(getAffineDimExpr(i, ctx));
-      outShape.push_back(type.getDimSize(i));
-    }
-  }
-  auto outType = type.clone(outShape);
-  AffineMap id = b.getMultiDimIdentityMap(rank), out = AffineMap::get(rank, 0, outExprs, ctx);
-  auto reduce = [&](Value in, TypedAttr init, bool isMax) {
-    Value filled = filledTensor(b, loc, outType, arith::ConstantOp::create(b, loc, init));
-    Value r = linalg::GenericOp::create(
-                  b, loc, outType, ValueRange{in}, ValueRange{filled},
-                  ArrayRef<AffineMap>{id, out}, iters,
-                  [&](OpBuilder &nb, Location l, ValueRange a) {
-                    Value v = isMax ? Value(arith::MaximumFOp::create(nb, l, a[1], a[0]))
-                                    : Value(arith::AddFOp::create(
-                                          nb, l, a[1], math::ExpOp::create(nb, l, a[0])));
-                    linalg::YieldOp::create(nb, l, v);
-                  })
-                  .getResult(0);
-    return reshapeTensor(b, loc, r, type.clone(keepShape));
-  };
-  Value mx = reduce(x, lowestValue(et, false), true);
-  Value shifted = broadcastGeneric(b, loc, ValueRange{x, mx}, type,
-                                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                                     return arith::SubFOp::create(nb, l, a[0], a[1]);
-                                   });
-  Value sum = reduce(shifted, b.getFloatAttr(et, 0), false);
-  return broadcastGeneric(b, loc, ValueRange{shifted, sum}, type,
-                          [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                            return arith::SubFOp::create(nb, l, a[0],
-                                                         math::LogOp::create(nb, l, a[1]));
-                          });
-}
-
 /// The NLL loss of log-probabilities `input` [N, C, d...] for `target`
 /// [N, d...], reduced as `reduction` into `resultType`.
 FailureOr<Value> nllLoss(ConversionPatternRewriter &rewriter, Operation *op, Value input,
@@ -172,7 +125,7 @@ struct SCELossPattern : public OpConversionPattern<onnx::SoftmaxCrossEntropyLoss
     Type elem = elementTypeOf(op.getScores());
     if (!isSupportedFloat(elem))
       return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
-    Value logp = logSoftmax(rewriter, op.getLoc(), adaptor.getScores());
+    Value logp = softmaxAlong(rewriter, op.getLoc(), adaptor.getScores(), 1, /*isLog=*/true);
     Value weight = onnx::isNone(op.getWeights()) ? Value() : adaptor.getWeights();
     FailureOr<Value> loss = nllLoss(rewriter, op, logp, adaptor.getLabels(), weight,
                                     ignoreIndex(op), op.getReduction(),

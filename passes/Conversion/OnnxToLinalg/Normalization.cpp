@@ -70,36 +70,15 @@ struct BatchNormPattern : public OpConversionPattern<onnx::BatchNormalizationOp>
 Value meanKeepDims(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduce) {
   auto type = cast<RankedTensorType>(x.getType());
   Type et = type.getElementType();
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<int64_t> outShape, keepShape;
-  SmallVector<utils::IteratorType> iters;
   double count = 1;
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    if (reduce[i]) {
-      iters.push_back(utils::IteratorType::reduction);
-      keepShape.push_back(1);
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (reduce[i])
       count *= type.getDimSize(i);
-    } else {
-      iters.push_back(utils::IteratorType::parallel);
-      outExprs.push_back(getAffineDimExpr(i, ctx));
-      outShape.push_back(type.getDimSize(i));
-      keepShape.push_back(type.getDimSize(i));
-    }
-  }
-  auto outType = type.clone(outShape);
-  Value init = filledTensor(b, loc, outType, scalarConstant(b, loc, et, 0));
-  Value sum = linalg::GenericOp::create(
-                  b, loc, outType, ValueRange{x}, ValueRange{init},
-                  ArrayRef<AffineMap>{b.getMultiDimIdentityMap(type.getRank()),
-                                      AffineMap::get(type.getRank(), 0, outExprs, ctx)},
-                  iters,
-                  [](OpBuilder &nb, Location l, ValueRange a) {
-                    linalg::YieldOp::create(nb, l, arith::AddFOp::create(nb, l, a[1], a[0]).getResult());
-                  })
-                  .getResult(0);
-  Value keep = reshapeTensor(b, loc, sum, type.clone(keepShape));
-  return broadcastGeneric(b, loc, ValueRange{keep}, cast<RankedTensorType>(keep.getType()),
+  Value sum = reduceKeepDims(b, loc, x, reduce, b.getFloatAttr(et, 0),
+                             [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
+                               return arith::AddFOp::create(nb, l, acc, v);
+                             });
+  return broadcastGeneric(b, loc, ValueRange{sum}, cast<RankedTensorType>(sum.getType()),
                           [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
                             return arith::DivFOp::create(nb, l, a[0],
                                                          scalarConstant(nb, l, et, count));

@@ -126,6 +126,22 @@ mlir::Value broadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::RankedTensorType resultType,
                              ScalarBody body);
 
+using ReduceCombine = llvm::function_ref<mlir::Value(
+    mlir::OpBuilder &, mlir::Location, mlir::Value acc, mlir::Value x)>;
+using ReduceMap =
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location, mlir::Value)>;
+
+/// Reduces `x` over the dims where `reduce` is set, starting from `init`;
+/// the result keeps those dims with size 1 (so that numpy broadcasting
+/// brings it back). `pre`, if given, maps each element before combining.
+mlir::Value reduceKeepDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                           llvm::ArrayRef<bool> reduce, mlir::TypedAttr init,
+                           ReduceCombine combine, ReduceMap pre = nullptr);
+
+/// Softmax (or log-softmax) of a float tensor along `axis`, max-shifted.
+mlir::Value softmaxAlong(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                         int64_t axis, bool isLog);
+
 /// Reshapes `v` to `type` (same element count) with collapse/expand_shape.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value v, mlir::RankedTensorType type);

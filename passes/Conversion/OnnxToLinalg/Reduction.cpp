@@ -16,44 +16,6 @@ namespace onnx = kiln::onnx;
 
 namespace {
 
-using Combine = function_ref<Value(OpBuilder &, Location, Value acc, Value x)>;
-using Map = function_ref<Value(OpBuilder &, Location, Value x)>;
-
-/// Reduces `x` over the dims where `reduce` is set; the result has size 1
-/// in those dims. `pre` maps each element before combining.
-Value reduceKeepDims(OpBuilder &b, Location loc, Value x,
-                     ArrayRef<bool> reduce, TypedAttr init, Combine combine,
-                     Map pre = nullptr) {
-  auto type = cast<RankedTensorType>(x.getType());
-  MLIRContext *ctx = b.getContext();
-  SmallVector<AffineExpr> outExprs;
-  SmallVector<int64_t> outShape, keepShape;
-  SmallVector<utils::IteratorType> iters;
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    if (reduce[i]) {
-      iters.push_back(utils::IteratorType::reduction);
-      keepShape.push_back(1);
-    } else {
-      iters.push_back(utils::IteratorType::parallel);
-      outExprs.push_back(getAffineDimExpr(i, ctx));
-      outShape.push_back(type.getDimSize(i));
-      keepShape.push_back(type.getDimSize(i));
-    }
-  }
-  auto outType = type.clone(outShape);
-  Value initValue = arith::ConstantOp::create(b, loc, init);
-  Value filled = filledTensor(b, loc, outType, initValue);
-  auto generic = linalg::GenericOp::create(
-      b, loc, outType, ValueRange{x}, ValueRange{filled},
-      ArrayRef<AffineMap>{b.getMultiDimIdentityMap(type.getRank()),
-                          AffineMap::get(type.getRank(), 0, outExprs, ctx)},
-      iters, [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value v = pre ? pre(nb, l, args[0]) : args[0];
-        linalg::YieldOp::create(nb, l, combine(nb, l, args[1], v));
-      });
-  return reshapeTensor(b, loc, generic.getResult(0), type.clone(keepShape));
-}
-
 Value addValues(OpBuilder &b, Location l, Value x, Value y) {
   if (isa<FloatType>(x.getType()))
     return arith::AddFOp::create(b, l, x, y);
@@ -257,33 +219,7 @@ struct SoftmaxPattern : public OpConversionPattern<OpTy> {
       return unsupported(rewriter, op, "axis out of range");
     if (axis < 0)
       axis += rank;
-    SmallVector<bool> reduce(rank, false);
-    reduce[axis] = true;
-    Type et = type.getElementType();
-    Value mx = reduceKeepDims(rewriter, loc, x, reduce, lowestValue(et, false),
-                              [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-                                return arith::MaximumFOp::create(b, l, acc, v);
-                              });
-    Value shifted = broadcastGeneric(rewriter, loc, ValueRange{x, mx}, type,
-                                     [](OpBuilder &b, Location l, ValueRange a) -> Value {
-                                       return arith::SubFOp::create(b, l, a[0], a[1]);
-                                     });
-    Value sum = reduceKeepDims(
-        rewriter, loc, shifted, reduce, rewriter.getFloatAttr(et, 0),
-        [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-          return arith::AddFOp::create(b, l, acc, v);
-        },
-        [](OpBuilder &b, Location l, Value v) -> Value {
-          return math::ExpOp::create(b, l, v);
-        });
-    Value y = broadcastGeneric(
-        rewriter, loc, ValueRange{shifted, sum}, type,
-        [](OpBuilder &b, Location l, ValueRange a) -> Value {
-          if (isLog)
-            return arith::SubFOp::create(b, l, a[0], math::LogOp::create(b, l, a[1]));
-          return arith::DivFOp::create(b, l, math::ExpOp::create(b, l, a[0]), a[1]);
-        });
-    rewriter.replaceOp(op, y);
+    rewriter.replaceOp(op, softmaxAlong(rewriter, loc, x, axis, isLog));
     return success();
   }
 };
@@ -334,6 +270,36 @@ struct GlobalPoolPattern : public OpConversionPattern<OpTy> {
 };
 
 } // namespace
+
+namespace kiln::lowering {
+Value softmaxAlong(OpBuilder &b, Location loc, Value x, int64_t axis, bool isLog) {
+  auto type = cast<RankedTensorType>(x.getType());
+  SmallVector<bool> reduce(type.getRank(), false);
+  reduce[axis] = true;
+  Type et = type.getElementType();
+  Value mx = reduceKeepDims(b, loc, x, reduce, lowestValue(et, false),
+                            [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
+                              return arith::MaximumFOp::create(nb, l, acc, v);
+                            });
+  Value shifted = broadcastGeneric(b, loc, ValueRange{x, mx}, type,
+                                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                                     return arith::SubFOp::create(nb, l, a[0], a[1]);
+                                   });
+  Value sum = reduceKeepDims(
+      b, loc, shifted, reduce, b.getFloatAttr(et, 0),
+      [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
+        return arith::AddFOp::create(nb, l, acc, v);
+      },
+      [](OpBuilder &nb, Location l, Value v) -> Value { return math::ExpOp::create(nb, l, v); });
+  return broadcastGeneric(
+      b, loc, ValueRange{shifted, sum}, type,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        if (isLog)
+          return arith::SubFOp::create(nb, l, a[0], math::LogOp::create(nb, l, a[1]));
+        return arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, a[0]), a[1]);
+      });
+}
+} // namespace kiln::lowering
 
 namespace kiln::lowering {
 void populateReductionPatterns(const TypeConverter &converter,
