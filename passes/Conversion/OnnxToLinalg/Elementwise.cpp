@@ -73,8 +73,7 @@ struct ElementwisePattern : public ConversionPattern {
       ok &= known(in);
     ok &= known(info.out);
     if (!ok)
-      return unsupported(rewriter, 
-          op, "element type " + typeName(t) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(t) + " is not supported yet");
     // CastLike's second operand only gives the type.
     if (accepts == Accepts::Cast)
       inputs.resize(1);
@@ -205,7 +204,6 @@ std::optional<double> splatOf(Value v) {
 
 Value powBody(OpBuilder &b, Location loc, Operation *op, ValueRange a,
               const ElemInfo &info) {
-  Type outT = signlessType(info.out);
   if (isa<FloatType>(info.out)) {
     Value x = a[0];
     Value y = castScalar(b, loc, a[1], info.in[1], info.out);
@@ -224,7 +222,6 @@ Value powBody(OpBuilder &b, Location loc, Operation *op, ValueRange a,
   Value x = castScalar(b, loc, a[0], info.in[0], f64);
   Value y = castScalar(b, loc, a[1], info.in[1], f64);
   Value r = math::RoundEvenOp::create(b, loc, powF(b, loc, x, y));
-  (void)outT;
   return castScalar(b, loc, r, f64, info.out);
 }
 
@@ -356,7 +353,6 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
   });
   add("onnx.Shrink", Accepts::Numeric, [](B &b, L l, O op, V a, I i) -> Value {
     Value x = a[0];
-    Type t = x.getType();
     Value bias = cst(b, l, x, attrF(op, "bias", 0.0));
     Value lambd = cst(b, l, x, attrF(op, "lambd", 0.5));
     if (!i.isFloat()) {
@@ -368,14 +364,13 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
                                         cst(b, l, x, 0));
       return arith::SelectOp::create(b, l, below, arith::AddIOp::create(b, l, x, bias), r);
     }
-    (void)t;
     Value below = arith::CmpFOp::create(b, l, FPred::OLT, x, arith::NegFOp::create(b, l, lambd));
     Value above = arith::CmpFOp::create(b, l, FPred::OGT, x, lambd);
     Value r = arith::SelectOp::create(b, l, above, arith::SubFOp::create(b, l, x, bias),
                                       cst(b, l, x, 0));
     return arith::SelectOp::create(b, l, below, arith::AddFOp::create(b, l, x, bias), r);
   });
-  add("onnx.BitShift", Accepts::Numeric, [](B &b, L l, O op, V a, I i) -> Value {
+  add("onnx.BitShift", Accepts::Numeric, [](B &b, L l, O op, V a, I) -> Value {
     auto dir = op->getAttrOfType<StringAttr>("direction");
     bool left = dir && dir.getValue() == "LEFT";
     Value x = a[0], y = a[1];
@@ -384,7 +379,6 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
     Value big = arith::CmpIOp::create(b, l, IPred::uge, y, cst(b, l, y, width));
     Value s = left ? Value(arith::ShLIOp::create(b, l, x, y))
                    : Value(arith::ShRUIOp::create(b, l, x, y));
-    (void)i;
     return arith::SelectOp::create(b, l, big, cst(b, l, x, 0), s);
   });
   add("onnx.Floor", Accepts::Float, [](B &b, L l, O, V a, I) -> Value {

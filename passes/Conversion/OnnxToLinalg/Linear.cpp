@@ -37,8 +37,7 @@ struct MatMulPattern : public OpConversionPattern<onnx::MatMulOp> {
     Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getA());
     if (!numeric(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     Value a = adaptor.getA(), b = adaptor.getB();
     auto aType = cast<RankedTensorType>(a.getType());
     auto bType = cast<RankedTensorType>(b.getType());
@@ -120,8 +119,7 @@ struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {
     Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getA());
     if (!numeric(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     RankedTensorType resultType = convertedResultType(*typeConverter, op);
     Type et = resultType.getElementType();
     MLIRContext *ctx = rewriter.getContext();

@@ -24,14 +24,12 @@ struct BatchNormPattern : public OpConversionPattern<onnx::BatchNormalizationOp>
     Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getX());
     if (!isSupportedFloat(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     if (op.getTrainingMode() != 0)
       return unsupported(rewriter, op, "training_mode=1 is not supported");
     for (Value extra : op->getResults().drop_front())
       if (!extra.use_empty())
-        return unsupported(rewriter, 
-            op, "the running_mean/running_var outputs are not supported");
+        return unsupported(rewriter, op, "the running_mean/running_var outputs are not supported");
     auto xType = cast<RankedTensorType>(adaptor.getX().getType());
     if (xType.getRank() < 2)
       return unsupported(rewriter, op, "input must have rank >= 2");

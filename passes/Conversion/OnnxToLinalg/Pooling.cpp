@@ -162,8 +162,7 @@ struct MaxPoolPattern : public OpConversionPattern<onnx::MaxPoolOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Type elem = elementTypeOf(op.getX());
     if (!isSupportedFloat(elem) && !isSupportedInt(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     bool wantIndices =
         !isa<NoneType>(op.getIndices().getType()) && !op.getIndices().use_empty();
     auto xType = cast<RankedTensorType>(adaptor.getX().getType());
@@ -205,8 +204,7 @@ struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
     Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getX());
     if (!isSupportedFloat(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     auto xType = cast<RankedTensorType>(adaptor.getX().getType());
     RankedTensorType yType = convertedResultType(*typeConverter, op);
     Window w;

@@ -39,8 +39,7 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
     Type elem = elementTypeOf(raw->getOperand(0));
     bool isFloat = isSupportedFloat(elem);
     if (!isFloat && !isSupportedInt(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     if (!isFloat && (kind == Kind::L2 || kind == Kind::LogSum ||
                      kind == Kind::LogSumExp || kind == Kind::Mean))
       return unsupported(rewriter, op, "integer inputs are not supported yet");
@@ -209,8 +208,7 @@ struct SoftmaxPattern : public OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getOperation()->getOperand(0));
     if (!isSupportedFloat(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     Value x = adaptor.getInput();
     auto type = cast<RankedTensorType>(x.getType());
     int64_t rank = type.getRank();
@@ -236,8 +234,7 @@ struct GlobalPoolPattern : public OpConversionPattern<OpTy> {
     Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getOperation()->getOperand(0));
     if (!isSupportedFloat(elem))
-      return unsupported(rewriter, 
-          op, "element type " + typeName(elem) + " is not supported yet");
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     Value x = adaptor.getX();
     auto type = cast<RankedTensorType>(x.getType());
     SmallVector<bool> reduce(type.getRank(), true);
