@@ -110,9 +110,8 @@ bool parseNpy(const std::string &bytes, const std::string &path, HostTensor &t,
   if (!t.dtype)
     return fail("element type '" + descr + "' is not supported");
   std::string fortran = field("fortran_order");
-  if (fortran.find("True") != std::string::npos &&
-      fortran.find("True") < fortran.find(','))
-    return fail("Fortran order is not supported");
+  bool columnMajor = fortran.find("True") != std::string::npos &&
+                     fortran.find("True") < fortran.find(',');
   std::string shape = field("shape");
   size_t open = shape.find('('), close = shape.find(')');
   if (open == std::string::npos || close == std::string::npos)
@@ -139,6 +138,23 @@ bool parseNpy(const std::string &bytes, const std::string &path, HostTensor &t,
     return fail("holds " + std::to_string(bytes.size() - dataStart) +
                 " bytes of data, its shape needs " + std::to_string(need));
   t.data.assign(bytes.begin() + dataStart, bytes.begin() + dataStart + need);
+  if (columnMajor && t.dims.size() > 1) {
+    // Fortran order: element (i0, ..., ik) is at sum(i_d * prod(dims[<d])).
+    std::vector<uint8_t> rowMajor(t.data.size());
+    int64_t elem = dataTypeSize(t.dtype), rank = t.dims.size();
+    std::vector<int64_t> idx(rank, 0);
+    for (int64_t flat = 0; flat < n; ++flat) {
+      int64_t src = 0, stride = 1;
+      for (int64_t d = 0; d < rank; ++d) {
+        src += idx[d] * stride;
+        stride *= t.dims[d];
+      }
+      std::memcpy(rowMajor.data() + flat * elem, t.data.data() + src * elem, elem);
+      for (int64_t d = rank - 1; d >= 0 && ++idx[d] == t.dims[d]; --d)
+        idx[d] = 0;
+    }
+    t.data = std::move(rowMajor);
+  }
   return true;
 }
 

@@ -13,6 +13,8 @@
 
 #include "mlir/IR/Matchers.h"
 
+#include <map>
+
 using namespace mlir;
 using namespace kiln::lowering;
 namespace onnx = kiln::onnx;
@@ -420,12 +422,198 @@ struct ConvTransposePattern : public OpConversionPattern<onnx::ConvTransposeOp> 
   }
 };
 
+/// Einsum as one linalg.generic: a loop dim per ellipsis dim and per
+/// letter; operands read their letters' dims (a repeated letter reads a
+/// diagonal), letters missing from the output are reductions, the body
+/// multiplies the operands into the accumulator.
+struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::EinsumOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    ValueRange inputs = adaptor.getInputs();
+    if (inputs.empty())
+      return unsupported(rewriter, op, "no inputs");
+    Type elem = elementTypeOf(op->getOperand(0));
+    if (!numeric(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    std::string eq;
+    for (char ch : op.getEquation())
+      if (ch != ' ')
+        eq += ch;
+    std::string lhs = eq, rhs;
+    bool explicitOut = false;
+    if (size_t arrow = eq.find("->"); arrow != std::string::npos) {
+      lhs = eq.substr(0, arrow);
+      rhs = eq.substr(arrow + 2);
+      explicitOut = true;
+    }
+    SmallVector<std::string> terms;
+    for (size_t start = 0;;) {
+      size_t comma = lhs.find(',', start);
+      terms.push_back(lhs.substr(start, comma - start));
+      if (comma == std::string::npos)
+        break;
+      start = comma + 1;
+    }
+    if (terms.size() != inputs.size())
+      return unsupported(rewriter, op, "the equation does not match the inputs");
+    // Letters per term (ellipsis as '.'), ellipsis dims per operand.
+    auto splitTerm = [](const std::string &t, std::string &letters, bool &hasEll) {
+      hasEll = false;
+      letters.clear();
+      for (size_t i = 0; i < t.size(); ++i) {
+        if (t.compare(i, 3, "...") == 0) {
+          if (hasEll)
+            return false;
+          hasEll = true;
+          letters += '.';
+          i += 2;
+        } else if (isalpha(static_cast<unsigned char>(t[i]))) {
+          letters += t[i];
+        } else {
+          return false;
+        }
+      }
+      return true;
+    };
+    int64_t ellRank = 0;
+    SmallVector<std::string> letters(terms.size());
+    SmallVector<int64_t> ellDims(terms.size(), 0);
+    for (size_t k = 0; k < terms.size(); ++k) {
+      bool hasEll;
+      if (!splitTerm(terms[k], letters[k], hasEll))
+        return unsupported(rewriter, op, "cannot parse the equation");
+      int64_t rank = cast<RankedTensorType>(inputs[k].getType()).getRank();
+      int64_t named = static_cast<int64_t>(letters[k].size()) - (hasEll ? 1 : 0);
+      if (named > rank || (!hasEll && named != rank))
+        return unsupported(rewriter, op, "a term does not match its operand's rank");
+      ellDims[k] = hasEll ? rank - named : 0;
+      ellRank = std::max(ellRank, ellDims[k]);
+    }
+    // Loop dims: ellipsis dims, then output letters, then reduced letters.
+    std::string outLetters;
+    if (explicitOut) {
+      bool hasEll;
+      if (!splitTerm(rhs, outLetters, hasEll))
+        return unsupported(rewriter, op, "cannot parse the equation's output");
+      if (!hasEll && ellRank > 0)
+        outLetters = "." + outLetters; // keep the broadcast dims in front
+    } else {
+      std::map<char, int> count;
+      for (const std::string &l : letters)
+        for (char ch : l)
+          if (ch != '.')
+            ++count[ch];
+      if (ellRank > 0)
+        outLetters += '.';
+      for (auto [ch, n] : count)
+        if (n == 1)
+          outLetters += ch;
+    }
+    SmallVector<char> order;
+    for (char ch : outLetters)
+      if (ch != '.')
+        order.push_back(ch);
+    SmallVector<char> reduced;
+    for (const std::string &l : letters)
+      for (char ch : l)
+        if (ch != '.' && !llvm::is_contained(order, ch) && !llvm::is_contained(reduced, ch))
+          reduced.push_back(ch);
+    llvm::DenseMap<char, unsigned> dimOf;
+    for (char ch : order)
+      dimOf[ch] = ellRank + dimOf.size();
+    for (char ch : reduced)
+      dimOf[ch] = ellRank + dimOf.size();
+    unsigned nd = ellRank + dimOf.size();
+    // Loop sizes (ellipsis dims broadcast, aligned right).
+    SmallVector<int64_t> size(nd, 1);
+    for (size_t k = 0; k < terms.size(); ++k) {
+      auto shape = cast<RankedTensorType>(inputs[k].getType()).getShape();
+      int64_t pos = 0;
+      for (char ch : letters[k]) {
+        if (ch == '.') {
+          for (int64_t e = 0; e < ellDims[k]; ++e) {
+            int64_t d = shape[pos++], &s = size[ellRank - ellDims[k] + e];
+            if (s == 1)
+              s = d;
+          }
+          continue;
+        }
+        size[dimOf[ch]] = shape[pos++];
+      }
+    }
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<AffineMap> maps;
+    for (size_t k = 0; k < terms.size(); ++k) {
+      auto shape = cast<RankedTensorType>(inputs[k].getType()).getShape();
+      SmallVector<AffineExpr> exprs;
+      int64_t pos = 0;
+      for (char ch : letters[k]) {
+        if (ch == '.') {
+          for (int64_t e = 0; e < ellDims[k]; ++e) {
+            unsigned d = ellRank - ellDims[k] + e;
+            exprs.push_back(shape[pos] == 1 && size[d] != 1 ? getAffineConstantExpr(0, ctx)
+                                                             : getAffineDimExpr(d, ctx));
+            ++pos;
+          }
+          continue;
+        }
+        exprs.push_back(getAffineDimExpr(dimOf[ch], ctx));
+        ++pos;
+      }
+      maps.push_back(AffineMap::get(nd, 0, exprs, ctx));
+    }
+    SmallVector<AffineExpr> outExprs;
+    SmallVector<int64_t> outShape;
+    // In the output term's order; '.' stands for the ellipsis dims.
+    for (char ch : outLetters) {
+      if (ch == '.') {
+        for (unsigned d = 0; d < ellRank; ++d) {
+          outExprs.push_back(getAffineDimExpr(d, ctx));
+          outShape.push_back(size[d]);
+        }
+        continue;
+      }
+      outExprs.push_back(getAffineDimExpr(dimOf[ch], ctx));
+      outShape.push_back(size[dimOf[ch]]);
+    }
+    maps.push_back(AffineMap::get(nd, 0, outExprs, ctx));
+    RankedTensorType resultType = convertedResultType(*typeConverter, op);
+    Type et = resultType.getElementType();
+    auto outType = RankedTensorType::get(outShape, et);
+    if (outType.getNumElements() != resultType.getNumElements())
+      return unsupported(rewriter, op, "the equation's output does not match the result shape");
+    SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+    for (char ch : reduced)
+      iters[dimOf[ch]] = utils::IteratorType::reduction;
+    Value init = filledTensor(rewriter, loc, outType, scalarConstant(rewriter, loc, et, 0));
+    bool isFloat = isa<FloatType>(et);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, outType, inputs, ValueRange{init}, maps, iters,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value prod = args[0];
+          for (Value v : args.drop_front().drop_back())
+            prod = isFloat ? Value(arith::MulFOp::create(b, l, prod, v))
+                           : Value(arith::MulIOp::create(b, l, prod, v));
+          Value acc = args.back();
+          Value r = isFloat ? Value(arith::AddFOp::create(b, l, acc, prod))
+                            : Value(arith::AddIOp::create(b, l, acc, prod));
+          linalg::YieldOp::create(b, l, r);
+        });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, generic.getResult(0), resultType));
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populateLinearPatterns(const TypeConverter &converter,
                             RewritePatternSet &patterns) {
-  patterns.add<MatMulPattern, GemmPattern, ConvPattern, ConvTransposePattern>(converter,
+  patterns.add<MatMulPattern, GemmPattern, ConvPattern, ConvTransposePattern,
+               EinsumPattern>(converter,
                                                         patterns.getContext());
 }
 } // namespace kiln::lowering

@@ -184,3 +184,26 @@ func.func @conv_transpose_unit_stride(%x: tensor<1x2x4x3xf32>, %w: tensor<2x3x3x
   %0 = "onnx.ConvTranspose"(%x, %w, %none) <{auto_pad = "NOTSET", group = 1 : i64}> : (tensor<1x2x4x3xf32>, tensor<2x3x3x3xf32>, none) -> tensor<1x3x6x5xf32>
   return %0 : tensor<1x3x6x5xf32>
 }
+
+// -----
+
+// Einsum: a loop dim per letter (output letters first, then the summed
+// ones), each operand read through its letters.
+// CHECK-LABEL: func.func @einsum_batch_matmul(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK: arith.mulf
+// CHECK: arith.addf
+func.func @einsum_batch_matmul(%a: tensor<5x2x3xf32>, %b: tensor<5x3x4xf32>) -> tensor<5x2x4xf32> {
+  %0 = "onnx.Einsum"(%a, %b) <{equation = "bij, bjk -> bik"}> : (tensor<5x2x3xf32>, tensor<5x3x4xf32>) -> tensor<5x2x4xf32>
+  return %0 : tensor<5x2x4xf32>
+}
+
+// -----
+
+// A repeated letter reads the diagonal; the ellipsis dims come first.
+// CHECK-LABEL: func.func @einsum_diagonal(
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+func.func @einsum_diagonal(%a: tensor<3x5x5xf32>) -> tensor<3x5xf32> {
+  %0 = "onnx.Einsum"(%a) <{equation = "...ii ->...i"}> : (tensor<3x5x5xf32>) -> tensor<3x5xf32>
+  return %0 : tensor<3x5xf32>
+}

@@ -16,7 +16,7 @@ Tensors, for `kiln run` (NumPy references computed here, in float64):
   - net_x.npy, net_x.pb, net_y.npy, net_y.pb: an input and its output;
   - net_y_wrong.npy: net_y with element [0,7] off by 1;
   - net_x_short.npy: an input of the wrong shape [1,1,8,7];
-  - addmm_{a,b,y}.{npy,pb}.
+  - addmm_{a,b,y}.{npy,pb}; addmm_{a,y}_fortran.npy (column-major .npy).
 And expected.h, the same inputs and outputs as C arrays for two-models.c.
 
 Everything is deterministic (fixed seeds, no network).
@@ -158,6 +158,10 @@ def main():
     write_tensor(out, "addmm_a", a, "a")
     write_tensor(out, "addmm_b", b, "b")
     write_tensor(out, "addmm_y", ay, "y")
+    # The same tensors in Fortran (column-major) order, as NumPy writes
+    # transposed or sliced arrays.
+    np.save(os.path.join(out, "addmm_a_fortran.npy"), np.asfortranarray(a))
+    np.save(os.path.join(out, "addmm_y_fortran.npy"), np.asfortranarray(ay))
 
     write_model(os.path.join(out, "copy.onnx"), copy_model())
 
