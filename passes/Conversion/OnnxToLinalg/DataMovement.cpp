@@ -167,19 +167,6 @@ struct ConcatPattern : public OpConversionPattern<onnx::ConcatOp> {
   }
 };
 
-/// Reads an index from an integer scalar: negative values count from the
-/// end; out-of-range values are clamped so that no access leaves the tensor.
-Value normalizeIndex(OpBuilder &b, Location loc, Value idx, int64_t dim) {
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), idx);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value size = arith::ConstantIndexOp::create(b, loc, dim);
-  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, zero);
-  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, size), i);
-  i = arith::MaxSIOp::create(b, loc, i, zero);
-  Value last = arith::ConstantIndexOp::create(b, loc, std::max<int64_t>(dim - 1, 0));
-  return arith::MinSIOp::create(b, loc, i, last);
-}
-
 struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -215,7 +202,7 @@ struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
             if (j < axis)
               at.push_back(linalg::IndexOp::create(b, l, j));
             else if (j == axis)
-              at.push_back(normalizeIndex(b, l, args[0], dType.getDimSize(axis)));
+              at.push_back(clampedIndex(b, l, args[0], dType.getDimSize(axis)));
             else
               at.push_back(linalg::IndexOp::create(b, l, j - 1 + q));
           }
@@ -280,11 +267,8 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
       return success();
     }
-    auto generic = linalg::GenericOp::create(
-        b, loc, type, ValueRange{}, ValueRange{emptyTensor(b, loc, type)},
-        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location l, ValueRange) {
+    rewriter.replaceOp(op, generateTensor(
+        b, loc, type, [&](OpBuilder &nb, Location l) -> Value {
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d) {
             Value i = linalg::IndexOp::create(nb, l, d);
@@ -296,9 +280,8 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
             at.push_back(arith::MinSIOp::create(
                 nb, l, arith::MaxSIOp::create(nb, l, p, zero), last));
           }
-          linalg::YieldOp::create(nb, l, tensor::ExtractOp::create(nb, l, data, at).getResult());
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+          return tensor::ExtractOp::create(nb, l, data, at);
+        }));
     return success();
   }
 
@@ -368,16 +351,8 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
       return success();
     }
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{data},
-        ValueRange{emptyTensor(rewriter, loc, type)},
-        ArrayRef<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
-                            rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, args[0]);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, copyThroughMap(rewriter, loc, data,
+                                          AffineMap::get(rank, 0, exprs, ctx), type));
     return success();
   }
 };
@@ -413,16 +388,8 @@ struct TilePattern : public OpConversionPattern<onnx::TileOp> {
     SmallVector<AffineExpr> exprs;
     for (int64_t i = 0; i < rank; ++i)
       exprs.push_back(getAffineDimExpr(i, ctx) % inType.getDimSize(i));
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), type, ValueRange{adaptor.getInput()},
-        ValueRange{emptyTensor(rewriter, op.getLoc(), type)},
-        ArrayRef<AffineMap>{AffineMap::get(rank, 0, exprs, ctx),
-                            rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [](OpBuilder &b, Location l, ValueRange args) {
-          linalg::YieldOp::create(b, l, args[0]);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, copyThroughMap(rewriter, op.getLoc(), adaptor.getInput(),
+                                          AffineMap::get(rank, 0, exprs, ctx), type));
     return success();
   }
 };
@@ -580,11 +547,8 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
       low.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
     }
     Value data = adaptor.getData();
-    auto generic = linalg::GenericOp::create(
-        b, loc, resultType, ValueRange{}, ValueRange{emptyTensor(b, loc, resultType)},
-        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location l, ValueRange) {
+    rewriter.replaceOp(op, generateTensor(
+        b, loc, resultType, [&](OpBuilder &nb, Location l) -> Value {
           auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
           Value inside = arith::ConstantIntOp::create(nb, l, 1, 1);
           SmallVector<Value> at;
@@ -615,9 +579,8 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
             if (mode == "constant")
               v = arith::SelectOp::create(nb, l, inside, v, padValue);
           }
-          linalg::YieldOp::create(nb, l, v);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+          return v;
+        }));
     return success();
   }
 };

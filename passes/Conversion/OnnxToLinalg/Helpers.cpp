@@ -224,6 +224,62 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value x,
   return reshapeTensor(b, loc, generic.getResult(0), type.clone(keepShape));
 }
 
+/// Mean over the dims in `reduce` of x (keepdims shape).
+Value meanKeepDims(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduce) {
+  auto type = cast<RankedTensorType>(x.getType());
+  Type et = type.getElementType();
+  double count = 1;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (reduce[i])
+      count *= type.getDimSize(i);
+  Value sum = reduceKeepDims(b, loc, x, reduce, b.getFloatAttr(et, 0),
+                             [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
+                               return arith::AddFOp::create(nb, l, acc, v);
+                             });
+  return broadcastGeneric(b, loc, ValueRange{sum}, cast<RankedTensorType>(sum.getType()),
+                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            return arith::DivFOp::create(nb, l, a[0],
+                                                         scalarConstant(nb, l, et, count));
+                          });
+}
+
+Value generateTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                     function_ref<Value(OpBuilder &, Location)> body) {
+  int64_t rank = type.getRank();
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{}, ValueRange{emptyTensor(b, loc, type)},
+             ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [&](OpBuilder &nb, Location l, ValueRange) {
+               linalg::YieldOp::create(nb, l, body(nb, l));
+             })
+      .getResult(0);
+}
+
+Value copyThroughMap(OpBuilder &b, Location loc, Value src, AffineMap readMap,
+                     RankedTensorType type) {
+  int64_t rank = type.getRank();
+  return linalg::GenericOp::create(
+             b, loc, type, ValueRange{src}, ValueRange{emptyTensor(b, loc, type)},
+             ArrayRef<AffineMap>{readMap, b.getMultiDimIdentityMap(rank)},
+             SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [](OpBuilder &nb, Location l, ValueRange args) {
+               linalg::YieldOp::create(nb, l, args[0]);
+             })
+      .getResult(0);
+}
+
+Value clampedIndex(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x); };
+  if (isa<FloatType>(v.getType()))
+    v = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, c(0));
+  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, c(dim)), i);
+  i = arith::MaxSIOp::create(b, loc, i, c(0));
+  return arith::MinSIOp::create(b, loc, i, c(std::max<int64_t>(dim - 1, 0)));
+}
+
 Value reshapeTensor(OpBuilder &b, Location loc, Value v,
                     RankedTensorType type) {
   auto src = cast<RankedTensorType>(v.getType());

@@ -28,19 +28,6 @@ Value cidx(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// An integer (or float) scalar index read from data, as `index`, with
-/// negative values counting from the end and the result clamped to
-/// [0, dim - 1].
-Value dataIndex(OpBuilder &b, Location loc, Value v, int64_t dim) {
-  if (isa<FloatType>(v.getType()))
-    v = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, cidx(b, loc, 0));
-  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, cidx(b, loc, dim)), i);
-  i = arith::MaxSIOp::create(b, loc, i, cidx(b, loc, 0));
-  return arith::MinSIOp::create(b, loc, i, cidx(b, loc, std::max<int64_t>(dim - 1, 0)));
-}
-
 /// A scalar from a (rank-0 or one-element) tensor operand.
 Value scalarOf(OpBuilder &b, Location loc, Value t) {
   auto type = cast<RankedTensorType>(t.getType());
@@ -192,7 +179,7 @@ struct GatherElementsPattern : public OpConversionPattern<onnx::GatherElementsOp
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d) {
             if (d == axis) {
-              at.push_back(dataIndex(b, l, a[0], dType.getDimSize(d)));
+              at.push_back(clampedIndex(b, l, a[0], dType.getDimSize(d)));
               continue;
             }
             at.push_back(arith::MinSIOp::create(b, l, linalg::IndexOp::create(b, l, d),
@@ -223,12 +210,8 @@ struct GatherNDPattern : public OpConversionPattern<onnx::GatherNDOp> {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
       return success();
     }
-    int64_t outRank = type.getRank();
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{}, ValueRange{emptyTensor(rewriter, loc, type)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(outRank)},
-        SmallVector<utils::IteratorType>(outRank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    rewriter.replaceOp(op, generateTensor(
+        rewriter, loc, type, [&](OpBuilder &b, Location l) -> Value {
           // Output dims: indices' leading q-1 dims (the first bd are the
           // batch dims), then data's dims after bd + k.
           SmallVector<Value> at, idxAt;
@@ -240,13 +223,12 @@ struct GatherNDPattern : public OpConversionPattern<onnx::GatherNDOp> {
             SmallVector<Value> ia(idxAt);
             ia.push_back(cidx(b, l, j));
             Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(dataIndex(b, l, v, dType.getDimSize(bd + j)));
+            at.push_back(clampedIndex(b, l, v, dType.getDimSize(bd + j)));
           }
           for (int64_t d = bd + k; d < r; ++d)
             at.push_back(linalg::IndexOp::create(b, l, q - 1 + d - bd - k));
-          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, data, at).getResult());
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+          return tensor::ExtractOp::create(b, l, data, at);
+        }));
     return success();
   }
 };
@@ -308,7 +290,7 @@ struct ScatterElementsPattern : public OpConversionPattern<onnx::ScatterElements
           Value idx = tensor::ExtractOp::create(b, l, indices, ivs);
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == axis ? dataIndex(b, l, idx, dType.getDimSize(d))
+            at.push_back(d == axis ? clampedIndex(b, l, idx, dType.getDimSize(d))
                                    : arith::MinSIOp::create(b, l, ivs[d],
                                                             cidx(b, l, dType.getDimSize(d) - 1))
                                          .getResult());
@@ -346,7 +328,7 @@ struct ScatterNDPattern : public OpConversionPattern<onnx::ScatterNDOp> {
             SmallVector<Value> ia(ivs.take_front(q - 1));
             ia.push_back(cidx(b, l, j));
             Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(dataIndex(b, l, v, dType.getDimSize(j)));
+            at.push_back(clampedIndex(b, l, v, dType.getDimSize(j)));
           }
           for (int64_t d = k; d < r; ++d)
             at.push_back(ivs[q - 1 + d - k]);
@@ -451,21 +433,14 @@ struct EyeLikePattern : public OpConversionPattern<onnx::EyeLikeOp> {
     if (type.getRank() != 2 || !(isa<FloatType>(et) || isa<IntegerType>(et)))
       return unsupported(rewriter, op, "only 2-D numeric outputs are supported");
     int64_t k = op.getK();
-    auto generic = linalg::GenericOp::create(
-        rewriter, op.getLoc(), type, ValueRange{},
-        ValueRange{emptyTensor(rewriter, op.getLoc(), type)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(2)},
-        SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
-          Value diff = arith::SubIOp::create(b, l, linalg::IndexOp::create(b, l, 1),
-                                             linalg::IndexOp::create(b, l, 0));
-          Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, diff, cidx(b, l, k));
-          linalg::YieldOp::create(
-              b, l, arith::SelectOp::create(b, l, hit, scalarConstant(b, l, et, 1),
-                                            scalarConstant(b, l, et, 0))
-                        .getResult());
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+    rewriter.replaceOp(op, generateTensor(rewriter, op.getLoc(), type,
+                                          [&](OpBuilder &b, Location l) -> Value {
+      Value diff = arith::SubIOp::create(b, l, linalg::IndexOp::create(b, l, 1),
+                                         linalg::IndexOp::create(b, l, 0));
+      Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, diff, cidx(b, l, k));
+      return arith::SelectOp::create(b, l, hit, scalarConstant(b, l, et, 1),
+                                     scalarConstant(b, l, et, 0));
+    }));
     return success();
   }
 };
@@ -486,11 +461,8 @@ struct RangePattern : public OpConversionPattern<onnx::RangeOp> {
     }
     Value start = scalarOf(rewriter, loc, adaptor.getStart());
     Value delta = scalarOf(rewriter, loc, adaptor.getDelta());
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{}, ValueRange{emptyTensor(rewriter, loc, type)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(1)},
-        SmallVector<utils::IteratorType>(1, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    rewriter.replaceOp(op, generateTensor(
+        rewriter, loc, type, [&](OpBuilder &b, Location l) -> Value {
           Value i = arith::IndexCastOp::create(b, l, b.getI64Type(),
                                                linalg::IndexOp::create(b, l, 0));
           Value v;
@@ -501,9 +473,8 @@ struct RangePattern : public OpConversionPattern<onnx::RangeOp> {
             Value ii = castScalar(b, l, i, b.getI64Type(), et);
             v = arith::AddIOp::create(b, l, start, arith::MulIOp::create(b, l, ii, delta));
           }
-          linalg::YieldOp::create(b, l, v);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+          return v;
+        }));
     return success();
   }
 };
@@ -718,11 +689,8 @@ struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequence
         type.getNumElements() == 0)
       return unsupported(rewriter, op, "batch_axis and time_axis must be 0 and 1");
     int64_t steps = type.getDimSize(ta);
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{}, ValueRange{emptyTensor(rewriter, loc, type)},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange) {
+    rewriter.replaceOp(op, generateTensor(
+        rewriter, loc, type, [&](OpBuilder &b, Location l) -> Value {
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d)
             at.push_back(linalg::IndexOp::create(b, l, d));
@@ -734,9 +702,8 @@ struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequence
           Value rev = arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, len, cidx(b, l, 1)), t);
           Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, t, len);
           at[ta] = arith::SelectOp::create(b, l, inside, rev, t);
-          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, x, at).getResult());
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+          return tensor::ExtractOp::create(b, l, x, at);
+        }));
     return success();
   }
 };

@@ -399,14 +399,7 @@ struct ConvTransposePattern : public OpConversionPattern<onnx::ConvTransposeOp> 
     for (int64_t i = 0; i < sp; ++i)
       src.push_back(getAffineConstantExpr(kernel[i] - 1, ctx) -
                     getAffineDimExpr(3 + i, ctx));
-    Value flipped =
-        linalg::GenericOp::create(
-            rewriter, loc, wtType, ValueRange{w}, ValueRange{emptyTensor(rewriter, loc, wtType)},
-            ArrayRef<AffineMap>{AffineMap::get(nd, 0, src, ctx),
-                                rewriter.getMultiDimIdentityMap(nd)},
-            SmallVector<utils::IteratorType>(nd, utils::IteratorType::parallel),
-            [](OpBuilder &b, Location l, ValueRange a) { linalg::YieldOp::create(b, l, a[0]); })
-            .getResult(0);
+    Value flipped = copyThroughMap(rewriter, loc, w, AffineMap::get(nd, 0, src, ctx), wtType);
     SmallVector<int64_t> wc{m, cg};
     wc.append(kernel);
     SmallVector<ReassociationIndices> wcr{{0, 1}, {2}};

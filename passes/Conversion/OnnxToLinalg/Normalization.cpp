@@ -64,25 +64,6 @@ struct BatchNormPattern : public OpConversionPattern<onnx::BatchNormalizationOp>
   }
 };
 
-/// Mean over the dims in `reduce` of x (keepdims shape).
-Value meanKeepDims(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduce) {
-  auto type = cast<RankedTensorType>(x.getType());
-  Type et = type.getElementType();
-  double count = 1;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (reduce[i])
-      count *= type.getDimSize(i);
-  Value sum = reduceKeepDims(b, loc, x, reduce, b.getFloatAttr(et, 0),
-                             [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
-                               return arith::AddFOp::create(nb, l, acc, v);
-                             });
-  return broadcastGeneric(b, loc, ValueRange{sum}, cast<RankedTensorType>(sum.getType()),
-                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                            return arith::DivFOp::create(nb, l, a[0],
-                                                         scalarConstant(nb, l, et, count));
-                          });
-}
-
 /// (x - mean) and 1 / sqrt(var + eps) over the dims in `reduce`.
 std::pair<Value, Value> normalizeStats(OpBuilder &b, Location loc, Value x,
                                        ArrayRef<bool> reduce, double eps, Value &mean) {

@@ -138,9 +138,30 @@ mlir::Value reduceKeepDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x
                            llvm::ArrayRef<bool> reduce, mlir::TypedAttr init,
                            ReduceCombine combine, ReduceMap pre = nullptr);
 
+/// The mean of a float tensor over the dims in `reduce` (keepdims shape).
+mlir::Value meanKeepDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                         llvm::ArrayRef<bool> reduce);
+
 /// Softmax (or log-softmax) of a float tensor along `axis`, max-shifted.
 mlir::Value softmaxAlong(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                          int64_t axis, bool isLog);
+
+/// A tensor of `type` whose every element is `body`'s value, computed from
+/// the output position (linalg.index) in a generic with no inputs.
+mlir::Value generateTensor(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::RankedTensorType type,
+    llvm::function_ref<mlir::Value(mlir::OpBuilder &, mlir::Location)> body);
+
+/// Copies `src` into a new tensor of `type`, element (d...) reading
+/// src[readMap(d...)]: strided, flipped or wrapped reads.
+mlir::Value copyThroughMap(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                           mlir::AffineMap readMap, mlir::RankedTensorType type);
+
+/// An index read from tensor data (integer or float scalar) as `index`:
+/// negative values count from the end, and the result is clamped to
+/// [0, dim - 1] so that bad data never reads out of bounds.
+mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                         int64_t dim);
 
 /// Reshapes `v` to `type` (same element count) with collapse/expand_shape.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,

@@ -247,19 +247,7 @@ struct GlobalPoolPattern : public OpConversionPattern<OpTy> {
                            return arith::MaximumFOp::create(b, l, acc, v);
                          });
     } else {
-      r = reduceKeepDims(rewriter, loc, x, reduce, rewriter.getFloatAttr(et, 0),
-                         [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-                           return arith::AddFOp::create(b, l, acc, v);
-                         });
-      double count = 1;
-      for (int64_t i = 2; i < type.getRank(); ++i)
-        count *= type.getDimSize(i);
-      r = broadcastGeneric(rewriter, loc, ValueRange{r},
-                           cast<RankedTensorType>(r.getType()),
-                           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-                             return arith::DivFOp::create(
-                                 b, l, a[0], scalarConstant(b, l, et, count));
-                           });
+      r = meanKeepDims(rewriter, loc, x, reduce);
     }
     rewriter.replaceOp(op, r);
     return success();

@@ -294,11 +294,8 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
       }
     }
     bool isFloat = isa<FloatType>(et);
-    auto generic = linalg::GenericOp::create(
-        b, loc, yType, ValueRange{}, ValueRange{emptyTensor(b, loc, yType)},
-        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location l, ValueRange) {
+    rewriter.replaceOp(op, generateTensor(
+        b, loc, yType, [&](OpBuilder &nb, Location l) -> Value {
           SmallVector<Value> pos;
           SmallVector<RuntimeTaps> taps(rank);
           int64_t combos = 1;
@@ -343,9 +340,8 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
           }
           if (valid)
             acc = arith::SelectOp::create(nb, l, valid, acc, scalarConstant(nb, l, et, extrapolation));
-          linalg::YieldOp::create(nb, l, acc);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+          return acc;
+        }));
     return success();
   }
 
@@ -435,11 +431,8 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
             b, loc, DenseElementsAttr::get(vType, ArrayRef<bool>(SmallVector<bool>(t.valid))));
       }
     }
-    auto generic = linalg::GenericOp::create(
-        b, loc, yType, ValueRange{}, ValueRange{emptyTensor(b, loc, yType)},
-        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location l, ValueRange) {
+    rewriter.replaceOp(op, generateTensor(
+        b, loc, yType, [&](OpBuilder &nb, Location l) -> Value {
           SmallVector<Value> pos;
           for (int64_t d = 0; d < rank; ++d)
             pos.push_back(linalg::IndexOp::create(nb, l, d));
@@ -481,9 +474,8 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
             Value ok = tensor::ExtractOp::create(nb, l, validTables[d], ValueRange{pos[d]});
             acc = arith::SelectOp::create(nb, l, ok, acc, scalarConstant(nb, l, et, extrapolation));
           }
-          linalg::YieldOp::create(nb, l, acc);
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
+          return acc;
+        }));
     return success();
   }
 };
