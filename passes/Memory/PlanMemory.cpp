@@ -5,6 +5,9 @@
 // alloc to the last op that uses the buffer or any view of it), then an
 // offset in one workspace: buffers are placed largest first at the lowest
 // offset that overlaps no already placed buffer whose range intersects.
+// An alloc nested in a loop or branch is live for its whole top-level op
+// (bufferization does not let loop iterations hand allocations to each
+// other, so one place serves every iteration).
 // The allocs become `memref.view`s of a trailing `memref<N x i8>`
 // workspace argument.
 //
@@ -63,8 +66,13 @@ int64_t lastUse(Value root, Block &body,
       Operation *top = body.findAncestorOpInBlock(*user);
       if (top)
         last = std::max(last, index.lookup(top));
-      // Follow results that may alias the buffer (views, casts, reshapes).
-      for (Value r : user->getResults())
+      // Follow results that may alias the buffer (views, casts, reshapes),
+      // and the results of a region op whose terminator yields it.
+      ValueRange results = user->getResults();
+      if (user->hasTrait<OpTrait::IsTerminator>() && user->getParentOp() &&
+          user->getParentOp() != body.getParentOp())
+        results = user->getParentOp()->getResults();
+      for (Value r : results)
         if (isa<BaseMemRefType>(r.getType()))
           work.push_back(r);
     }
@@ -102,10 +110,6 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
         return WalkResult::advance();
-      if (alloc->getBlock() != &body) {
-        alloc.emitError("allocation inside a region is not supported yet");
-        return WalkResult::interrupt();
-      }
       std::optional<int64_t> bytes = storageBytes(alloc.getType());
       if (!bytes) {
         alloc.emitError("only static shapes are supported by the memory plan");
@@ -114,7 +118,9 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       Buffer buf;
       buf.alloc = alloc;
       buf.bytes = roundUp(std::max<int64_t>(*bytes, 1), alignment);
-      buf.first = index[alloc];
+      // An alloc inside a loop or branch lives for its whole top-level op:
+      // every iteration reuses the same place.
+      buf.first = index.lookup(body.findAncestorOpInBlock(*alloc));
       buf.last = std::max(buf.first, lastUse(alloc, body, index));
       buffers.push_back(buf);
       return WalkResult::advance();

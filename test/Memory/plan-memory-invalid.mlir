@@ -17,17 +17,3 @@ func.func @alloca(%out: memref<4xf32>) {
   memref.copy %a, %out : memref<4xf32> to memref<4xf32>
   return
 }
-
-// -----
-
-func.func @alloc_in_loop(%out: memref<4xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c4 = arith.constant 4 : index
-  scf.for %i = %c0 to %c4 step %c1 {
-    // expected-error @+1 {{allocation inside a region is not supported yet}}
-    %a = memref.alloc() : memref<4xf32>
-    memref.copy %a, %out : memref<4xf32> to memref<4xf32>
-  }
-  return
-}

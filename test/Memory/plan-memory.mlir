@@ -142,3 +142,59 @@ func.func private @helper(%in: memref<4xf32>) {
   memref.copy %in, %a : memref<4xf32> to memref<4xf32>
   return
 }
+
+// -----
+
+// An alloc inside a loop lives for the whole loop: it may not share bytes
+// with %a, which is live across the loop, but %after may reuse its slot.
+// CHECK-LABEL: func.func @alloc_in_loop(
+// CHECK-SAME: %[[WS:[a-z0-9]+]]: memref<128xi8> {kiln.workspace})
+// CHECK: arith.constant 0 : index
+// CHECK: memref.view %[[WS]]
+// CHECK: scf.for
+// CHECK: %[[OFF_T:.*]] = arith.constant 64 : index
+// CHECK: memref.view %[[WS]][%[[OFF_T]]][]
+// CHECK: }
+// CHECK: %[[OFF_AFTER:.*]] = arith.constant 64 : index
+// CHECK: memref.view %[[WS]][%[[OFF_AFTER]]][]
+func.func @alloc_in_loop(%in: memref<16xf32>, %out: memref<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  scf.for %i = %c0 to %c4 step %c1 {
+    %t = memref.alloc() : memref<16xf32>
+    memref.copy %a, %t : memref<16xf32> to memref<16xf32>
+    memref.copy %t, %a : memref<16xf32> to memref<16xf32>
+  }
+  %after = memref.alloc() : memref<16xf32>
+  memref.copy %a, %after : memref<16xf32> to memref<16xf32>
+  memref.copy %after, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// A buffer yielded out of an scf.if lives as long as the if's result is
+// used: %late may not take its slot.
+// CHECK-LABEL: func.func @alloc_yielded(
+// CHECK-SAME: %[[WS:[a-z0-9]+]]: memref<128xi8> {kiln.workspace})
+// CHECK: scf.if
+// CHECK: %[[OFF_T:.*]] = arith.constant 0 : index
+// CHECK: memref.view %[[WS]][%[[OFF_T]]][]
+// CHECK: %[[OFF_LATE:.*]] = arith.constant 64 : index
+// CHECK: memref.view %[[WS]][%[[OFF_LATE]]][]
+func.func @alloc_yielded(%c: i1, %in: memref<16xf32>, %out: memref<16xf32>) {
+  %r = scf.if %c -> memref<16xf32> {
+    %t = memref.alloc() : memref<16xf32>
+    memref.copy %in, %t : memref<16xf32> to memref<16xf32>
+    scf.yield %t : memref<16xf32>
+  } else {
+    scf.yield %in : memref<16xf32>
+  }
+  %late = memref.alloc() : memref<16xf32>
+  memref.copy %r, %late : memref<16xf32> to memref<16xf32>
+  memref.copy %late, %out : memref<16xf32> to memref<16xf32>
+  return
+}

@@ -56,6 +56,20 @@ struct ElementwisePattern : public ConversionPattern {
     if (inputs.empty())
       return unsupported(rewriter, op, "no inputs");
     Type t = info.in[0];
+    // float16/bfloat16 arithmetic is computed in f32: operands are extended
+    // on load and the result rounded back on store.
+    bool half = (t.isF16() || t.isBF16()) && accepts != Accepts::Cast &&
+                accepts != Accepts::Bool;
+    Type halfType = t;
+    if (half) {
+      for (Type &in : info.in)
+        if (in == t)
+          in = rewriter.getF32Type();
+      if (info.out == t)
+        info.out = rewriter.getF32Type();
+    }
+    if (half)
+      t = rewriter.getF32Type();
     bool ok = true;
     switch (accepts) {
     case Accepts::Float: ok = isSupportedFloat(t); break;
@@ -81,7 +95,18 @@ struct ElementwisePattern : public ConversionPattern {
     Value result = broadcastGeneric(
         rewriter, op->getLoc(), inputs, resultType,
         [&](OpBuilder &b, Location loc, ValueRange args) {
-          return body(b, loc, op, args, info);
+          if (!half)
+            return body(b, loc, op, args, info);
+          SmallVector<Value> wide;
+          for (Value a : args)
+            wide.push_back(a.getType() == halfType
+                               ? arith::ExtFOp::create(b, loc, b.getF32Type(), a)
+                               : a);
+          Value r = body(b, loc, op, wide, info);
+          Type outElem = resultType.getElementType();
+          if (r.getType() != outElem && isa<FloatType>(outElem))
+            r = arith::TruncFOp::create(b, loc, outElem, r);
+          return r;
         });
     rewriter.replaceOp(op, result);
     return success();

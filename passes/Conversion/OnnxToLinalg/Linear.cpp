@@ -36,78 +36,15 @@ struct MatMulPattern : public OpConversionPattern<onnx::MatMulOp> {
   LogicalResult
   matchAndRewrite(onnx::MatMulOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getA());
     if (!numeric(elem))
       return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
-    Value a = adaptor.getA(), b = adaptor.getB();
-    auto aType = cast<RankedTensorType>(a.getType());
-    auto bType = cast<RankedTensorType>(b.getType());
-    Type et = aType.getElementType();
-    // Promote 1-D operands.
-    if (aType.getRank() == 1) {
-      aType = RankedTensorType::get({1, aType.getDimSize(0)}, et);
-      a = reshapeTensor(rewriter, loc, a, aType);
-    }
-    if (bType.getRank() == 1) {
-      bType = RankedTensorType::get({bType.getDimSize(0), 1}, et);
-      b = reshapeTensor(rewriter, loc, b, bType);
-    }
-    ArrayRef<int64_t> as = aType.getShape(), bs = bType.getShape();
-    int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
-    if (bs[bs.size() - 2] != k)
+    FailureOr<Value> y =
+        buildMatMul(rewriter, op.getLoc(), adaptor.getA(), adaptor.getB(),
+                    convertedResultType(*typeConverter, op));
+    if (failed(y))
       return unsupported(rewriter, op, "inner dims differ");
-    SmallVector<int64_t> batch;
-    size_t ab = as.size() - 2, bb = bs.size() - 2,
-           nb = std::max(ab, bb);
-    for (size_t i = 0; i < nb; ++i) {
-      int64_t x = i + ab >= nb ? as[i + ab - nb] : 1;
-      int64_t y = i + bb >= nb ? bs[i + bb - nb] : 1;
-      batch.push_back(x == 1 ? y : x);
-    }
-    // Loops: batch..., m, k, n.
-    MLIRContext *ctx = rewriter.getContext();
-    unsigned nd = nb + 3;
-    auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    auto operandMap = [&](ArrayRef<int64_t> shape, size_t nbatch,
-                          AffineExpr r, AffineExpr c) {
-      SmallVector<AffineExpr> e;
-      for (size_t i = 0; i < nbatch; ++i) {
-        size_t loop = nb - nbatch + i;
-        e.push_back(shape[i] == 1 && batch[loop] != 1
-                        ? getAffineConstantExpr(0, ctx)
-                        : dim(loop));
-      }
-      e.push_back(r);
-      e.push_back(c);
-      return AffineMap::get(nd, 0, e, ctx);
-    };
-    AffineMap aMap = operandMap(as, ab, dim(nb), dim(nb + 1));
-    AffineMap bMap = operandMap(bs, bb, dim(nb + 1), dim(nb + 2));
-    SmallVector<AffineExpr> outExprs;
-    for (unsigned i = 0; i < nb; ++i)
-      outExprs.push_back(dim(i));
-    outExprs.push_back(dim(nb));
-    outExprs.push_back(dim(nb + 2));
-    AffineMap outMap = AffineMap::get(nd, 0, outExprs, ctx);
-    SmallVector<int64_t> outShape(batch);
-    outShape.push_back(m);
-    outShape.push_back(n);
-    auto outType = RankedTensorType::get(outShape, et);
-    Value init =
-        filledTensor(rewriter, loc, outType, scalarConstant(rewriter, loc, et, 0));
-    SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
-    iters[nb + 1] = utils::IteratorType::reduction;
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, outType, ValueRange{a, b}, ValueRange{init},
-        ArrayRef<AffineMap>{aMap, bMap, outMap}, iters,
-        [](OpBuilder &nb2, Location l, ValueRange args) {
-          linalg::YieldOp::create(nb2, l,
-                                  multiplyAdd(nb2, l, args[2], args[0], args[1]));
-        });
-    RankedTensorType resultType = convertedResultType(*typeConverter, op);
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, generic.getResult(0),
-                                         resultType));
+    rewriter.replaceOp(op, *y);
     return success();
   }
 };
@@ -178,9 +115,11 @@ struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {
   }
 };
 
+} // namespace
+
 /// N-D grouped convolution of x [N, C, S...] (already padded) with
 /// w [M, C/g, K...], plus an optional bias [M], into yType [N, M, O...].
-Value buildConv(OpBuilder &b, Location loc, Value x, Value w, Value bias,
+Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Value bias,
                 int64_t g, ArrayRef<int64_t> strides,
                 ArrayRef<int64_t> dilations, RankedTensorType yType) {
   auto xp = cast<RankedTensorType>(x.getType());
@@ -252,44 +191,28 @@ Value buildConv(OpBuilder &b, Location loc, Value x, Value w, Value bias,
   return tensor::CollapseShapeOp::create(b, loc, yType, generic.getResult(0), yr);
 }
 
+namespace {
+
 /// N-D grouped convolution with strides, dilations and padding.
 struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(onnx::ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
     Type elem = elementTypeOf(op.getX());
     if (!isSupportedFloat(elem))
       return unsupported(rewriter, op,
                          "element type " + typeName(elem) + " is not supported yet");
-    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
-    auto wType = cast<RankedTensorType>(adaptor.getW().getType());
-    RankedTensorType yType = convertedResultType(*typeConverter, op);
-    int64_t rank = xType.getRank(), sp = rank - 2;
-    if (sp < 1 || wType.getRank() != rank)
-      return unsupported(rewriter, op, "input and weight ranks differ");
-    int64_t c = xType.getDimSize(1);
-    int64_t m = wType.getDimSize(0), g = op.getGroup();
-    if (g < 1 || c % g != 0 || m % g != 0 || wType.getDimSize(1) != c / g)
-      return unsupported(rewriter, op, "group does not divide channels");
-    SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
-    SmallVector<int64_t> strides = valuesOr(op.getStrides(), sp, 1);
-    SmallVector<int64_t> dilations = valuesOr(op.getDilations(), sp, 1);
-    SmallVector<int64_t> in(xType.getShape().drop_front(2));
-    SmallVector<int64_t> out(yType.getShape().drop_front(2));
-    SmallVector<int64_t> lo, hi;
-    resolvePads(op.getAutoPad(), op.getPads(), in, out, kernel, strides,
-                dilations, lo, hi);
-    Type et = xType.getElementType();
-    SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};
-    padLo.append(lo);
-    padHi.append(hi);
-    Value x = padTensor(rewriter, loc, adaptor.getX(), padLo, padHi,
-                        scalarConstant(rewriter, loc, et, 0));
     Value bias = isa<NoneType>(op.getB().getType()) ? Value() : adaptor.getB();
-    rewriter.replaceOp(op, buildConv(rewriter, loc, x, adaptor.getW(), bias, g,
-                                     strides, dilations, yType));
+    ConvAttrs attrs{op.getGroup(), op.getAutoPad(), op.getPads(), op.getStrides(),
+                    op.getDilations()};
+    std::string why;
+    FailureOr<Value> y =
+        buildConvWithAttrs(rewriter, op.getLoc(), adaptor.getX(), adaptor.getW(), bias,
+                           attrs, convertedResultType(*typeConverter, op), why);
+    if (failed(y))
+      return unsupported(rewriter, op, why);
+    rewriter.replaceOp(op, *y);
     return success();
   }
 };
@@ -610,3 +533,105 @@ void populateLinearPatterns(const TypeConverter &converter,
                                                         patterns.getContext());
 }
 } // namespace kiln::lowering
+
+FailureOr<Value> kiln::lowering::buildMatMul(OpBuilder &rewriter, Location loc,
+                                             Value a, Value b,
+                                             RankedTensorType resultType) {
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto bType = cast<RankedTensorType>(b.getType());
+  Type et = aType.getElementType();
+  // Promote 1-D operands.
+  if (aType.getRank() == 1) {
+    aType = RankedTensorType::get({1, aType.getDimSize(0)}, et);
+    a = reshapeTensor(rewriter, loc, a, aType);
+  }
+  if (bType.getRank() == 1) {
+    bType = RankedTensorType::get({bType.getDimSize(0), 1}, et);
+    b = reshapeTensor(rewriter, loc, b, bType);
+  }
+  ArrayRef<int64_t> as = aType.getShape(), bs = bType.getShape();
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  if (bs[bs.size() - 2] != k)
+    return failure();
+  SmallVector<int64_t> batch;
+  size_t ab = as.size() - 2, bb = bs.size() - 2, nb = std::max(ab, bb);
+  for (size_t i = 0; i < nb; ++i) {
+    int64_t x = i + ab >= nb ? as[i + ab - nb] : 1;
+    int64_t y = i + bb >= nb ? bs[i + bb - nb] : 1;
+    batch.push_back(x == 1 ? y : x);
+  }
+  // Loops: batch..., m, k, n.
+  MLIRContext *ctx = rewriter.getContext();
+  unsigned nd = nb + 3;
+  auto dim = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+  auto operandMap = [&](ArrayRef<int64_t> shape, size_t nbatch, AffineExpr r,
+                        AffineExpr c) {
+    SmallVector<AffineExpr> e;
+    for (size_t i = 0; i < nbatch; ++i) {
+      size_t loop = nb - nbatch + i;
+      e.push_back(shape[i] == 1 && batch[loop] != 1
+                      ? getAffineConstantExpr(0, ctx)
+                      : dim(loop));
+    }
+    e.push_back(r);
+    e.push_back(c);
+    return AffineMap::get(nd, 0, e, ctx);
+  };
+  AffineMap aMap = operandMap(as, ab, dim(nb), dim(nb + 1));
+  AffineMap bMap = operandMap(bs, bb, dim(nb + 1), dim(nb + 2));
+  SmallVector<AffineExpr> outExprs;
+  for (unsigned i = 0; i < nb; ++i)
+    outExprs.push_back(dim(i));
+  outExprs.push_back(dim(nb));
+  outExprs.push_back(dim(nb + 2));
+  AffineMap outMap = AffineMap::get(nd, 0, outExprs, ctx);
+  SmallVector<int64_t> outShape(batch);
+  outShape.push_back(m);
+  outShape.push_back(n);
+  auto outType = RankedTensorType::get(outShape, et);
+  Value init =
+      filledTensor(rewriter, loc, outType, scalarConstant(rewriter, loc, et, 0));
+  SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
+  iters[nb + 1] = utils::IteratorType::reduction;
+  auto generic = linalg::GenericOp::create(
+      rewriter, loc, outType, ValueRange{a, b}, ValueRange{init},
+      ArrayRef<AffineMap>{aMap, bMap, outMap}, iters,
+      [](OpBuilder &nb2, Location l, ValueRange args) {
+        linalg::YieldOp::create(nb2, l,
+                                multiplyAdd(nb2, l, args[2], args[0], args[1]));
+      });
+  return reshapeTensor(rewriter, loc, generic.getResult(0), resultType);
+}
+
+FailureOr<Value> kiln::lowering::buildConvWithAttrs(OpBuilder &b, Location loc, Value x,
+                                                    Value w, Value bias,
+                                                    const ConvAttrs &attrs,
+                                                    RankedTensorType yType,
+                                                    std::string &why) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
+  int64_t rank = xType.getRank(), sp = rank - 2;
+  if (sp < 1 || wType.getRank() != rank) {
+    why = "input and weight ranks differ";
+    return failure();
+  }
+  int64_t c = xType.getDimSize(1);
+  int64_t m = wType.getDimSize(0), g = attrs.group;
+  if (g < 1 || c % g != 0 || m % g != 0 || wType.getDimSize(1) != c / g) {
+    why = "group does not divide channels";
+    return failure();
+  }
+  SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
+  SmallVector<int64_t> strides = valuesOr(attrs.strides, sp, 1);
+  SmallVector<int64_t> dilations = valuesOr(attrs.dilations, sp, 1);
+  SmallVector<int64_t> in(xType.getShape().drop_front(2));
+  SmallVector<int64_t> out(yType.getShape().drop_front(2));
+  SmallVector<int64_t> lo, hi;
+  resolvePads(attrs.autoPad, attrs.pads, in, out, kernel, strides, dilations, lo, hi);
+  SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};
+  padLo.append(lo);
+  padHi.append(hi);
+  Value xp = padTensor(b, loc, x, padLo, padHi,
+                       scalarConstant(b, loc, xType.getElementType(), 0));
+  return buildConv(b, loc, xp, w, bias, g, strides, dilations, yType);
+}

@@ -55,6 +55,7 @@ struct ConvertOnnxToLinalgPass
     populateLossPatterns(converter, patterns);
     populateResizePatterns(converter, patterns);
     populateQuantizePatterns(converter, patterns);
+    populateRecurrentPatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())

@@ -47,6 +47,8 @@ void populateResizePatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
 void populateQuantizePatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
+void populateRecurrentPatterns(const mlir::TypeConverter &converter,
+                               mlir::RewritePatternSet &patterns);
 
 /// Declines `op` in a pattern, recording `reason` for the pass to report as
 /// the user-facing error (MLIR's notifyMatchFailure alone is not shown).
@@ -188,6 +190,35 @@ void resolvePads(llvm::StringRef autoPad,
                  llvm::ArrayRef<int64_t> dilations,
                  llvm::SmallVectorImpl<int64_t> &begin,
                  llvm::SmallVectorImpl<int64_t> &end);
+
+/// numpy.matmul of `a` and `b` (same element type; 1-D operands promoted,
+/// batch dims broadcast), reshaped to `resultType`. Fails if the inner
+/// dims differ.
+mlir::FailureOr<mlir::Value> buildMatMul(mlir::OpBuilder &b, mlir::Location loc,
+                                         mlir::Value a, mlir::Value bv,
+                                         mlir::RankedTensorType resultType);
+
+/// N-D grouped convolution of x [N, C, S...] (already padded) with
+/// w [M, C/g, K...], plus an optional bias [M], into yType [N, M, O...].
+mlir::Value buildConv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                      mlir::Value w, mlir::Value bias, int64_t g,
+                      llvm::ArrayRef<int64_t> strides,
+                      llvm::ArrayRef<int64_t> dilations,
+                      mlir::RankedTensorType yType);
+
+/// The attributes of a Conv-like op.
+struct ConvAttrs {
+  int64_t group;
+  llvm::StringRef autoPad;
+  std::optional<llvm::ArrayRef<int64_t>> pads, strides, dilations;
+};
+
+/// A Conv-like op: x [N, C, S...] padded with zeros as `attrs` say, then
+/// buildConv. Fails with `why` set on inconsistent shapes or groups.
+mlir::FailureOr<mlir::Value>
+buildConvWithAttrs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                   mlir::Value w, mlir::Value bias, const ConvAttrs &attrs,
+                   mlir::RankedTensorType yType, std::string &why);
 
 /// An attribute array or `count` copies of `fill`.
 llvm::SmallVector<int64_t>

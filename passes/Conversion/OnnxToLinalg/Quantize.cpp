@@ -1,12 +1,15 @@
-//===- Quantize.cpp - QuantizeLinear, DequantizeLinear, dynamic -> linalg --===//
+//===- Quantize.cpp - quantisation and integer ops -> linalg ---------------===//
 //
 // The reference (float) semantics of ONNX's linear quantisation:
 //   QuantizeLinear:   y = saturate(round_half_even(x / scale) + zero_point)
 //   DequantizeLinear: y = (x - zero_point) * scale
 // with per-tensor or per-axis (a 1-D scale along `axis`) parameters, and
 // DynamicQuantizeLinear computing a uint8 scale and zero point from the
-// tensor's range. Fusing Q/DQ pairs into integer kernels is the INT8
-// issue's job; this is the general lowering.
+// tensor's range; and the integer ops (MatMulInteger, ConvInteger,
+// QLinearMatMul, QLinearConv) as int32 contractions of zero-point-shifted
+// operands, requantised in f64 like the ONNX reference. Fusing Q/DQ pairs
+// and fast integer kernels are the INT8 issue's job; this is the general
+// lowering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -201,11 +204,223 @@ struct DynamicQuantizePattern : public OpConversionPattern<onnx::DynamicQuantize
   }
 };
 
+
+/// `x - zero_point` widened to int32; `zp` (may be null) is a scalar or a
+/// 1-D tensor along `axis` of x.
+FailureOr<Value> minusZeroPoint(OpBuilder &b, Location loc, Value x, Type xElem,
+                                Value zp, Type zpElem, int64_t axis) {
+  auto xType = cast<RankedTensorType>(x.getType());
+  Type i32 = b.getI32Type();
+  SmallVector<Value> ins{x};
+  if (zp) {
+    auto zpType = cast<RankedTensorType>(zp.getType());
+    int64_t dim = zpType.getNumElements() > 1 ? xType.getDimSize(axis) : 1;
+    FailureOr<Value> z = alongAxis(b, loc, zp, axis, xType.getRank(), dim);
+    if (failed(z))
+      return failure();
+    ins.push_back(*z);
+  }
+  return broadcastGeneric(b, loc, ins, xType.clone(i32),
+                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                            Value v = castScalar(nb, l, a[0], xElem, i32);
+                            if (a.size() > 1)
+                              v = arith::SubIOp::create(nb, l, v,
+                                                        castScalar(nb, l, a[1], zpElem, i32));
+                            return v;
+                          });
+}
+
+/// Both operands of an integer matmul/conv shifted by their zero points.
+/// `zpAxes` gives the axis along which a 1-D zero point of each applies.
+LogicalResult shiftOperands(ConversionPatternRewriter &rewriter, Operation *op,
+                            ArrayRef<Value> origs, ArrayRef<Value> values,
+                            ArrayRef<Value> origZps, ArrayRef<Value> zps,
+                            ArrayRef<int64_t> zpAxes, SmallVectorImpl<Value> &out) {
+  for (size_t i = 0; i < origs.size(); ++i) {
+    Type elem = elementTypeOf(origs[i]);
+    if (!isSupportedInt(elem) || elem.getIntOrFloatBitWidth() != 8)
+      return unsupported(rewriter, op, "element type " + typeName(elem) +
+                                           " is not supported (int8 or uint8 only)");
+    bool hasZp = !onnx::isNone(origZps[i]);
+    FailureOr<Value> v = minusZeroPoint(rewriter, op->getLoc(), values[i], elem,
+                                        hasZp ? zps[i] : Value(),
+                                        hasZp ? elementTypeOf(origZps[i]) : Type(), zpAxes[i]);
+    if (failed(v))
+      return unsupported(rewriter, op, "zero point #" + Twine(i) +
+                                           " must be a scalar or 1-D along its axis");
+    out.push_back(*v);
+  }
+  return success();
+}
+
+/// Requantises an int32 accumulator: saturate(round_half_even(acc * scale)
+/// + y_zero_point) where scale = x_scale * w_scale / y_scale (float32, each
+/// already reshaped to broadcast against acc). The product is taken in
+/// f64, as the ONNX reference does.
+Value requantize(OpBuilder &b, Location loc, Value acc, Value xScale, Value wScale,
+                 Value yScale, Value yZp, Type yElem, RankedTensorType yType) {
+  return broadcastGeneric(
+      b, loc, ValueRange{acc, xScale, wScale, yScale, yZp}, yType,
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Type f64 = nb.getF64Type();
+        Value scale = arith::MulFOp::create(nb, l, a[1], a[2]);
+        scale = arith::DivFOp::create(nb, l, scale, a[3]);
+        Value v = arith::SIToFPOp::create(nb, l, f64, a[0]);
+        v = arith::MulFOp::create(nb, l, v, arith::ExtFOp::create(nb, l, f64, scale));
+        Value zp = castScalar(nb, l, a[4], yElem, f64);
+        return quantizeScalar(nb, l, v, zp, yType.getElementType(), yElem.isUnsignedInteger());
+      });
+}
+
+/// A scale or zero point that must be per tensor, as a rank-0 tensor.
+FailureOr<Value> perTensor(OpBuilder &b, Location loc, Value v) {
+  return alongAxis(b, loc, v, 0, 1, 1);
+}
+
+/// (A - a_zero_point) x (B - b_zero_point) in int32; a_zero_point may be
+/// per row of A, b_zero_point per column of B.
+struct MatMulIntegerPattern : public OpConversionPattern<onnx::MatMulIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::MatMulIntegerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    int64_t ra = cast<RankedTensorType>(adaptor.getA().getType()).getRank();
+    int64_t rb = cast<RankedTensorType>(adaptor.getB().getType()).getRank();
+    SmallVector<Value> ops;
+    if (failed(shiftOperands(rewriter, op, {op.getA(), op.getB()},
+                             {adaptor.getA(), adaptor.getB()},
+                             {op.getAZeroPoint(), op.getBZeroPoint()},
+                             {adaptor.getAZeroPoint(), adaptor.getBZeroPoint()},
+                             {std::max<int64_t>(ra - 2, 0), rb - 1}, ops)))
+      return failure();
+    FailureOr<Value> y = buildMatMul(rewriter, op.getLoc(), ops[0], ops[1],
+                                     convertedResultType(*typeConverter, op));
+    if (failed(y))
+      return unsupported(rewriter, op, "inner dims differ");
+    rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+/// QLinearMatMul: an integer matmul requantised to y's scale and zero
+/// point; a_scale may be per row, b_scale per column.
+struct QLinearMatMulPattern : public OpConversionPattern<onnx::QLinearMatMulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::QLinearMatMulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t ra = cast<RankedTensorType>(adaptor.getA().getType()).getRank();
+    int64_t rb = cast<RankedTensorType>(adaptor.getB().getType()).getRank();
+    if (ra < 2 || rb < 2)
+      return unsupported(rewriter, op, "1-D operands are not supported yet");
+    SmallVector<Value> ops;
+    if (failed(shiftOperands(rewriter, op, {op.getA(), op.getB()},
+                             {adaptor.getA(), adaptor.getB()},
+                             {op.getAZeroPoint(), op.getBZeroPoint()},
+                             {adaptor.getAZeroPoint(), adaptor.getBZeroPoint()},
+                             {ra - 2, rb - 1}, ops)))
+      return failure();
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    int64_t r = yType.getRank();
+    FailureOr<Value> acc = buildMatMul(rewriter, loc, ops[0], ops[1],
+                                       yType.clone(rewriter.getI32Type()));
+    if (failed(acc))
+      return unsupported(rewriter, op, "inner dims differ");
+    auto dimOf = [&](Value v, int64_t axis) {
+      return cast<RankedTensorType>(v.getType()).getNumElements() > 1
+                 ? yType.getDimSize(axis) : 1;
+    };
+    FailureOr<Value> as = alongAxis(rewriter, loc, adaptor.getAScale(), r - 2, r,
+                                    dimOf(adaptor.getAScale(), r - 2));
+    FailureOr<Value> bs = alongAxis(rewriter, loc, adaptor.getBScale(), r - 1, r,
+                                    dimOf(adaptor.getBScale(), r - 1));
+    FailureOr<Value> ys = perTensor(rewriter, loc, adaptor.getYScale());
+    FailureOr<Value> yzp = perTensor(rewriter, loc, adaptor.getYZeroPoint());
+    if (failed(as) || failed(bs) || failed(ys) || failed(yzp))
+      return unsupported(rewriter, op, "scales must be per tensor, per row of a or per "
+                                       "column of b; y's must be per tensor");
+    rewriter.replaceOp(op, requantize(rewriter, loc, *acc, *as, *bs, *ys, *yzp,
+                                      elementTypeOf(op.getY()), yType));
+    return success();
+  }
+};
+
+template <typename ConvLikeOp> ConvAttrs convAttrs(ConvLikeOp op) {
+  return ConvAttrs{op.getGroup(), op.getAutoPad(), op.getPads(), op.getStrides(),
+                   op.getDilations()};
+}
+
+/// ConvInteger: a convolution of (x - x_zero_point) with (w -
+/// w_zero_point) in int32; padding reads x_zero_point (0 after the shift).
+struct ConvIntegerPattern : public OpConversionPattern<onnx::ConvIntegerOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::ConvIntegerOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    SmallVector<Value> ops;
+    if (failed(shiftOperands(rewriter, op, {op.getX(), op.getW()},
+                             {adaptor.getX(), adaptor.getW()},
+                             {op.getXZeroPoint(), op.getWZeroPoint()},
+                             {adaptor.getXZeroPoint(), adaptor.getWZeroPoint()}, {1, 0}, ops)))
+      return failure();
+    std::string why;
+    FailureOr<Value> y = buildConvWithAttrs(rewriter, op.getLoc(), ops[0], ops[1], Value(),
+                                            convAttrs(op),
+                                            convertedResultType(*typeConverter, op), why);
+    if (failed(y))
+      return unsupported(rewriter, op, why);
+    rewriter.replaceOp(op, *y);
+    return success();
+  }
+};
+
+/// QLinearConv: an integer convolution plus the int32 bias, requantised;
+/// w_scale may be per output channel.
+struct QLinearConvPattern : public OpConversionPattern<onnx::QLinearConvOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::QLinearConvOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> ops;
+    if (failed(shiftOperands(rewriter, op, {op.getX(), op.getW()},
+                             {adaptor.getX(), adaptor.getW()},
+                             {op.getXZeroPoint(), op.getWZeroPoint()},
+                             {adaptor.getXZeroPoint(), adaptor.getWZeroPoint()}, {1, 0}, ops)))
+      return failure();
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    Value bias = onnx::isNone(op.getB()) ? Value() : adaptor.getB();
+    std::string why;
+    FailureOr<Value> acc = buildConvWithAttrs(rewriter, loc, ops[0], ops[1], bias,
+                                              convAttrs(op),
+                                              yType.clone(rewriter.getI32Type()), why);
+    if (failed(acc))
+      return unsupported(rewriter, op, why);
+    int64_t r = yType.getRank(), m = yType.getDimSize(1);
+    bool perChannel =
+        cast<RankedTensorType>(adaptor.getWScale().getType()).getNumElements() > 1;
+    FailureOr<Value> xs = perTensor(rewriter, loc, adaptor.getXScale());
+    FailureOr<Value> ws = alongAxis(rewriter, loc, adaptor.getWScale(), 1, r,
+                                    perChannel ? m : 1);
+    FailureOr<Value> ys = perTensor(rewriter, loc, adaptor.getYScale());
+    FailureOr<Value> yzp = perTensor(rewriter, loc, adaptor.getYZeroPoint());
+    if (failed(xs) || failed(ws) || failed(ys) || failed(yzp))
+      return unsupported(rewriter, op, "scales must be per tensor (w_scale: or per "
+                                       "output channel)");
+    rewriter.replaceOp(op, requantize(rewriter, loc, *acc, *xs, *ws, *ys, *yzp,
+                                      elementTypeOf(op.getY()), yType));
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populateQuantizePatterns(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<QuantizePattern, DequantizePattern, DynamicQuantizePattern>(
+  patterns.add<QuantizePattern, DequantizePattern, DynamicQuantizePattern,
+               MatMulIntegerPattern, QLinearMatMulPattern, ConvIntegerPattern,
+               QLinearConvPattern>(
       converter, patterns.getContext());
 }
 } // namespace kiln::lowering
