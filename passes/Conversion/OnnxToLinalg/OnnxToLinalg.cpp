@@ -56,6 +56,8 @@ struct ConvertOnnxToLinalgPass
     populateResizePatterns(converter, patterns);
     populateQuantizePatterns(converter, patterns);
     populateRecurrentPatterns(converter, patterns);
+    populateSamplingPatterns(converter, patterns);
+    populateSelectionPatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())

@@ -65,3 +65,33 @@ func.func @batchnorm_training(%x: tensor<1x2x2x2xf32>, %s: tensor<2xf32>, %b: te
   %y, %rm, %rv = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) <{epsilon = 1.000000e-05 : f32, momentum = 0.899999976 : f32, training_mode = 1 : i64}> : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)
   return %y : tensor<1x2x2x2xf32>
 }
+
+// -----
+
+// LSTM's coupled input and forget gates.
+func.func @lstm_input_forget(%x: tensor<5x2x3xf32>, %w: tensor<1x16x3xf32>, %r: tensor<1x16x4xf32>) -> tensor<1x2x4xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{LSTM: not supported by the CPU backend: input_forget = 1 is not supported yet}}
+  %y, %yh, %yc = "onnx.LSTM"(%x, %w, %r, %none, %none, %none, %none, %none) <{direction = "forward", hidden_size = 4 : i64, input_forget = 1 : i64, layout = 0 : i64}> : (tensor<5x2x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, none, none, none, none, none) -> (none, tensor<1x2x4xf32>, none)
+  return %yh : tensor<1x2x4xf32>
+}
+
+// -----
+
+// A recurrent activation outside the ONNX list is named (lower case).
+func.func @rnn_unknown_activation(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<1x4x4xf32>) -> tensor<1x2x4xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{RNN: not supported by the CPU backend: activation 'gelu' is not supported}}
+  %y, %yh = "onnx.RNN"(%x, %w, %r, %none, %none, %none) <{activations = ["Gelu"], direction = "forward", hidden_size = 4 : i64, layout = 0 : i64}> : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, none, none, none) -> (none, tensor<1x2x4xf32>)
+  return %yh : tensor<1x2x4xf32>
+}
+
+// -----
+
+// Recurrent ops compute in f32 or f64 only.
+func.func @gru_f16(%x: tensor<5x2x3xf16>, %w: tensor<1x12x3xf16>, %r: tensor<1x12x4xf16>) -> tensor<1x2x4xf16> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{GRU: not supported by the CPU backend: element type float16 is not supported yet}}
+  %y, %yh = "onnx.GRU"(%x, %w, %r, %none, %none, %none) <{direction = "forward", hidden_size = 4 : i64, layout = 0 : i64, linear_before_reset = 0 : i64}> : (tensor<5x2x3xf16>, tensor<1x12x3xf16>, tensor<1x12x4xf16>, none, none, none) -> (none, tensor<1x2x4xf16>)
+  return %yh : tensor<1x2x4xf16>
+}
