@@ -25,11 +25,12 @@ struct BatchNormPattern : public OpConversionPattern<onnx::BatchNormalizationOp>
     Type elem = elementTypeOf(op.getX());
     if (!isSupportedFloat(elem))
       return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
-    if (op.getTrainingMode() != 0)
-      return unsupported(rewriter, op, "training_mode=1 is not supported");
-    for (Value extra : op->getResults().drop_front())
-      if (!extra.use_empty())
-        return unsupported(rewriter, op, "the running_mean/running_var outputs are not supported");
+    bool training = op.getTrainingMode() != 0;
+    if (!training)
+      for (Value extra : op->getResults().drop_front())
+        if (!isa<NoneType>(extra.getType()) && !extra.use_empty())
+          return unsupported(rewriter, op, "running_mean/running_var outputs exist only in "
+                                           "training mode");
     auto xType = cast<RankedTensorType>(adaptor.getX().getType());
     if (xType.getRank() < 2)
       return unsupported(rewriter, op, "input must have rank >= 2");
@@ -48,6 +49,24 @@ struct BatchNormPattern : public OpConversionPattern<onnx::BatchNormalizationOp>
       ins.push_back(reshapeTensor(rewriter, loc, p, paramType));
     }
     double eps = op.getEpsilonAttr() ? op.getEpsilonAttr().getValueAsDouble() : 1e-5;
+    // Training mode normalises with the batch's own mean and (population)
+    // variance, and also returns the running statistics updated with them.
+    Value batchMean, batchVar;
+    if (training) {
+      SmallVector<bool> reduce(xType.getRank(), true);
+      reduce[1] = false;
+      Value x = adaptor.getX();
+      Value mean = meanKeepDims(rewriter, loc, x, reduce);
+      Value sq = broadcastGeneric(rewriter, loc, ValueRange{x, mean}, xType,
+                                  [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                    Value d = arith::SubFOp::create(b, l, a[0], a[1]);
+                                    return arith::MulFOp::create(b, l, d, d);
+                                  });
+      batchMean = reshapeTensor(rewriter, loc, mean, paramType);
+      batchVar = reshapeTensor(rewriter, loc, meanKeepDims(rewriter, loc, sq, reduce), paramType);
+      ins[3] = batchMean;
+      ins[4] = batchVar;
+    }
     Value y = broadcastGeneric(
         rewriter, loc, ins, xType,
         [&](OpBuilder &b, Location l, ValueRange a) -> Value {
@@ -57,8 +76,27 @@ struct BatchNormPattern : public OpConversionPattern<onnx::BatchNormalizationOp>
           return arith::AddFOp::create(b, l, arith::MulFOp::create(b, l, centered, inv), a[2]);
         });
     SmallVector<Value> results{y};
-    for (unsigned i = 1; i < op->getNumResults(); ++i)
-      results.push_back(onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType()));
+    double momentum = op.getMomentum().convertToDouble();
+    for (unsigned i = 1; i < op->getNumResults(); ++i) {
+      Value r = op->getResult(i);
+      if (!training || isa<NoneType>(r.getType())) {
+        results.push_back(onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType()));
+        continue;
+      }
+      // running = input * momentum + batch * (1 - momentum).
+      Value running = i == 1 ? adaptor.getInputMean() : adaptor.getInputVar();
+      Value batch = i == 1 ? batchMean : batchVar;
+      RankedTensorType rType = convertedResultType(*typeConverter, op, i);
+      Value updated = broadcastGeneric(
+          rewriter, loc, ValueRange{reshapeTensor(rewriter, loc, running, rType),
+                                    reshapeTensor(rewriter, loc, batch, rType)},
+          rType, [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+            Value old = arith::MulFOp::create(b, l, a[0], scalarConstant(b, l, et, momentum));
+            Value now = arith::MulFOp::create(b, l, a[1], scalarConstant(b, l, et, 1 - momentum));
+            return arith::AddFOp::create(b, l, old, now);
+          });
+      results.push_back(updated);
+    }
     rewriter.replaceOp(op, results);
     return success();
   }

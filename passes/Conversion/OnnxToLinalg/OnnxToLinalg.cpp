@@ -58,6 +58,7 @@ struct ConvertOnnxToLinalgPass
     populateRecurrentPatterns(converter, patterns);
     populateSamplingPatterns(converter, patterns);
     populateSelectionPatterns(converter, patterns);
+    populateTextPatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())

@@ -53,6 +53,8 @@ void populateSamplingPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
 void populateSelectionPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
+void populateTextPatterns(const mlir::TypeConverter &converter,
+                          mlir::RewritePatternSet &patterns);
 
 /// Declines `op` in a pattern, recording `reason` for the pass to report as
 /// the user-facing error (MLIR's notifyMatchFailure alone is not shown).

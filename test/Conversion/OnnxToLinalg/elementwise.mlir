@@ -2,7 +2,8 @@
 // Elementwise ops (Elementwise.cpp): one linalg.generic per op, operands
 // broadcast through their indexing maps (a size-1 dim reads index 0, a
 // missing leading dim is dropped from the map); unsigned ONNX types become
-// signless and pick the unsigned arith op.
+// signless and pick the unsigned arith op; float16/bfloat16 operands are
+// extended to f32 in the body and the result truncated back.
 
 // CHECK-LABEL: func.func @add_broadcast(
 // CHECK-SAME: %[[A:.*]]: tensor<2x3xf32>, %[[B:.*]]: tensor<3xf32>) -> tensor<2x3xf32>
@@ -96,4 +97,72 @@ func.func @cast_ui8_to_f32(%x: tensor<4xui8>) -> tensor<4xf32> {
 func.func @cast_i8_to_f32(%x: tensor<4xi8>) -> tensor<4xf32> {
   %0 = "onnx.Cast"(%x) <{to = 1 : i64}> : (tensor<4xi8>) -> tensor<4xf32>
   return %0 : tensor<4xf32>
+}
+
+// -----
+
+// float16 arithmetic is computed in f32: the generic keeps f16 operands
+// and result (broadcast maps as usual), the body extends each operand,
+// applies the op in f32 and truncates back to f16.
+// CHECK-LABEL: func.func @max_f16(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<2x3xf16>, %[[B:[a-z0-9_]+]]: tensor<3xf16>) -> tensor<2x3xf16>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[B]] : tensor<2x3xf16>, tensor<3xf16>) outs(%{{.*}} : tensor<2x3xf16>)
+// CHECK-NEXT: ^bb0(%[[X:[a-z0-9_]+]]: f16, %[[Z:[a-z0-9_]+]]: f16, %{{.*}}: f16):
+// CHECK-NEXT: %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT: %[[ZW:.*]] = arith.extf %[[Z]] : f16 to f32
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[XW]], %[[ZW]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[M]] : f32 to f16
+// CHECK-NEXT: linalg.yield %[[R]] : f16
+// CHECK: return %[[Y]] : tensor<2x3xf16>
+func.func @max_f16(%a: tensor<2x3xf16>, %b: tensor<3xf16>) -> tensor<2x3xf16> {
+  %0 = "onnx.Max"(%a, %b) : (tensor<2x3xf16>, tensor<3xf16>) -> tensor<2x3xf16>
+  return %0 : tensor<2x3xf16>
+}
+
+// -----
+
+// bfloat16 the same way: extf to f32, addf in f32, truncf to bf16.
+// CHECK-LABEL: func.func @add_bf16(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<4xbf16>, %[[B:[a-z0-9_]+]]: tensor<4xbf16>) -> tensor<4xbf16>
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %[[B]] : tensor<4xbf16>, tensor<4xbf16>) outs(%{{.*}} : tensor<4xbf16>)
+// CHECK-NEXT: ^bb0(%[[X:[a-z0-9_]+]]: bf16, %[[Z:[a-z0-9_]+]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[XW:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: %[[ZW:.*]] = arith.extf %[[Z]] : bf16 to f32
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[XW]], %[[ZW]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[S]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[R]] : bf16
+func.func @add_bf16(%a: tensor<4xbf16>, %b: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = "onnx.Add"(%a, %b) : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// A math function on bfloat16 also runs in f32.
+// CHECK-LABEL: func.func @sqrt_bf16(
+// CHECK: ^bb0(%[[X:[a-z0-9_]+]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: %[[XW:.*]] = arith.extf %[[X]] : bf16 to f32
+// CHECK-NEXT: %[[S:.*]] = math.sqrt %[[XW]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.truncf %[[S]] : f32 to bf16
+// CHECK-NEXT: linalg.yield %[[R]] : bf16
+func.func @sqrt_bf16(%a: tensor<4xbf16>) -> tensor<4xbf16> {
+  %0 = "onnx.Sqrt"(%a) : (tensor<4xbf16>) -> tensor<4xbf16>
+  return %0 : tensor<4xbf16>
+}
+
+// -----
+
+// A float16 comparison: the operands are extended and compared in f32;
+// the i1 result is not truncated.
+// CHECK-LABEL: func.func @less_f16(
+// CHECK: ^bb0(%[[X:[a-z0-9_]+]]: f16, %[[Z:[a-z0-9_]+]]: f16, %{{.*}}: i1):
+// CHECK-NEXT: %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT: %[[ZW:.*]] = arith.extf %[[Z]] : f16 to f32
+// CHECK-NEXT: %[[C:.*]] = arith.cmpf olt, %[[XW]], %[[ZW]] : f32
+// CHECK-NEXT: linalg.yield %[[C]] : i1
+// CHECK-NOT: arith.truncf
+func.func @less_f16(%a: tensor<4xf16>, %b: tensor<4xf16>) -> tensor<4xi1> {
+  %0 = "onnx.Less"(%a, %b) : (tensor<4xf16>, tensor<4xf16>) -> tensor<4xi1>
+  return %0 : tensor<4xi1>
 }

@@ -5,6 +5,9 @@
 // reshaped to broadcast along the axis. Quantize is
 // saturate(roundeven(x / scale) + zp) in f32, then converted to the
 // (signless) 8-bit result; dequantize is (x - zp) * scale.
+// The integer ops (MatMulInteger, ConvInteger, QLinearMatMul,
+// QLinearConv) subtract the zero points in i32, contract in i32, and
+// QLinear* requantise the accumulator in f64 like the ONNX reference.
 
 // Per tensor to uint8: the ui8 zero point converts unsigned, the sum
 // clamps to [0, 255] and converts unsigned.
@@ -174,4 +177,175 @@ func.func @dequantize_per_axis(%x: tensor<2x3xi8>, %s: tensor<3xf32>) -> tensor<
 func.func @dynamic_quantize(%x: tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>) {
   %y, %s, %z = "onnx.DynamicQuantizeLinear"(%x) : (tensor<2x3xf32>) -> (tensor<2x3xui8>, tensor<f32>, tensor<ui8>)
   return %y, %s, %z : tensor<2x3xui8>, tensor<f32>, tensor<ui8>
+}
+
+// -----
+
+// MatMulInteger: each operand minus its zero point in i32 (one generic
+// per operand; uint8 widens with extui, int8 with extsi; b's per-column
+// zero point [4] becomes [1, 4] read at (0, d1)), then an i32 matmul
+// generic from a 0 fill: acc + a * b with muli/addi.
+// CHECK-LABEL: func.func @matmul_integer(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<2x3xi8>, %[[B:[a-z0-9_]+]]: tensor<3x4xi8>, %[[AZ:[a-z0-9_]+]]: tensor<i8>, %[[BZ:[a-z0-9_]+]]: tensor<4xi8>) -> tensor<2x4xi32>
+// CHECK: %[[A32:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[A]], %[[AZ]] : tensor<2x3xi8>, tensor<i8>) outs(%{{.*}} : tensor<2x3xi32>)
+// CHECK-NEXT: ^bb0(%[[AV:[a-z0-9_]+]]: i8, %[[AZV:[a-z0-9_]+]]: i8, %{{.*}}: i32):
+// CHECK-NEXT: %[[AW:.*]] = arith.extui %[[AV]] : i8 to i32
+// CHECK-NEXT: %[[AZW:.*]] = arith.extui %[[AZV]] : i8 to i32
+// CHECK-NEXT: %[[AS:.*]] = arith.subi %[[AW]], %[[AZW]] : i32
+// CHECK-NEXT: linalg.yield %[[AS]] : i32
+// CHECK: %[[BZ2:.*]] = tensor.expand_shape %[[BZ]] {{\[\[}}0, 1]] output_shape [1, 4] : tensor<4xi8> into tensor<1x4xi8>
+// CHECK: %[[B32:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[B]], %[[BZ2]] : tensor<3x4xi8>, tensor<1x4xi8>) outs(%{{.*}} : tensor<3x4xi32>)
+// CHECK-NEXT: ^bb0(%[[BV:[a-z0-9_]+]]: i8, %[[BZV:[a-z0-9_]+]]: i8, %{{.*}}: i32):
+// CHECK-NEXT: %[[BW:.*]] = arith.extsi %[[BV]] : i8 to i32
+// CHECK-NEXT: %[[BZW:.*]] = arith.extsi %[[BZV]] : i8 to i32
+// CHECK-NEXT: %[[BS:.*]] = arith.subi %[[BW]], %[[BZW]] : i32
+// CHECK-NEXT: linalg.yield %[[BS]] : i32
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[ZERO]] : i32) outs(%{{.*}} : tensor<2x4xi32>)
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[A32]], %[[B32]] : tensor<2x3xi32>, tensor<3x4xi32>) outs(%[[INIT]] : tensor<2x4xi32>)
+// CHECK-NEXT: ^bb0(%[[X:[a-z0-9_]+]]: i32, %[[W:[a-z0-9_]+]]: i32, %[[ACC:[a-z0-9_]+]]: i32):
+// CHECK-NEXT: %[[P:.*]] = arith.muli %[[X]], %[[W]] : i32
+// CHECK-NEXT: %[[S:.*]] = arith.addi %[[ACC]], %[[P]] : i32
+// CHECK-NEXT: linalg.yield %[[S]] : i32
+// CHECK: return %[[Y]] : tensor<2x4xi32>
+func.func @matmul_integer(%a: tensor<2x3xui8>, %b: tensor<3x4xi8>, %az: tensor<ui8>, %bz: tensor<4xi8>) -> tensor<2x4xi32> {
+  %0 = "onnx.MatMulInteger"(%a, %b, %az, %bz) : (tensor<2x3xui8>, tensor<3x4xi8>, tensor<ui8>, tensor<4xi8>) -> tensor<2x4xi32>
+  return %0 : tensor<2x4xi32>
+}
+
+// -----
+
+// ConvInteger (uint8, pads 1): x and w shifted by their zero points into
+// i32 (extui + subi); the shifted x is padded with 0 (the zero point's
+// value after the shift) and convolved by the grouped conv generic in
+// i32 (muli/addi from a 0 fill).
+// CHECK-LABEL: func.func @conv_integer(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<1x2x4x4xi8>, %[[W:[a-z0-9_]+]]: tensor<3x2x3x3xi8>, %[[XZ:[a-z0-9_]+]]: tensor<i8>, %[[WZ:[a-z0-9_]+]]: tensor<i8>) -> tensor<1x3x4x4xi32>
+// CHECK: %[[X32:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[X]], %[[XZ]] : tensor<1x2x4x4xi8>, tensor<i8>) outs(%{{.*}} : tensor<1x2x4x4xi32>)
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.subi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[W32:.*]] = linalg.generic {{.*}} ins(%[[W]], %[[WZ]] : tensor<3x2x3x3xi8>, tensor<i8>) outs(%{{.*}} : tensor<3x2x3x3xi32>)
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.subi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[PADV:.*]] = arith.constant 0 : i32
+// CHECK: %[[XP:.*]] = tensor.pad %[[X32]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %[[PADV]] : i32
+// CHECK: } : tensor<1x2x4x4xi32> to tensor<1x2x6x6xi32>
+// CHECK: %[[XG:.*]] = tensor.expand_shape %[[XP]] {{.*}} into tensor<1x1x2x6x6xi32>
+// CHECK: %[[WG:.*]] = tensor.expand_shape %[[W32]] {{.*}} into tensor<1x3x2x3x3xi32>
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%{{.*}} : i32) outs(%{{.*}} : tensor<1x1x3x4x4xi32>)
+// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d3, d4 + d6, d5 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1, d2, d3, d4, d5)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d6, d7)>], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[XG]], %[[WG]] : tensor<1x1x2x6x6xi32>, tensor<1x3x2x3x3xi32>) outs(%[[INIT]] : tensor<1x1x3x4x4xi32>)
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: %[[Y:.*]] = tensor.collapse_shape %[[ACC]] {{.*}} : tensor<1x1x3x4x4xi32> into tensor<1x3x4x4xi32>
+// CHECK: return %[[Y]]
+func.func @conv_integer(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x3x3xui8>, %xz: tensor<ui8>, %wz: tensor<ui8>) -> tensor<1x3x4x4xi32> {
+  %0 = "onnx.ConvInteger"(%x, %w, %xz, %wz) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x2x4x4xui8>, tensor<3x2x3x3xui8>, tensor<ui8>, tensor<ui8>) -> tensor<1x3x4x4xi32>
+  return %0 : tensor<1x3x4x4xi32>
+}
+
+// -----
+
+// QLinearMatMul (uint8): the i32 matmul of the shifted operands, then one
+// generic requantises it: scale = a_scale * b_scale / y_scale in f32,
+// acc (sitofp) * scale (extf) in f64, roundeven, + y_zero_point (uitofp),
+// clamped to [0, 255], NaN to 0, fptoui to the uint8 result.
+// CHECK-LABEL: func.func @qlinear_matmul(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<2x3xi8>, %[[AS:[a-z0-9_]+]]: tensor<f32>, %[[AZ:[a-z0-9_]+]]: tensor<i8>, %[[B:[a-z0-9_]+]]: tensor<3x4xi8>, %[[BS:[a-z0-9_]+]]: tensor<f32>, %[[BZ:[a-z0-9_]+]]: tensor<i8>, %[[YS:[a-z0-9_]+]]: tensor<f32>, %[[YZ:[a-z0-9_]+]]: tensor<i8>) -> tensor<2x4xi8>
+// CHECK: %[[A32:.*]] = linalg.generic {{.*}} ins(%[[A]], %[[AZ]] : tensor<2x3xi8>, tensor<i8>) outs(%{{.*}} : tensor<2x3xi32>)
+// CHECK: arith.extui
+// CHECK: arith.subi
+// CHECK: %[[B32:.*]] = linalg.generic {{.*}} ins(%[[B]], %[[BZ]] : tensor<3x4xi8>, tensor<i8>) outs(%{{.*}} : tensor<3x4xi32>)
+// CHECK: arith.extui
+// CHECK: arith.subi
+// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[A32]], %[[B32]] : tensor<2x3xi32>, tensor<3x4xi32>) outs(%{{.*}} : tensor<2x4xi32>)
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK-SAME: ins(%[[ACC]], %[[AS]], %[[BS]], %[[YS]], %[[YZ]] : tensor<2x4xi32>, tensor<f32>, tensor<f32>, tensor<f32>, tensor<i8>) outs(%{{.*}} : tensor<2x4xi8>)
+// CHECK-NEXT: ^bb0(%[[V:[a-z0-9_]+]]: i32, %[[SA:[a-z0-9_]+]]: f32, %[[SB:[a-z0-9_]+]]: f32, %[[SY:[a-z0-9_]+]]: f32, %[[ZY:[a-z0-9_]+]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[SAB:.*]] = arith.mulf %[[SA]], %[[SB]] : f32
+// CHECK-NEXT: %[[SC:.*]] = arith.divf %[[SAB]], %[[SY]] : f32
+// CHECK-NEXT: %[[VF:.*]] = arith.sitofp %[[V]] : i32 to f64
+// CHECK-NEXT: %[[SCF:.*]] = arith.extf %[[SC]] : f32 to f64
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[VF]], %[[SCF]] : f64
+// CHECK-NEXT: %[[ZF:.*]] = arith.uitofp %[[ZY]] : i8 to f64
+// CHECK-NEXT: %[[R:.*]] = math.roundeven %[[M]] : f64
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[R]], %[[ZF]] : f64
+// CHECK-NEXT: %[[LO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[C1:.*]] = arith.maximumf %[[SUM]], %[[LO]] : f64
+// CHECK-NEXT: %[[HI:.*]] = arith.constant 2.550000e+02 : f64
+// CHECK-NEXT: %[[C2:.*]] = arith.minimumf %[[C1]], %[[HI]] : f64
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[C2]], %[[C2]] : f64
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[G:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[C2]] : f64
+// CHECK-NEXT: %[[Q:.*]] = arith.fptoui %[[G]] : f64 to i8
+// CHECK-NEXT: linalg.yield %[[Q]] : i8
+// CHECK: return %[[Y]] : tensor<2x4xi8>
+func.func @qlinear_matmul(%a: tensor<2x3xui8>, %as: tensor<f32>, %az: tensor<ui8>, %b: tensor<3x4xui8>, %bs: tensor<f32>, %bz: tensor<ui8>, %ys: tensor<f32>, %yz: tensor<ui8>) -> tensor<2x4xui8> {
+  %0 = "onnx.QLinearMatMul"(%a, %as, %az, %b, %bs, %bz, %ys, %yz) : (tensor<2x3xui8>, tensor<f32>, tensor<ui8>, tensor<3x4xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<2x4xui8>
+  return %0 : tensor<2x4xui8>
+}
+
+// -----
+
+// QLinearConv (int8, per-output-channel w_scale, i32 bias): the shifted
+// operands widen with extsi; the bias [3] is broadcast into the
+// accumulator's init (read at (d0, d1, d2, 0, 0)) before the i32 conv
+// generic; the requantisation reads w_scale [3] as [1, 3, 1, 1] at
+// (d0, d1, 0, 0), works in f64, clamps to [-128, 127] and converts with
+// fptosi.
+// CHECK-LABEL: func.func @qlinear_conv(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<1x2x4x4xi8>, %[[XS:[a-z0-9_]+]]: tensor<f32>, %[[XZ:[a-z0-9_]+]]: tensor<i8>, %[[W:[a-z0-9_]+]]: tensor<3x2x3x3xi8>, %[[WS:[a-z0-9_]+]]: tensor<3xf32>, %[[WZ:[a-z0-9_]+]]: tensor<i8>, %[[YS:[a-z0-9_]+]]: tensor<f32>, %[[YZ:[a-z0-9_]+]]: tensor<i8>, %[[BIAS:[a-z0-9_]+]]: tensor<3xi32>) -> tensor<1x3x2x2xi8>
+// CHECK: %[[X32:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[XZ]] : tensor<1x2x4x4xi8>, tensor<i8>) outs(%{{.*}} : tensor<1x2x4x4xi32>)
+// CHECK-NEXT: ^bb0(%[[XV:[a-z0-9_]+]]: i8, %[[XZV:[a-z0-9_]+]]: i8, %{{.*}}: i32):
+// CHECK-NEXT: %[[XW:.*]] = arith.extsi %[[XV]] : i8 to i32
+// CHECK-NEXT: %[[XZW:.*]] = arith.extsi %[[XZV]] : i8 to i32
+// CHECK-NEXT: arith.subi %[[XW]], %[[XZW]] : i32
+// CHECK: %[[W32:.*]] = linalg.generic {{.*}} ins(%[[W]], %[[WZ]] : tensor<3x2x3x3xi8>, tensor<i8>) outs(%{{.*}} : tensor<3x2x3x3xi32>)
+// CHECK: arith.extsi
+// CHECK: arith.extsi
+// CHECK: arith.subi
+// CHECK: %[[XG:.*]] = tensor.expand_shape %[[X32]] {{.*}} into tensor<1x1x2x4x4xi32>
+// CHECK: %[[WG:.*]] = tensor.expand_shape %[[W32]] {{.*}} into tensor<1x3x2x3x3xi32>
+// CHECK: %[[B5:.*]] = tensor.expand_shape %{{.*}} {{.*}} output_shape [1, 1, 3, 1, 1] : tensor<3xi32> into tensor<1x1x3x1x1xi32>
+// CHECK: %[[INIT:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, 0, 0)>, affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>]
+// CHECK-SAME: ins(%[[B5]] : tensor<1x1x3x1x1xi32>) outs(%{{.*}} : tensor<1x1x3x2x2xi32>)
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[XG]], %[[WG]] : tensor<1x1x2x4x4xi32>, tensor<1x3x2x3x3xi32>) outs(%[[INIT]] : tensor<1x1x3x2x2xi32>)
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: %[[ACC4:.*]] = tensor.collapse_shape %[[ACC]] {{.*}} : tensor<1x1x3x2x2xi32> into tensor<1x3x2x2xi32>
+// CHECK: %[[WS4:.*]] = tensor.expand_shape %[[WS]] {{\[\[}}0, 1, 2, 3]] output_shape [1, 3, 1, 1] : tensor<3xf32> into tensor<1x3x1x1xf32>
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, 0, 0)>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> ()>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]
+// CHECK-SAME: ins(%[[ACC4]], %[[XS]], %[[WS4]], %[[YS]], %[[YZ]] : tensor<1x3x2x2xi32>, tensor<f32>, tensor<1x3x1x1xf32>, tensor<f32>, tensor<i8>) outs(%{{.*}} : tensor<1x3x2x2xi8>)
+// CHECK-NEXT: ^bb0(%[[V:[a-z0-9_]+]]: i32, %[[SX:[a-z0-9_]+]]: f32, %[[SW:[a-z0-9_]+]]: f32, %[[SY:[a-z0-9_]+]]: f32, %[[ZY:[a-z0-9_]+]]: i8, %{{.*}}: i8):
+// CHECK-NEXT: %[[SXW:.*]] = arith.mulf %[[SX]], %[[SW]] : f32
+// CHECK-NEXT: %[[SC:.*]] = arith.divf %[[SXW]], %[[SY]] : f32
+// CHECK-NEXT: %[[VF:.*]] = arith.sitofp %[[V]] : i32 to f64
+// CHECK-NEXT: %[[SCF:.*]] = arith.extf %[[SC]] : f32 to f64
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[VF]], %[[SCF]] : f64
+// CHECK-NEXT: %[[ZF:.*]] = arith.sitofp %[[ZY]] : i8 to f64
+// CHECK-NEXT: %[[R:.*]] = math.roundeven %[[M]] : f64
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[R]], %[[ZF]] : f64
+// CHECK-NEXT: %[[LO:.*]] = arith.constant -1.280000e+02 : f64
+// CHECK-NEXT: %[[C1:.*]] = arith.maximumf %[[SUM]], %[[LO]] : f64
+// CHECK-NEXT: %[[HI:.*]] = arith.constant 1.270000e+02 : f64
+// CHECK-NEXT: %[[C2:.*]] = arith.minimumf %[[C1]], %[[HI]] : f64
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[C2]], %[[C2]] : f64
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[G:.*]] = arith.select %[[NAN]], %[[ZERO]], %[[C2]] : f64
+// CHECK-NEXT: %[[Q:.*]] = arith.fptosi %[[G]] : f64 to i8
+// CHECK-NEXT: linalg.yield %[[Q]] : i8
+// CHECK: return %[[Y]] : tensor<1x3x2x2xi8>
+func.func @qlinear_conv(%x: tensor<1x2x4x4xi8>, %xs: tensor<f32>, %xz: tensor<i8>, %w: tensor<3x2x3x3xi8>, %ws: tensor<3xf32>, %wz: tensor<i8>, %ys: tensor<f32>, %yz: tensor<i8>, %b: tensor<3xi32>) -> tensor<1x3x2x2xi8> {
+  %0 = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) <{auto_pad = "NOTSET", group = 1 : i64}> : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>, tensor<3x2x3x3xi8>, tensor<3xf32>, tensor<i8>, tensor<f32>, tensor<i8>, tensor<3xi32>) -> tensor<1x3x2x2xi8>
+  return %0 : tensor<1x3x2x2xi8>
 }
