@@ -1,9 +1,10 @@
-//===- Selection.cpp - TopK, Compress, NonZero -> linalg + scf ------------===//
+//===- Selection.cpp - TopK, Compress, NonZero, NMS -> linalg + scf -------===//
 //
 // Ops whose output size depends on data in general. kiln compiles them when
 // the output shape is static: TopK's K, and the number of elements Compress
 // and NonZero select, are then the model's declared (or pinned) output
-// dims. At run time the selection fills the output in order; should the
+// dims (NonMaxSuppression's selected count likewise). At run time the
+// selection fills the output in order; should the
 // data select fewer elements the rest stays zero, and selections beyond
 // the static size are dropped (never written out of bounds).
 //
@@ -13,6 +14,8 @@
 //   - Compress and NonZero walk the input once in an scf.for, carrying the
 //     count selected so far and inserting each selected slice or
 //     coordinate at that position.
+//   - NonMaxSuppression runs the greedy selection per batch and class in
+//     scf.for loops over a tensor of suppressed flags.
 //
 //===----------------------------------------------------------------------===//
 
@@ -259,10 +262,199 @@ struct NonZeroPattern : public OpConversionPattern<onnx::NonZeroOp> {
   }
 };
 
+/// The first element of a one-element tensor (rank 0 or 1), or `fallback`
+/// when the optional operand is absent.
+Value scalarOperand(OpBuilder &b, Location l, Value orig, Value conv, Value fallback) {
+  if (onnx::isNone(orig))
+    return fallback;
+  auto type = cast<RankedTensorType>(conv.getType());
+  SmallVector<Value> zeros(type.getRank(), arith::ConstantIndexOp::create(b, l, 0));
+  return tensor::ExtractOp::create(b, l, conv, zeros);
+}
+
+/// One box as (ymin, xmin, ymax, xmax), from corners in either order or
+/// from (x_center, y_center, width, height).
+std::array<Value, 4> boxCorners(OpBuilder &b, Location l, Value boxes, Value batch, Value i,
+                                bool centerPoint) {
+  std::array<Value, 4> v;
+  for (int64_t k = 0; k < 4; ++k)
+    v[k] = tensor::ExtractOp::create(
+        b, l, boxes, ValueRange{batch, i, arith::ConstantIndexOp::create(b, l, k)});
+  if (centerPoint) {
+    Value half = scalarConstant(b, l, b.getF32Type(), 0.5);
+    Value hw = arith::MulFOp::create(b, l, v[2], half), hh = arith::MulFOp::create(b, l, v[3], half);
+    return {arith::SubFOp::create(b, l, v[1], hh), arith::SubFOp::create(b, l, v[0], hw),
+            arith::AddFOp::create(b, l, v[1], hh), arith::AddFOp::create(b, l, v[0], hw)};
+  }
+  return {arith::MinimumFOp::create(b, l, v[0], v[2]), arith::MinimumFOp::create(b, l, v[1], v[3]),
+          arith::MaximumFOp::create(b, l, v[0], v[2]), arith::MaximumFOp::create(b, l, v[1], v[3])};
+}
+
+/// IoU(p, q) > threshold; boxes without area never suppress.
+Value overlapsMore(OpBuilder &b, Location l, const std::array<Value, 4> &p,
+                   const std::array<Value, 4> &q, Value threshold) {
+  Value zero = scalarConstant(b, l, b.getF32Type(), 0);
+  auto sub = [&](Value x, Value y) { return arith::SubFOp::create(b, l, x, y); };
+  auto mul = [&](Value x, Value y) { return arith::MulFOp::create(b, l, x, y); };
+  auto gt = [&](Value x, Value y) {
+    return arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, x, y);
+  };
+  Value ih = arith::MaximumFOp::create(
+      b, l, zero, sub(arith::MinimumFOp::create(b, l, p[2], q[2]),
+                      arith::MaximumFOp::create(b, l, p[0], q[0])));
+  Value iw = arith::MaximumFOp::create(
+      b, l, zero, sub(arith::MinimumFOp::create(b, l, p[3], q[3]),
+                      arith::MaximumFOp::create(b, l, p[1], q[1])));
+  Value inter = mul(ih, iw);
+  Value areaP = mul(sub(p[2], p[0]), sub(p[3], p[1]));
+  Value areaQ = mul(sub(q[2], q[0]), sub(q[3], q[1]));
+  Value uni = sub(arith::AddFOp::create(b, l, areaP, areaQ), inter);
+  Value ok = arith::AndIOp::create(b, l, gt(inter, zero), gt(areaP, zero));
+  ok = arith::AndIOp::create(b, l, ok, gt(areaQ, zero));
+  ok = arith::AndIOp::create(b, l, ok, gt(uni, zero));
+  // Divide by a safe union; the flags above discard the value otherwise.
+  Value safeUnion = arith::SelectOp::create(b, l, ok, uni, scalarConstant(b, l, b.getF32Type(), 1));
+  return arith::AndIOp::create(b, l, ok, gt(arith::DivFOp::create(b, l, inter, safeUnion), threshold));
+}
+
+/// NonMaxSuppression, greedily per batch and class: repeatedly select the
+/// best-scoring box above score_threshold that is not suppressed (ties to
+/// the lower index), up to max_output_boxes_per_class, suppressing every
+/// box whose IoU with it exceeds iou_threshold. Selections are written in
+/// (batch, class, selection) order into the static [count, 3] result.
+struct NonMaxSuppressionPattern : public OpConversionPattern<onnx::NonMaxSuppressionOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::NonMaxSuppressionOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value boxes = adaptor.getBoxes(), scores = adaptor.getScores();
+    auto bType = cast<RankedTensorType>(boxes.getType());
+    auto sType = cast<RankedTensorType>(scores.getType());
+    if (bType.getRank() != 3 || bType.getDimSize(2) != 4 || sType.getRank() != 3 ||
+        sType.getDimSize(0) != bType.getDimSize(0) || sType.getDimSize(2) != bType.getDimSize(1))
+      return unsupported(rewriter, op, "boxes must be [B, N, 4] and scores [B, C, N]");
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    if (yType.getRank() != 2 || yType.getDimSize(1) != 3)
+      return unsupported(rewriter, op, "the result must be [count, 3]");
+    int64_t batches = bType.getDimSize(0), classes = sType.getDimSize(1),
+            n = bType.getDimSize(1), capacity = yType.getDimSize(0);
+    bool centerPoint = op.getCenterPointBox() != 0;
+    Type f32 = rewriter.getF32Type(), i64 = rewriter.getI64Type(), i1 = rewriter.getI1Type();
+    auto idx = [&](OpBuilder &b, Location l, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, l, v);
+    };
+    Value maxOut = scalarOperand(rewriter, loc, op.getMaxOutputBoxesPerClass(),
+                                 adaptor.getMaxOutputBoxesPerClass(),
+                                 scalarConstant(rewriter, loc, i64, 0));
+    Value iouThr = scalarOperand(rewriter, loc, op.getIouThreshold(), adaptor.getIouThreshold(),
+                                 scalarConstant(rewriter, loc, f32, 0));
+    Value scoreThr = scalarOperand(rewriter, loc, op.getScoreThreshold(),
+                                   adaptor.getScoreThreshold(),
+                                   scalarConstant(rewriter, loc, f32, -INFINITY));
+    bool hasScoreThr = !onnx::isNone(op.getScoreThreshold());
+    Value init = filledTensor(rewriter, loc, yType, scalarConstant(rewriter, loc, i64, 0));
+    auto flagsType = RankedTensorType::get({n}, i1);
+
+    // for b, c: carried (count, result).
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, loc, ValueRange{idx(rewriter, loc, 0), idx(rewriter, loc, 0)},
+        ValueRange{idx(rewriter, loc, batches), idx(rewriter, loc, classes)},
+        ValueRange{idx(rewriter, loc, 1), idx(rewriter, loc, 1)},
+        ValueRange{idx(rewriter, loc, 0), init},
+        [&](OpBuilder &b, Location l, ValueRange bc, ValueRange outer) -> scf::ValueVector {
+          Value batch = bc[0], cls = bc[1];
+          Value suppressed = filledTensor(b, l, flagsType, arith::ConstantIntOp::create(b, l, 0, 1));
+          // Up to N rounds, each selecting at most one box.
+          auto rounds = scf::ForOp::create(
+              b, l, idx(b, l, 0), idx(b, l, n), idx(b, l, 1),
+              ValueRange{outer[0], outer[1], suppressed, scalarConstant(b, l, i64, 0)},
+              [&](OpBuilder &rb, Location rl, Value, ValueRange st) {
+                Value count = st[0], result = st[1], flags = st[2], taken = st[3];
+                // The best candidate: (index, score, found).
+                auto best = scf::ForOp::create(
+                    rb, rl, idx(rb, rl, 0), idx(rb, rl, n), idx(rb, rl, 1),
+                    ValueRange{idx(rb, rl, 0), scalarConstant(rb, rl, f32, 0),
+                               arith::ConstantIntOp::create(rb, rl, 0, 1)},
+                    [&](OpBuilder &cb, Location cl, Value i, ValueRange acc) {
+                      Value s = tensor::ExtractOp::create(cb, cl, scores, ValueRange{batch, cls, i});
+                      Value live = arith::XOrIOp::create(
+                          cb, cl, tensor::ExtractOp::create(cb, cl, flags, i),
+                          arith::ConstantIntOp::create(cb, cl, 1, 1));
+                      Value above = arith::CmpFOp::create(
+                          cb, cl, hasScoreThr ? arith::CmpFPredicate::OGT : arith::CmpFPredicate::ORD,
+                          s, hasScoreThr ? scoreThr : s);
+                      Value better = arith::CmpFOp::create(cb, cl, arith::CmpFPredicate::OGT, s, acc[1]);
+                      Value first = arith::XOrIOp::create(cb, cl, acc[2],
+                                                          arith::ConstantIntOp::create(cb, cl, 1, 1));
+                      Value take = arith::AndIOp::create(
+                          cb, cl, arith::AndIOp::create(cb, cl, live, above),
+                          arith::OrIOp::create(cb, cl, first, better));
+                      scf::YieldOp::create(
+                          cb, cl,
+                          ValueRange{arith::SelectOp::create(cb, cl, take, i, acc[0]),
+                                     arith::SelectOp::create(cb, cl, take, s, acc[1]),
+                                     arith::OrIOp::create(cb, cl, acc[2], take)});
+                    });
+                Value chosen = best.getResult(0);
+                Value room = arith::CmpIOp::create(rb, rl, arith::CmpIPredicate::slt, taken, maxOut);
+                Value select = arith::AndIOp::create(rb, rl, best.getResult(2), room);
+                auto branch = scf::IfOp::create(
+                    rb, rl, select,
+                    [&](OpBuilder &tb, Location tl) {
+                      // Record (b, c, i) if the result has room.
+                      Value fits = arith::CmpIOp::create(tb, tl, arith::CmpIPredicate::ult, count,
+                                                         idx(tb, tl, capacity));
+                      auto write = scf::IfOp::create(
+                          tb, tl, fits,
+                          [&](OpBuilder &wb, Location wl) {
+                            Value r = result;
+                            Value vals[3] = {batch, cls, chosen};
+                            for (int64_t k = 0; k < 3; ++k)
+                              r = tensor::InsertOp::create(
+                                  wb, wl, arith::IndexCastOp::create(wb, wl, i64, vals[k]), r,
+                                  ValueRange{count, idx(wb, wl, k)});
+                            scf::YieldOp::create(wb, wl, r);
+                          },
+                          [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, result); });
+                      // Suppress the chosen box and every box overlapping it.
+                      std::array<Value, 4> p = boxCorners(tb, tl, boxes, batch, chosen, centerPoint);
+                      auto sweep = scf::ForOp::create(
+                          tb, tl, idx(tb, tl, 0), idx(tb, tl, n), idx(tb, tl, 1), ValueRange{flags},
+                          [&](OpBuilder &sb, Location sl, Value j, ValueRange f) {
+                            std::array<Value, 4> q = boxCorners(sb, sl, boxes, batch, j, centerPoint);
+                            Value same = arith::CmpIOp::create(sb, sl, arith::CmpIPredicate::eq, j, chosen);
+                            Value hit = arith::OrIOp::create(sb, sl, same,
+                                                             overlapsMore(sb, sl, p, q, iouThr));
+                            Value old = tensor::ExtractOp::create(sb, sl, f[0], j);
+                            Value now = arith::OrIOp::create(sb, sl, old, hit);
+                            scf::YieldOp::create(sb, sl,
+                                                 Value(tensor::InsertOp::create(sb, sl, now, f[0], j)));
+                          });
+                      Value one = idx(tb, tl, 1);
+                      scf::YieldOp::create(
+                          tb, tl,
+                          ValueRange{arith::AddIOp::create(tb, tl, count, one), write.getResult(0),
+                                     sweep.getResult(0),
+                                     arith::AddIOp::create(tb, tl, taken,
+                                                           scalarConstant(tb, tl, i64, 1))});
+                    },
+                    [&](OpBuilder &eb, Location el) {
+                      scf::YieldOp::create(eb, el, ValueRange{count, result, flags, taken});
+                    });
+                scf::YieldOp::create(rb, rl, branch.getResults());
+              });
+          return {rounds.getResult(0), rounds.getResult(1)};
+        });
+    rewriter.replaceOp(op, nest.results[1]);
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populateSelectionPatterns(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<TopKPattern, CompressPattern, NonZeroPattern>(converter, patterns.getContext());
+  patterns.add<TopKPattern, CompressPattern, NonZeroPattern, NonMaxSuppressionPattern>(converter, patterns.getContext());
 }
 } // namespace kiln::lowering
