@@ -50,6 +50,8 @@ void addPhasePasses(OpPassManager &pm, Phase phase) {
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
+    pm.addNestedPass<func::FuncOp>(onnx::createOnnxLowerSequencesPass());
+    pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     return;
   case Phase::Lower:
     pm.addPass(createConvertOnnxToLinalgPass());

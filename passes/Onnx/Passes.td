@@ -18,4 +18,18 @@ def OnnxShapeInferencePass : Pass<"onnx-shape-inference", "mlir::func::FuncOp"> 
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }
 
+def OnnxLowerSequencesPass : Pass<"onnx-lower-sequences", "mlir::func::FuncOp"> {
+  let summary = "Rewrite graph-internal sequences of one static element shape as stacked tensors";
+  let description = [{
+    A sequence built and consumed inside a function's top-level block, with
+    a length known at compile time and elements of one static shape S,
+    becomes a tensor [L, S...]: SequenceConstruct/Empty/Insert/Erase/At/
+    Length, SplitToSequence (equal chunks; data-dependent chunks give the
+    length only) and ConcatFromSequence become Reshape, Concat, Transpose
+    and Gather (positions are run-time values, wrapped and clamped like
+    Gather's indices). Other sequences are left for the lowering to report.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
 #endif // KILN_PASSES_ONNX_PASSES_TD
