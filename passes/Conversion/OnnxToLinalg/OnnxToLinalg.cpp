@@ -1,7 +1,9 @@
 //===- OnnxToLinalg.cpp - convert-onnx-to-linalg pass ----------------------===//
 //
 // Drives the onnx -> linalg patterns of this folder with the dialect
-// conversion framework. Before converting, every onnx op is checked for
+// conversion framework. Control flow (If, Loop, Scan) first becomes scf
+// around the subgraphs' onnx ops (ControlFlow.cpp). Before converting,
+// every onnx op is checked for
 // what the CPU backend cannot compile yet (an op without a lowering, a
 // dynamic shape), and all such ops are reported at once. A pattern that
 // declines an op (an attribute value or element type it does not handle)
@@ -15,6 +17,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
+#include "mlir/Dialect/SCF/Transforms/Patterns.h"
 #include "llvm/ADT/StringSet.h"
 
 #define DEBUG_TYPE "convert-onnx-to-linalg"
@@ -43,6 +46,9 @@ struct ConvertOnnxToLinalgPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    // If/Loop/Scan become scf around their subgraphs' onnx ops first.
+    if (failed(lowerControlFlow(module)))
+      return signalPassFailure();
     OnnxTypeConverter converter;
     RewritePatternSet patterns(context);
     populateElementwisePatterns(converter, patterns);
@@ -84,6 +90,8 @@ struct ConvertOnnxToLinalgPass
     target.addDynamicallyLegalOp<func::ReturnOp>(
         [&](func::ReturnOp r) { return converter.isLegal(r); });
     target.addLegalOp<UnrealizedConversionCastOp>();
+    // scf ops carry onnx types from the control flow step: retype them.
+    scf::populateSCFStructuralTypeConversionsAndLegality(converter, patterns, target);
 
     llvm::DenseMap<Operation *, std::string> reasons;
     setFailureLog(&reasons);

@@ -56,6 +56,10 @@ void populateSelectionPatterns(const mlir::TypeConverter &converter,
 void populateTextPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 
+/// Rewrites every onnx If, Loop and Scan of `module` into scf ops around
+/// their (inlined) subgraphs; errors on the op when one cannot be.
+mlir::LogicalResult lowerControlFlow(mlir::ModuleOp module);
+
 /// Declines `op` in a pattern, recording `reason` for the pass to report as
 /// the user-facing error (MLIR's notifyMatchFailure alone is not shown).
 mlir::LogicalResult unsupported(mlir::ConversionPatternRewriter &rewriter,

@@ -46,9 +46,18 @@ Value comesBefore(OpBuilder &b, Location l, Value xj, Value xi, Value j, Value i
                   bool largest, bool isUnsigned) {
   Value strict, equal;
   if (isa<FloatType>(xi.getType())) {
+    // NaN counts as larger than every number, so the order stays total.
     strict = arith::CmpFOp::create(b, l, largest ? arith::CmpFPredicate::OGT
                                                  : arith::CmpFPredicate::OLT, xj, xi);
-    equal = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, xj, xi);
+    Value nanJ = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, xj, xj);
+    Value nanI = arith::CmpFOp::create(b, l, arith::CmpFPredicate::UNO, xi, xi);
+    Value one = arith::ConstantIntOp::create(b, l, 1, 1);
+    Value nanFirst = largest ? arith::AndIOp::create(b, l, nanJ, arith::XOrIOp::create(b, l, nanI, one))
+                             : arith::AndIOp::create(b, l, nanI, arith::XOrIOp::create(b, l, nanJ, one));
+    strict = arith::OrIOp::create(b, l, strict, nanFirst);
+    equal = arith::OrIOp::create(b, l,
+                                 arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, xj, xi),
+                                 arith::AndIOp::create(b, l, nanJ, nanI));
   } else {
     arith::CmpIPredicate p = largest ? (isUnsigned ? arith::CmpIPredicate::ugt
                                                    : arith::CmpIPredicate::sgt)

@@ -4,7 +4,9 @@
 // reshaped to keepdims, divided by the count), x - mean, the mean of its
 // square, 1 / sqrt(var + eps), then one generic that scales the centred
 // input, all broadcast through the indexing maps. LRN sums the padded
-// squares over a channel window instead.
+// squares over a channel window instead. BatchNormalization in training
+// mode computes its batch statistics the same way (over all dims but 1)
+// and also returns the updated running statistics.
 
 // LayerNormalization over the last axis: every stat is [2, 3, 1], read
 // back with a (d0, d1, 0) map; scale and B broadcast along d2.
@@ -173,4 +175,81 @@ func.func @lrn(%x: tensor<1x5x2x2xf32>) -> tensor<1x5x2x2xf32> {
 func.func @lrn_even_size(%x: tensor<2x5x3xf32>) -> tensor<2x5x3xf32> {
   %0 = "onnx.LRN"(%x) <{alpha = 3.000000e-01 : f32, beta = 6.000000e-01 : f32, bias = 1.000000e+00 : f32, size = 4 : i64}> : (tensor<2x5x3xf32>) -> tensor<2x5x3xf32>
   return %0 : tensor<2x5x3xf32>
+}
+
+// -----
+
+// BatchNormalization with training_mode = 1 normalises with the batch's own
+// statistics: the mean over dims 0 and 2 (a sum reduction with iterators
+// reduction/parallel/reduction, reshaped to [1, 3, 1], divided by the
+// count 8), the population variance as the same mean of (x - mean)^2, both
+// reshaped to [3, 1] and read at (d1, 0) in place of input_mean and
+// input_var. The running statistics are input * momentum + batch *
+// (1 - momentum) over [3] (momentum 0.8, so 1 - momentum is 0.2 up to f32
+// rounding), the mean from input_mean and the variance from input_var.
+// CHECK-LABEL: func.func @batchnorm_training(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<2x3x4xf32>, %[[S:[a-z0-9_]+]]: tensor<3xf32>, %[[B:[a-z0-9_]+]]: tensor<3xf32>, %[[M:[a-z0-9_]+]]: tensor<3xf32>, %[[V:[a-z0-9_]+]]: tensor<3xf32>)
+// CHECK: %[[S2:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
+// CHECK: %[[B2:.*]] = tensor.expand_shape %[[B]] {{\[\[}}0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
+// Batch mean.
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>], iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[X]] : tensor<2x3x4xf32>) outs(%{{.*}} : tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[IN:[a-z0-9_]+]]: f32, %[[ACC:[a-z0-9_]+]]: f32):
+// CHECK-NEXT: %[[ADD:.*]] = arith.addf %[[ACC]], %[[IN]] : f32
+// CHECK-NEXT: linalg.yield %[[ADD]] : f32
+// CHECK: %[[SUM3:.*]] = tensor.expand_shape %[[SUM]] {{\[\[}}0, 1, 2]] output_shape [1, 3, 1] : tensor<3xf32> into tensor<1x3x1xf32>
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} ins(%[[SUM3]] : tensor<1x3x1xf32>)
+// CHECK: %[[CNT:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: arith.divf %{{.*}}, %[[CNT]] : f32
+// Squared deviations, broadcasting the mean along d0 and d2.
+// CHECK: %[[SQ:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (0, d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%[[X]], %[[MEAN]] : tensor<2x3x4xf32>, tensor<1x3x1xf32>)
+// CHECK-NEXT: ^bb0(%[[XV:[a-z0-9_]+]]: f32, %[[MV:[a-z0-9_]+]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[D:.*]] = arith.subf %[[XV]], %[[MV]] : f32
+// CHECK-NEXT: %[[D2:.*]] = arith.mulf %[[D]], %[[D]] : f32
+// CHECK-NEXT: linalg.yield %[[D2]] : f32
+// CHECK: %[[MEANC:.*]] = tensor.collapse_shape %[[MEAN]] {{\[\[}}0, 1, 2]] : tensor<1x3x1xf32> into tensor<3xf32>
+// CHECK-NEXT: %[[MEAN2:.*]] = tensor.expand_shape %[[MEANC]] {{\[\[}}0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
+// Batch variance: the mean of the squares.
+// CHECK: %[[VSUM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>], iterator_types = ["reduction", "parallel", "reduction"]} ins(%[[SQ]] : tensor<2x3x4xf32>)
+// CHECK: %[[VSUM3:.*]] = tensor.expand_shape %[[VSUM]]
+// CHECK: %[[VAR:.*]] = linalg.generic {{.*}} ins(%[[VSUM3]] : tensor<1x3x1xf32>)
+// CHECK: %[[CNT:.*]] = arith.constant 8.000000e+00 : f32
+// CHECK-NEXT: arith.divf %{{.*}}, %[[CNT]] : f32
+// CHECK: %[[VARC:.*]] = tensor.collapse_shape %[[VAR]]
+// CHECK-NEXT: %[[VAR2:.*]] = tensor.expand_shape %[[VARC]] {{\[\[}}0, 1]] output_shape [3, 1] : tensor<3xf32> into tensor<3x1xf32>
+// y = (x - batch_mean) * scale / sqrt(batch_var + eps) + B.
+// CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d1, 0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]}
+// CHECK-SAME: ins(%[[X]], %[[S2]], %[[B2]], %[[MEAN2]], %[[VAR2]] :
+// CHECK-NEXT: ^bb0(%[[XV:[a-z0-9_]+]]: f32, %[[SV:[a-z0-9_]+]]: f32, %[[BV:[a-z0-9_]+]]: f32, %[[MV:[a-z0-9_]+]]: f32, %[[VV:[a-z0-9_]+]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[EPS:.*]] = arith.constant 9.99999974E-6 : f32
+// CHECK-NEXT: %[[VE:.*]] = arith.addf %[[VV]], %[[EPS]] : f32
+// CHECK-NEXT: %[[SD:.*]] = math.sqrt %[[VE]] : f32
+// CHECK-NEXT: %[[INV:.*]] = arith.divf %[[SV]], %[[SD]] : f32
+// CHECK-NEXT: %[[C:.*]] = arith.subf %[[XV]], %[[MV]] : f32
+// CHECK-NEXT: %[[N:.*]] = arith.mulf %[[C]], %[[INV]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.addf %[[N]], %[[BV]] : f32
+// CHECK-NEXT: linalg.yield %[[R]] : f32
+// Running mean: input_mean * 0.8 + batch_mean * 0.2.
+// CHECK: %[[BM:.*]] = tensor.collapse_shape %[[MEAN2]] {{\[\[}}0, 1]] : tensor<3x1xf32> into tensor<3xf32>
+// CHECK: %[[RM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[M]], %[[BM]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[OLD:[a-z0-9_]+]]: f32, %[[NOW:[a-z0-9_]+]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[MOM:.*]] = arith.constant 8.000000e-01 : f32
+// CHECK-NEXT: %[[A:.*]] = arith.mulf %[[OLD]], %[[MOM]] : f32
+// CHECK-NEXT: %[[ONEM:.*]] = arith.constant 0.199999988 : f32
+// CHECK-NEXT: %[[BB:.*]] = arith.mulf %[[NOW]], %[[ONEM]] : f32
+// CHECK-NEXT: %[[U:.*]] = arith.addf %[[A]], %[[BB]] : f32
+// CHECK-NEXT: linalg.yield %[[U]] : f32
+// Running variance: input_var * 0.8 + batch_var * 0.2.
+// CHECK: %[[BV2:.*]] = tensor.collapse_shape %[[VAR2]] {{\[\[}}0, 1]] : tensor<3x1xf32> into tensor<3xf32>
+// CHECK: %[[RV:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%[[V]], %[[BV2]] : tensor<3xf32>, tensor<3xf32>)
+// CHECK-NEXT: ^bb0(%[[OLD:[a-z0-9_]+]]: f32, %[[NOW:[a-z0-9_]+]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[MOM:.*]] = arith.constant 8.000000e-01 : f32
+// CHECK-NEXT: %[[A:.*]] = arith.mulf %[[OLD]], %[[MOM]] : f32
+// CHECK-NEXT: %[[ONEM:.*]] = arith.constant 0.199999988 : f32
+// CHECK-NEXT: %[[BB:.*]] = arith.mulf %[[NOW]], %[[ONEM]] : f32
+// CHECK-NEXT: %[[U:.*]] = arith.addf %[[A]], %[[BB]] : f32
+// CHECK-NEXT: linalg.yield %[[U]] : f32
+// CHECK: return %[[Y]], %[[RM]], %[[RV]] : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>
+func.func @batchnorm_training(%x: tensor<2x3x4xf32>, %s: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>) {
+  %y, %rm, %rv = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) <{epsilon = 9.99999974E-6 : f32, momentum = 8.000000e-01 : f32, training_mode = 1 : i64}> : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>)
+  return %y, %rm, %rv : tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>
 }

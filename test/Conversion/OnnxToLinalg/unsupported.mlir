@@ -60,10 +60,11 @@ func.func @reducesum_runtime_axes(%x: tensor<2x3xf32>, %axes: tensor<1xi64>) -> 
 
 // -----
 
-func.func @batchnorm_training(%x: tensor<1x2x2x2xf32>, %s: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<1x2x2x2xf32> {
-  // expected-error @+1 {{BatchNormalization: not supported by the CPU backend: training_mode=1 is not supported}}
-  %y, %rm, %rv = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) <{epsilon = 1.000000e-05 : f32, momentum = 0.899999976 : f32, training_mode = 1 : i64}> : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)
-  return %y : tensor<1x2x2x2xf32>
+// Running statistics are outputs of training mode only.
+func.func @batchnorm_running_stats_in_inference(%x: tensor<1x2x2x2xf32>, %s: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{BatchNormalization: not supported by the CPU backend: running_mean/running_var outputs exist only in training mode}}
+  %y, %rm, %rv = "onnx.BatchNormalization"(%x, %s, %b, %m, %v) <{epsilon = 1.000000e-05 : f32, momentum = 0.899999976 : f32, training_mode = 0 : i64}> : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>)
+  return %rm : tensor<2xf32>
 }
 
 // -----
@@ -94,4 +95,44 @@ func.func @gru_f16(%x: tensor<5x2x3xf16>, %w: tensor<1x12x3xf16>, %r: tensor<1x1
   // expected-error @+1 {{GRU: not supported by the CPU backend: element type float16 is not supported yet}}
   %y, %yh = "onnx.GRU"(%x, %w, %r, %none, %none, %none) <{direction = "forward", hidden_size = 4 : i64, layout = 0 : i64, linear_before_reset = 0 : i64}> : (tensor<5x2x3xf16>, tensor<1x12x3xf16>, tensor<1x12x4xf16>, none, none, none) -> (none, tensor<1x2x4xf16>)
   return %yh : tensor<1x2x4xf16>
+}
+
+// -----
+
+// GridSample samples 2-D images only: a volumetric (5-D) X is named.
+func.func @gridsample_volumetric(%x: tensor<1x1x2x3x4xf32>, %g: tensor<1x2x2x2x3xf32>) -> tensor<1x1x2x2x2xf32> {
+  // expected-error @+1 {{GridSample: not supported by the CPU backend: only 2-D sampling (X [N, C, H, W], grid [N, H_out, W_out, 2]) is supported yet}}
+  %0 = "onnx.GridSample"(%x, %g) <{align_corners = 0 : i64, mode = "bilinear", padding_mode = "zeros"}> : (tensor<1x1x2x3x4xf32>, tensor<1x2x2x2x3xf32>) -> tensor<1x1x2x2x2xf32>
+  return %0 : tensor<1x1x2x2x2xf32>
+}
+
+// -----
+
+// TfIdfVectorizer needs an integer pool: pool_strings alone is refused
+// even when the token ids are integers.
+func.func @tfidf_pool_strings(%x: tensor<2x4xi64>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{TfIdfVectorizer: not supported by the CPU backend: pool_int64s is required (string pools are not supported)}}
+  %0 = "onnx.TfIdfVectorizer"(%x) <{max_gram_length = 1 : i64, max_skip_count = 0 : i64, min_gram_length = 1 : i64, mode = "TF", ngram_counts = array<i64: 0>, ngram_indexes = array<i64: 0, 1>, pool_strings = ["a", "b"]}> : (tensor<2x4xi64>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// String tokens (the usual partner of pool_strings) fail on the input type
+// first.
+func.func @tfidf_string_tokens(%x: tensor<2x4x!onnx.string>) -> tensor<2x2xf32> {
+  // expected-error @+1 {{TfIdfVectorizer: not supported by the CPU backend: only int32/int64 token ids are supported (not !onnx.string)}}
+  %0 = "onnx.TfIdfVectorizer"(%x) <{max_gram_length = 1 : i64, max_skip_count = 0 : i64, min_gram_length = 1 : i64, mode = "TF", ngram_counts = array<i64: 0>, ngram_indexes = array<i64: 0, 1>, pool_strings = ["a", "b"]}> : (tensor<2x4x!onnx.string>) -> tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+// TopK's K is the result's dim along the axis; one past the input's size
+// along it (5 > 3) cannot be filled.
+func.func @topk_k_too_large(%x: tensor<2x3xf32>) -> (tensor<2x5xf32>, tensor<2x5xi64>) {
+  %k = "onnx.Constant"() <{value = dense<5> : tensor<1xi64>}> : () -> tensor<1xi64>
+  // expected-error @+1 {{TopK: not supported by the CPU backend: K is larger than the axis}}
+  %v, %i = "onnx.TopK"(%x, %k) <{axis = 1 : i64, largest = 1 : i64, sorted = 1 : i64}> : (tensor<2x3xf32>, tensor<1xi64>) -> (tensor<2x5xf32>, tensor<2x5xi64>)
+  return %v, %i : tensor<2x5xf32>, tensor<2x5xi64>
 }
