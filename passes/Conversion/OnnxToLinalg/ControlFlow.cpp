@@ -5,8 +5,7 @@
 // place (scf is legal; its types are converted structurally).
 //
 //   If    scf.if on the condition's scalar; each branch's onnx.Yield
-//         becomes scf.yield (with a tensor.cast where a branch's static
-//         type is more precise than the result's).
+//         becomes scf.yield (both must yield the results' static shapes).
 //   Scan  scf.for over the scan length carrying the states and the scan
 //         outputs; each step slices the scan inputs (reversed where
 //         scan_input_directions says) and inserts the step's outputs.
@@ -176,16 +175,23 @@ LogicalResult lowerScan(onnx::ScanOp op) {
     return refuse(op, "num_scan_inputs does not match the operands");
   if (!allStatic(operands.getTypes()))
     return refuse(op, "operands must be tensors of static shape");
-  auto attrOr = [](std::optional<ArrayRef<int64_t>> a, int64_t count) {
+  // Absent: all zeros; present: one value per scan input or output.
+  bool badLength = false;
+  auto attrOr = [&](std::optional<ArrayRef<int64_t>> a, int64_t count) {
     SmallVector<int64_t> v(count, 0);
-    if (a && int64_t(a->size()) == count)
-      v.assign(a->begin(), a->end());
+    if (a) {
+      badLength |= int64_t(a->size()) != count;
+      if (int64_t(a->size()) == count)
+        v.assign(a->begin(), a->end());
+    }
     return v;
   };
   SmallVector<int64_t> inAxes = attrOr(op.getScanInputAxes(), m),
                        inDirs = attrOr(op.getScanInputDirections(), m),
                        outAxes = attrOr(op.getScanOutputAxes(), k),
                        outDirs = attrOr(op.getScanOutputDirections(), k);
+  if (badLength)
+    return refuse(op, "scan axes and directions must have one value per scan input/output");
   Block &body = op.getBody().front();
   if (int64_t(body.getNumArguments()) != n + m)
     return refuse(op, "the body's arguments do not match the operands");
@@ -291,17 +297,28 @@ LogicalResult lowerLoop(onnx::LoopOp op) {
   if (!onnx::isNone(op.getM()))
     if (auto v = onnx::constantInts(op.getM()); v && v->size() == 1)
       trip = std::max<int64_t>(v->front(), 0);
-  int64_t bound = -1;
-  if (trip)
-    bound = *trip;
+  // Never past the shortest scan output (writes there would be out of
+  // bounds; iterations past a declared length are dropped).
+  int64_t bound = trip ? *trip : -1;
   for (int64_t i = 0; i < k; ++i) {
     int64_t len = cast<RankedTensorType>(op->getResult(n + i).getType()).getDimSize(0);
-    if (bound < 0 || (!trip && len < bound))
-      bound = trip ? std::min(*trip, len) : len;
+    bound = bound < 0 ? len : std::min(bound, len);
   }
   if (bound < 0)
     return refuse(op, "the trip count must be a constant, or the loop must have scan "
                       "outputs of static length");
+  // Checked before any IR changes: the body yields cond, n values and one
+  // static step of each scan output.
+  Operation *terminator = body.getTerminator();
+  if (int64_t(terminator->getNumOperands()) != 1 + n + k)
+    return refuse(op, "the body's results do not match the loop's");
+  for (int64_t i = 0; i < k; ++i) {
+    auto full = cast<RankedTensorType>(op->getResult(n + i).getType());
+    Type step = terminator->getOperand(1 + n + i).getType();
+    if (!isStaticTensor(step) ||
+        cast<RankedTensorType>(step).getNumElements() * full.getDimSize(0) != full.getNumElements())
+      return refuse(op, "scan outputs of each iteration must have one static shape");
+  }
   OpBuilder b(op);
   Location l = op.getLoc();
   Type i64 = b.getI64Type();
@@ -337,19 +354,13 @@ LogicalResult lowerLoop(onnx::LoopOp op) {
     args.push_back(castTo(b, l, iters[1 + i], body.getArgument(2 + i).getType()));
   SmallVector<Value> outs = inlineBody(b, op.getBody(), thenBlock, args);
   b.setInsertionPointToEnd(thenBlock);
-  if (int64_t(outs.size()) != 1 + n + k)
-    return refuse(op, "the body's results do not match the loop's");
   SmallVector<Value> yields{scalarOf(b, l, outs[0])};
   yields.resize(1 + n);
   for (int64_t i = 0; i < k; ++i) {
     auto full = cast<RankedTensorType>(iters[1 + n + i].getType());
     SmallVector<int64_t> one(full.getShape());
     one[0] = 1;
-    Value part = outs[1 + n + i];
-    if (!isStaticTensor(part.getType()) ||
-        cast<RankedTensorType>(part.getType()).getNumElements() != full.getNumElements() / std::max<int64_t>(full.getDimSize(0), 1))
-      return refuse(op, "scan outputs of each iteration must have one static shape");
-    part = reshapeTensor(b, l, part, full.clone(one));
+    Value part = reshapeTensor(b, l, outs[1 + n + i], full.clone(one));
     SmallVector<OpFoldResult> o(full.getRank(), b.getIndexAttr(0)), s, st(full.getRank(), b.getIndexAttr(1));
     o[0] = t;
     for (int64_t d : one)

@@ -65,6 +65,7 @@ struct ConvertOnnxToLinalgPass
     populateSamplingPatterns(converter, patterns);
     populateSelectionPatterns(converter, patterns);
     populateTextPatterns(converter, patterns);
+    populateMatrixPatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())

@@ -55,6 +55,8 @@ void populateSelectionPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateTextPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
+void populateMatrixPatterns(const mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
 
 /// Rewrites every onnx If, Loop and Scan of `module` into scf ops around
 /// their (inlined) subgraphs; errors on the op when one cannot be.

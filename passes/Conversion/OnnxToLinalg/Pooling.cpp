@@ -1,15 +1,18 @@
-//===- Pooling.cpp - MaxPool and AveragePool -> linalg.generic -------------===//
+//===- Pooling.cpp - MaxPool, AveragePool, MaxUnpool -> linalg -------------===//
 //
 // Window pooling pads the input (with the lowest value for max, zero for
 // average), then reduces every window with a linalg.generic whose window
 // dims are bounded by an empty "window" operand, as linalg's named pooling
 // ops do. Average pooling divides by a compile-time divisor tensor that
 // counts, per output position, the window elements the spec includes
-// (with or without padding; never the extra ceil_mode padding).
+// (with or without padding; never the extra ceil_mode padding). MaxUnpool
+// scatters X into zeros at MaxPool's flat indices.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace kiln::lowering;
@@ -274,12 +277,87 @@ struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
   }
 };
 
+/// MaxUnpool: a zero tensor of the result's (static) shape with every X
+/// written where I (MaxPool's flat Indices) says, in an scf.for over X.
+/// Indices count in the default output shape ((in - 1) * stride + kernel -
+/// pads); an explicit output_shape keeps those coordinates (the reference's
+/// behaviour), and a coordinate outside the output is not written.
+struct MaxUnpoolPattern : public OpConversionPattern<onnx::MaxUnpoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::MaxUnpoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem) && !isSupportedInt(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    auto iType = cast<RankedTensorType>(adaptor.getI().getType());
+    if (xType.getShape() != iType.getShape())
+      return unsupported(rewriter, op, "X and I must have the same shape");
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    int64_t n = xType.getNumElements(), total = yType.getNumElements();
+    if (total == 0)
+      return unsupported(rewriter, op, "empty outputs are not supported");
+    Type et = yType.getElementType();
+    int64_t sp = xType.getRank() - 2;
+    ArrayRef<int64_t> kernel = op.getKernelShape();
+    if (sp < 1 || int64_t(kernel.size()) != sp || yType.getRank() != xType.getRank())
+      return unsupported(rewriter, op, "kernel_shape must give every spatial dim");
+    SmallVector<int64_t> strides = valuesOr(op.getStrides(), sp, 1);
+    SmallVector<int64_t> pads = valuesOr(op.getPads(), 2 * sp, 0);
+    SmallVector<int64_t> base{xType.getDimSize(0), xType.getDimSize(1)};
+    for (int64_t d = 0; d < sp; ++d)
+      base.push_back((xType.getDimSize(2 + d) - 1) * strides[d] + kernel[d] - pads[d] -
+                     pads[sp + d]);
+    int64_t baseTotal = 1;
+    for (int64_t v : base)
+      baseTotal *= std::max<int64_t>(v, 1);
+    Value x = reshapeTensor(rewriter, loc, adaptor.getX(), RankedTensorType::get({n}, et));
+    Value idx = reshapeTensor(rewriter, loc, adaptor.getI(),
+                              RankedTensorType::get({n}, iType.getElementType()));
+    auto flatType = RankedTensorType::get({total}, et);
+    Value y = filledTensor(rewriter, loc, flatType, scalarConstant(rewriter, loc, et, 0));
+    Value c0 = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value c1 = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    auto loop = scf::ForOp::create(
+        rewriter, loc, c0, arith::ConstantIndexOp::create(rewriter, loc, n), c1, ValueRange{y},
+        [&](OpBuilder &b, Location l, Value i, ValueRange acc) {
+          Value flat = clampedIndex(b, l, tensor::ExtractOp::create(b, l, idx, i), baseTotal);
+          // Coordinates in the default shape, re-linearised in the output's.
+          Value at = arith::ConstantIndexOp::create(b, l, 0);
+          Value inside = arith::ConstantIntOp::create(b, l, 1, 1);
+          Value stride = arith::ConstantIndexOp::create(b, l, 1);
+          for (int64_t d = int64_t(base.size()) - 1; d >= 0; --d) {
+            Value size = arith::ConstantIndexOp::create(b, l, std::max<int64_t>(base[d], 1));
+            Value coord = arith::RemUIOp::create(b, l, flat, size);
+            flat = arith::DivUIOp::create(b, l, flat, size);
+            Value dim = arith::ConstantIndexOp::create(b, l, yType.getDimSize(d));
+            inside = arith::AndIOp::create(
+                b, l, inside, arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, coord, dim));
+            at = arith::AddIOp::create(b, l, at, arith::MulIOp::create(b, l, coord, stride));
+            stride = arith::MulIOp::create(b, l, stride, dim);
+          }
+          Value v = tensor::ExtractOp::create(b, l, x, i);
+          auto write = scf::IfOp::create(
+              b, l, inside,
+              [&](OpBuilder &tb, Location tl) {
+                scf::YieldOp::create(tb, tl, Value(tensor::InsertOp::create(tb, tl, v, acc[0], at)));
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, acc[0]); });
+          scf::YieldOp::create(b, l, write.getResults());
+        });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, loop.getResult(0), yType));
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populatePoolingPatterns(const TypeConverter &converter,
                              RewritePatternSet &patterns) {
-  patterns.add<MaxPoolPattern, AveragePoolPattern>(converter,
+  patterns.add<MaxPoolPattern, AveragePoolPattern, MaxUnpoolPattern>(converter,
                                                    patterns.getContext());
 }
 } // namespace kiln::lowering

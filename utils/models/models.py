@@ -1,0 +1,198 @@
+#!/usr/bin/python3
+"""The model suite: real networks exported by Debian's torch, compiled by
+kiln and checked against torch's own outputs.
+
+    python3 utils/models/models.py KILN [--models a,b,...] [--work DIR] [--json F]
+
+For each model: export with random weights (torch.manual_seed(0), opset 17,
+eval mode) to WORK/NAME.onnx with one random input and torch's output (as
+.npy), then `kiln compile` (timed, with the compiler's peak memory) and
+`kiln run --input ... --expect ...` (rtol 1e-3, atol 1e-4; the max error
+must also be within 1e-3 of the outputs' largest magnitude). Exports are
+cached in WORK; nothing is downloaded (weights are random). Prints a table
+(compile seconds, compiler peak MiB, max abs error) and exits non-zero if
+any model fails.
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+RTOL, ATOL = 1e-3, 1e-4
+
+
+def bert_encoder():
+    import torch
+    from torch import nn
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embed = nn.Embedding(30522, 256)
+            layer = nn.TransformerEncoderLayer(256, 4, 1024, batch_first=True,
+                                               activation="gelu")
+            self.encoder = nn.TransformerEncoder(layer, 4)
+            self.head = nn.Linear(256, 2)
+
+        def forward(self, ids):
+            return self.head(self.encoder(self.embed(ids))[:, 0])
+
+    return Encoder(), torch.randint(0, 30522, (1, 128), dtype=torch.int64)
+
+
+def torchvision_model(name):
+    def make():
+        import torch
+        import torchvision
+        model = getattr(torchvision.models, name)(weights=None)
+        return model, torch.randn(1, 3, 224, 224)
+    return make
+
+
+# name -> builder returning (module, example input).
+MODELS = {
+    "resnet18": torchvision_model("resnet18"),
+    "resnet50": torchvision_model("resnet50"),
+    "mobilenet_v2": torchvision_model("mobilenet_v2"),
+    "mobilenet_v3_small": torchvision_model("mobilenet_v3_small"),
+    "efficientnet_b0": torchvision_model("efficientnet_b0"),
+    "squeezenet1_1": torchvision_model("squeezenet1_1"),
+    "convnext_tiny": torchvision_model("convnext_tiny"),
+    "vit_b_16": torchvision_model("vit_b_16"),
+    "bert_encoder": bert_encoder,
+}
+
+
+def export(name, work):
+    """WORK/NAME.onnx, NAME.input.npy and NAME.output.npy (cached)."""
+    onnx_path = os.path.join(work, name + ".onnx")
+    in_path = os.path.join(work, name + ".input.npy")
+    out_path = os.path.join(work, name + ".output.npy")
+    if all(os.path.exists(p) for p in (onnx_path, in_path, out_path)):
+        return onnx_path, in_path, out_path
+    import inspect
+    import torch
+    torch.manual_seed(0)
+    model, x = MODELS[name]()
+    model.eval()
+    with torch.no_grad():
+        y = model(x)
+    kwargs = dict(opset_version=17, input_names=["input"],
+                  output_names=["output"])
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kwargs["dynamo"] = False
+    # With gradients enabled torch takes the exportable (not the fused
+    # "fast path") attention of nn.TransformerEncoderLayer/MultiheadAttention.
+    with torch.enable_grad():
+        torch.onnx.export(model, x, onnx_path, **kwargs)
+    np.save(in_path, x.numpy())
+    np.save(out_path, y.numpy())
+    return onnx_path, in_path, out_path
+
+
+def peak_rss_mib(before):
+    """Peak RSS of the children waited for since `before` (ru_maxrss is
+    the maximum over all of them, so run one child at a time)."""
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return max(after, before) / 1024.0
+
+
+def check(kiln, name, work):
+    onnx_path, in_path, out_path = export(name, work)
+    row = {"model": name}
+    with tempfile.TemporaryDirectory(prefix="kiln-models-") as tmp:
+        lib = os.path.join(tmp, "lib%s.so" % name)
+        # A fresh process tree for the compile, so that its peak is its own.
+        start = time.monotonic()
+        p = subprocess.run(
+            [sys.executable, "-c",
+             "import resource,subprocess,sys\n"
+             "r=subprocess.run(sys.argv[1:])\n"
+             "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+             "sys.exit(r.returncode)",
+             kiln, "compile", onnx_path, "-o", lib],
+            capture_output=True, text=True)
+        row["compile_s"] = round(time.monotonic() - start, 2)
+        try:
+            row["compile_peak_mib"] = round(int(p.stdout.split()[-1]) / 1024.0, 1)
+        except (ValueError, IndexError):
+            row["compile_peak_mib"] = None
+        if p.returncode != 0:
+            row["status"] = "compile-error"
+            row["reason"] = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+            return row
+        saved = os.path.join(tmp, "out")
+        start = time.monotonic()
+        r = subprocess.run([kiln, "run", lib, "--input", in_path, "--expect", out_path,
+                            "--rtol", repr(RTOL), "--atol", repr(ATOL),
+                            "--save-outputs", saved], capture_output=True, text=True)
+        row["run_s"] = round(time.monotonic() - start, 2)
+        got_path = os.path.join(saved, "output.npy")
+        if os.path.exists(got_path):
+            got, want = np.load(got_path), np.load(out_path)
+            err = float(np.max(np.abs(got.astype(np.float64) - want)))
+            row["max_abs_err"] = err
+            # Random weights can make a network's outputs tiny (mobilenet_v2:
+            # ~1e-9), where atol alone checks nothing: the error must also be
+            # small against the outputs' own scale.
+            scale = float(np.max(np.abs(want)))
+            row["max_abs_output"] = scale
+            row["rel_err"] = err / scale if scale > 0 else err
+        ok = r.returncode == 0 and row.get("rel_err", 1.0) <= RTOL
+        row["status"] = "pass" if ok else "mismatch"
+        if not ok:
+            row["reason"] = (r.stderr.strip() or r.stdout.strip()).splitlines()[-1:] or \
+                ["error %.3g of output scale %.3g" % (row.get("max_abs_err", -1),
+                                                      row.get("max_abs_output", -1))]
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("kiln")
+    ap.add_argument("--models", default=",".join(MODELS),
+                    help="comma-separated subset of: " + ", ".join(MODELS))
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-models"),
+                    help="where exports are cached")
+    ap.add_argument("--json", help="also write the rows as JSON here")
+    args = ap.parse_args()
+    names = [n for n in args.models.split(",") if n]
+    unknown = [n for n in names if n not in MODELS]
+    if unknown:
+        ap.error("unknown models: " + ", ".join(unknown))
+    os.makedirs(args.work, exist_ok=True)
+    rows = []
+    print("%-20s %-10s %10s %10s %8s %12s %10s" % ("model", "status", "compile s",
+                                                   "peak MiB", "run s", "max abs err",
+                                                   "/ |y|max"))
+    for name in names:
+        row = check(args.kiln, name, args.work)
+        rows.append(row)
+        err = row.get("max_abs_err")
+        rel = row.get("rel_err")
+        print("%-20s %-10s %10s %10s %8s %12s %10s" % (
+            name, row["status"], row.get("compile_s", ""),
+            row.get("compile_peak_mib", ""), row.get("run_s", ""),
+            "%.3g" % err if err is not None else "-",
+            "%.2g" % rel if rel is not None else "-"), flush=True)
+        if row["status"] != "pass" and row.get("reason"):
+            print("    " + str(row["reason"]), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+    failed = [r["model"] for r in rows if r["status"] != "pass"]
+    if failed:
+        print("failed: " + ", ".join(failed))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
