@@ -2,6 +2,7 @@
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
 using namespace mlir;
@@ -381,3 +382,13 @@ SmallVector<int64_t> valuesOr(std::optional<ArrayRef<int64_t>> values,
 }
 
 } // namespace kiln::lowering
+
+SmallVector<Value> kiln::lowering::forLoop(OpBuilder &b, Location loc, Value lo, Value hi,
+                                           ValueRange inits, LoopBody body) {
+  auto loop = scf::ForOp::create(
+      b, loc, lo, hi, arith::ConstantIndexOp::create(b, loc, 1), inits,
+      [&](OpBuilder &nb, Location l, Value iv, ValueRange iters) {
+        scf::YieldOp::create(nb, l, body(nb, l, iv, iters));
+      });
+  return SmallVector<Value>(loop.getResults());
+}

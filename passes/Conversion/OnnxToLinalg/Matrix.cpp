@@ -44,18 +44,8 @@ struct DetPattern : public OpConversionPattern<onnx::DetOp> {
       return arith::ConstantIndexOp::create(b, l, v);
     };
     auto fc = [&](OpBuilder &b, Location l, double v) { return scalarConstant(b, l, et, v); };
-    auto forLoop = [&](OpBuilder &b, Location l, Value lo, int64_t hi, ValueRange inits,
-                       function_ref<SmallVector<Value>(OpBuilder &, Location, Value, ValueRange)>
-                           body) {
-      return scf::ForOp::create(b, l, lo, idx(b, l, hi), idx(b, l, 1), inits,
-                                [&](OpBuilder &nb, Location nl, Value iv, ValueRange it) {
-                                  scf::YieldOp::create(nb, nl, body(nb, nl, iv, it));
-                                })
-          .getResults();
-    };
-
     auto batches = forLoop(
-        rewriter, loc, idx(rewriter, loc, 0), batch, ValueRange{out},
+        rewriter, loc, idx(rewriter, loc, 0), idx(rewriter, loc, batch), ValueRange{out},
         [&](OpBuilder &b, Location l, Value bi, ValueRange st) -> SmallVector<Value> {
           // The working copy of matrix bi.
           Value a = tensor::ExtractSliceOp::create(
@@ -64,7 +54,7 @@ struct DetPattern : public OpConversionPattern<onnx::DetOp> {
               ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1), b.getIndexAttr(1)});
           a = linalg::CopyOp::create(b, l, a, emptyTensor(b, l, matType)).getResult(0);
           auto cols = forLoop(
-              b, l, idx(b, l, 0), m, ValueRange{a, fc(b, l, 1)},
+              b, l, idx(b, l, 0), idx(b, l, m), ValueRange{a, fc(b, l, 1)},
               [&](OpBuilder &cb, Location cl, Value k, ValueRange cs) -> SmallVector<Value> {
                 Value mat = cs[0], det = cs[1];
                 auto at = [&](OpBuilder &eb, Location el, Value t, Value r, Value c) -> Value {
@@ -72,7 +62,7 @@ struct DetPattern : public OpConversionPattern<onnx::DetOp> {
                 };
                 // Pivot: the row >= k with the largest |a[i, k]|.
                 auto piv = forLoop(
-                    cb, cl, k, m, ValueRange{k, fc(cb, cl, -1)},
+                    cb, cl, k, idx(cb, cl, m), ValueRange{k, fc(cb, cl, -1)},
                     [&](OpBuilder &pb, Location pl, Value i, ValueRange ps) -> SmallVector<Value> {
                       Value v = math::AbsFOp::create(pb, pl, at(pb, pl, mat, i, k));
                       Value better = arith::CmpFOp::create(pb, pl, arith::CmpFPredicate::OGT, v, ps[1]);
@@ -82,7 +72,7 @@ struct DetPattern : public OpConversionPattern<onnx::DetOp> {
                 Value p = piv[0];
                 // Swap rows k and p (a no-op when p == k).
                 auto swapped = forLoop(
-                    cb, cl, idx(cb, cl, 0), m, ValueRange{mat},
+                    cb, cl, idx(cb, cl, 0), idx(cb, cl, m), ValueRange{mat},
                     [&](OpBuilder &sb, Location sl, Value j, ValueRange ss) -> SmallVector<Value> {
                       Value rk = at(sb, sl, ss[0], k, j), rp = at(sb, sl, ss[0], p, j);
                       Value t = tensor::InsertOp::create(sb, sl, rp, ss[0], ValueRange{k, j});
@@ -100,11 +90,11 @@ struct DetPattern : public OpConversionPattern<onnx::DetOp> {
                 // Eliminate below the pivot.
                 Value next = arith::AddIOp::create(cb, cl, k, idx(cb, cl, 1));
                 auto rows = forLoop(
-                    cb, cl, next, m, ValueRange{mat},
+                    cb, cl, next, idx(cb, cl, m), ValueRange{mat},
                     [&](OpBuilder &rb, Location rl, Value i, ValueRange rs) -> SmallVector<Value> {
                       Value f = arith::DivFOp::create(rb, rl, at(rb, rl, rs[0], i, k), safe);
                       auto upd = forLoop(
-                          rb, rl, k, m, ValueRange{rs[0]},
+                          rb, rl, k, idx(rb, rl, m), ValueRange{rs[0]},
                           [&](OpBuilder &ub, Location ul, Value j,
                               ValueRange us) -> SmallVector<Value> {
                             Value v = arith::SubFOp::create(

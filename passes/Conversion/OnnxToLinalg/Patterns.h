@@ -232,6 +232,15 @@ buildConvWithAttrs(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                    mlir::Value w, mlir::Value bias, const ConvAttrs &attrs,
                    mlir::RankedTensorType yType, std::string &why);
 
+using LoopBody = llvm::function_ref<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::Value iv, mlir::ValueRange iters)>;
+
+/// An scf.for over [lo, hi) (index values) carrying `inits`; `body`
+/// returns the values to yield. Returns the loop's results.
+llvm::SmallVector<mlir::Value> forLoop(mlir::OpBuilder &b, mlir::Location loc,
+                                       mlir::Value lo, mlir::Value hi,
+                                       mlir::ValueRange inits, LoopBody body);
+
 /// An attribute array or `count` copies of `fill`.
 llvm::SmallVector<int64_t>
 valuesOr(std::optional<llvm::ArrayRef<int64_t>> values, size_t count,

@@ -1,9 +1,9 @@
-//===- Selection.cpp - TopK, Compress, NonZero, NMS -> linalg + scf -------===//
+//===- Selection.cpp - TopK, Compress, NonZero, NMS, Unique -> linalg/scf -===//
 //
 // Ops whose output size depends on data in general. kiln compiles them when
 // the output shape is static: TopK's K, and the number of elements Compress
 // and NonZero select, are then the model's declared (or pinned) output
-// dims (NonMaxSuppression's selected count likewise). At run time the
+// dims (NonMaxSuppression's selected count and Unique's count likewise). At run time the
 // selection fills the output in order; should the
 // data select fewer elements the rest stays zero, and selections beyond
 // the static size are dropped (never written out of bounds).
@@ -460,10 +460,233 @@ struct NonMaxSuppressionPattern : public OpConversionPattern<onnx::NonMaxSuppres
   }
 };
 
+/// Unique over items: the elements of X (no axis) or its slices along
+/// `axis`, as rows of Z [n, m]. In scf loops:
+///   1. in order, an item equal to an earlier one takes that one's id;
+///      otherwise it gets the next id and is that id's first occurrence;
+///   2. sorted=1 ranks the first occurrences lexicographically (the rank
+///      of u = how many are smaller); sorted=0 keeps first-occurrence order;
+///   3. Y, indices, inverse_indices and counts are written by rank.
+/// The number of unique items is the declared (static) size of Y.
+struct UniquePattern : public OpConversionPattern<onnx::UniqueOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::UniqueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem) && !isSupportedInt(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    for (Value r : op->getResults())
+      if (!isa<NoneType>(r.getType()) && !isStaticTensor(r.getType()))
+        return unsupported(rewriter, op, "results must have static (declared) shapes");
+    Value x = adaptor.getX();
+    auto xType = cast<RankedTensorType>(x.getType());
+    Type et = xType.getElementType();
+    int64_t rank = xType.getRank();
+    std::optional<int64_t> axis;
+    if (auto a = op.getAxis()) {
+      int64_t v = *a < 0 ? *a + rank : *a;
+      if (v < 0 || v >= rank)
+        return unsupported(rewriter, op, "axis out of range");
+      axis = v;
+    }
+    // Z [n, m]: the items as rows.
+    SmallVector<int64_t> perm;
+    int64_t n = axis ? xType.getDimSize(*axis) : xType.getNumElements();
+    int64_t m = axis ? xType.getNumElements() / std::max<int64_t>(n, 1) : 1;
+    Value z = x;
+    if (axis) {
+      perm.push_back(*axis);
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *axis)
+          perm.push_back(d);
+      z = transposeTensor(rewriter, loc, x, perm);
+    }
+    z = reshapeTensor(rewriter, loc, z, RankedTensorType::get({n, m}, et));
+    RankedTensorType yType = convertedResultType(*typeConverter, op, 0);
+    int64_t u = axis ? yType.getDimSize(*axis) : yType.getNumElements();
+    if (n == 0 || u == 0)
+      return unsupported(rewriter, op, "empty inputs are not supported");
+    bool sorted = op.getSorted() != 0;
+    bool isFloat = isa<FloatType>(et), isUnsigned = elem.isUnsignedInteger();
+    Type i64 = rewriter.getI64Type();
+    auto idx = [](OpBuilder &b, Location l, int64_t v) -> Value {
+      return arith::ConstantIndexOp::create(b, l, v);
+    };
+    auto i64c = [&](OpBuilder &b, Location l, int64_t v) { return scalarConstant(b, l, i64, v); };
+    auto at = [&](OpBuilder &b, Location l, Value t, ValueRange ix) -> Value {
+      return tensor::ExtractOp::create(b, l, t, ix);
+    };
+    auto toIndex = [&](OpBuilder &b, Location l, Value v) -> Value {
+      return arith::IndexCastOp::create(b, l, b.getIndexType(), v);
+    };
+    auto toI64 = [&](OpBuilder &b, Location l, Value v) -> Value {
+      return arith::IndexCastOp::create(b, l, i64, v);
+    };
+    auto cmp = [&](OpBuilder &b, Location l, bool less, Value p, Value q) -> Value {
+      if (isFloat)
+        return arith::CmpFOp::create(b, l, less ? arith::CmpFPredicate::OLT
+                                                : arith::CmpFPredicate::OEQ, p, q);
+      return arith::CmpIOp::create(b, l, less ? (isUnsigned ? arith::CmpIPredicate::ult
+                                                            : arith::CmpIPredicate::slt)
+                                              : arith::CmpIPredicate::eq, p, q);
+    };
+    // Row i == row j.
+    auto equalRows = [&](OpBuilder &b, Location l, Value i, Value j) -> Value {
+      return forLoop(b, l, idx(b, l, 0), idx(b, l, m),
+                     ValueRange{arith::ConstantIntOp::create(b, l, 1, 1)},
+                     [&](OpBuilder &nb, Location nl, Value k, ValueRange s) -> SmallVector<Value> {
+                       Value eq = cmp(nb, nl, false, at(nb, nl, z, {i, k}), at(nb, nl, z, {j, k}));
+                       return {arith::AndIOp::create(nb, nl, s[0], eq)};
+                     })[0];
+    };
+    // Row i < row j lexicographically: decided at the first difference.
+    auto lessRows = [&](OpBuilder &b, Location l, Value i, Value j) -> Value {
+      Value f = arith::ConstantIntOp::create(b, l, 0, 1);
+      auto r = forLoop(b, l, idx(b, l, 0), idx(b, l, m), ValueRange{f, f},
+                       [&](OpBuilder &nb, Location nl, Value k, ValueRange s) -> SmallVector<Value> {
+                         Value p = at(nb, nl, z, {i, k}), q = at(nb, nl, z, {j, k});
+                         Value lt = cmp(nb, nl, true, p, q), gt = cmp(nb, nl, true, q, p);
+                         Value open = arith::XOrIOp::create(
+                             nb, nl, s[0], arith::ConstantIntOp::create(nb, nl, 1, 1));
+                         Value decides = arith::AndIOp::create(
+                             nb, nl, open, arith::OrIOp::create(nb, nl, lt, gt));
+                         return {arith::OrIOp::create(nb, nl, s[0], decides),
+                                 arith::SelectOp::create(nb, nl, decides, lt, s[1])};
+                       });
+      return r[1];
+    };
+
+    // 1. ids in first-occurrence order, and each id's first row.
+    auto idType = RankedTensorType::get({n}, i64);
+    auto firstType = RankedTensorType::get({u}, i64);
+    Value ids0 = filledTensor(rewriter, loc, idType, i64c(rewriter, loc, 0));
+    Value first0 = filledTensor(rewriter, loc, firstType, i64c(rewriter, loc, 0));
+    auto pass1 = forLoop(
+        rewriter, loc, idx(rewriter, loc, 0), idx(rewriter, loc, n),
+        ValueRange{idx(rewriter, loc, 0), ids0, first0},
+        [&](OpBuilder &b, Location l, Value i, ValueRange s) -> SmallVector<Value> {
+          Value count = s[0], ids = s[1], first = s[2];
+          auto found = forLoop(
+              b, l, idx(b, l, 0), i, ValueRange{arith::ConstantIntOp::create(b, l, 0, 1), i64c(b, l, 0)},
+              [&](OpBuilder &nb, Location nl, Value j, ValueRange f) -> SmallVector<Value> {
+                Value hit = arith::AndIOp::create(
+                    nb, nl, arith::XOrIOp::create(nb, nl, f[0], arith::ConstantIntOp::create(nb, nl, 1, 1)),
+                    equalRows(nb, nl, i, j));
+                return {arith::OrIOp::create(nb, nl, f[0], hit),
+                        arith::SelectOp::create(nb, nl, hit, at(nb, nl, ids, {j}), f[1])};
+              });
+          Value isNew = arith::XOrIOp::create(b, l, found[0], arith::ConstantIntOp::create(b, l, 1, 1));
+          Value id = arith::SelectOp::create(b, l, isNew, toI64(b, l, count), found[1]);
+          ids = tensor::InsertOp::create(b, l, id, ids, ValueRange{i});
+          Value room = arith::CmpIOp::create(b, l, arith::CmpIPredicate::ult, count, idx(b, l, u));
+          auto write = scf::IfOp::create(
+              b, l, arith::AndIOp::create(b, l, isNew, room),
+              [&](OpBuilder &tb, Location tl) {
+                scf::YieldOp::create(tb, tl, Value(tensor::InsertOp::create(
+                                                 tb, tl, toI64(tb, tl, i), first, ValueRange{count})));
+              },
+              [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, first); });
+          Value next = arith::AddIOp::create(
+              b, l, count, toIndex(b, l, arith::ExtUIOp::create(b, l, i64, isNew)));
+          return {next, ids, write.getResult(0)};
+        });
+    Value ids = pass1[1], first = pass1[2];
+    // Ids beyond the declared count (more unique items than declared) are
+    // clamped where they index the outputs.
+    auto clampId = [&](OpBuilder &b, Location l, Value id) -> Value {
+      return arith::MinUIOp::create(b, l, toIndex(b, l, id), idx(b, l, u - 1));
+    };
+
+    // 2. the output position of each id.
+    Value pos = generateTensor(rewriter, loc, firstType, [&](OpBuilder &b, Location l) -> Value {
+      Value v = linalg::IndexOp::create(b, l, 0);
+      if (!sorted)
+        return toI64(b, l, v);
+      Value rowV = toIndex(b, l, at(b, l, first, {v}));
+      return forLoop(b, l, idx(b, l, 0), idx(b, l, u), ValueRange{i64c(b, l, 0)},
+                     [&](OpBuilder &nb, Location nl, Value w, ValueRange c) -> SmallVector<Value> {
+                       Value rowW = toIndex(nb, nl, at(nb, nl, first, {w}));
+                       Value less = lessRows(nb, nl, rowW, rowV);
+                       return {arith::AddIOp::create(nb, nl, c[0],
+                                                     arith::ExtUIOp::create(nb, nl, i64, less))};
+                     })[0];
+    });
+
+    // 3. the outputs, by position.
+    SmallVector<Value> results;
+    auto zRows = RankedTensorType::get({u, m}, et);
+    Value y = forLoop(rewriter, loc, idx(rewriter, loc, 0), idx(rewriter, loc, u),
+                      ValueRange{filledTensor(rewriter, loc, zRows, scalarConstant(rewriter, loc, et, 0))},
+                      [&](OpBuilder &b, Location l, Value v, ValueRange s) -> SmallVector<Value> {
+                        Value p = clampId(b, l, at(b, l, pos, {v}));
+                        Value row = toIndex(b, l, at(b, l, first, {v}));
+                        return forLoop(b, l, idx(b, l, 0), idx(b, l, m), s,
+                                       [&](OpBuilder &nb, Location nl, Value k,
+                                           ValueRange t) -> SmallVector<Value> {
+                                         return {tensor::InsertOp::create(
+                                             nb, nl, at(nb, nl, z, {row, k}), t[0], ValueRange{p, k})};
+                                       });
+                      })[0];
+    if (axis) {
+      SmallVector<int64_t> shape{u};
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *axis)
+          shape.push_back(xType.getDimSize(d));
+      y = reshapeTensor(rewriter, loc, y, RankedTensorType::get(shape, et));
+      SmallVector<int64_t> inverse(rank);
+      for (int64_t d = 0; d < rank; ++d)
+        inverse[perm[d]] = d;
+      y = transposeTensor(rewriter, loc, y, inverse);
+    }
+    results.push_back(reshapeTensor(rewriter, loc, y, yType));
+    // indices[pos[v]] = first[v].
+    auto idxOut = [&](Value orig) { return isa<NoneType>(orig.getType()); };
+    if (idxOut(op.getIndices())) {
+      results.push_back(onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType()));
+    } else {
+      Value r = forLoop(rewriter, loc, idx(rewriter, loc, 0), idx(rewriter, loc, u),
+                        ValueRange{filledTensor(rewriter, loc, firstType, i64c(rewriter, loc, 0))},
+                        [&](OpBuilder &b, Location l, Value v, ValueRange s) -> SmallVector<Value> {
+                          return {tensor::InsertOp::create(b, l, at(b, l, first, {v}), s[0],
+                                                           ValueRange{clampId(b, l, at(b, l, pos, {v}))})};
+                        })[0];
+      results.push_back(reshapeTensor(rewriter, loc, r, convertedResultType(*typeConverter, op, 1)));
+    }
+    // inverse_indices[i] = pos[ids[i]].
+    if (idxOut(op.getInverseIndices())) {
+      results.push_back(onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType()));
+    } else {
+      Value r = generateTensor(rewriter, loc, idType, [&](OpBuilder &b, Location l) -> Value {
+        Value i = linalg::IndexOp::create(b, l, 0);
+        return at(b, l, pos, {clampId(b, l, at(b, l, ids, {i}))});
+      });
+      results.push_back(reshapeTensor(rewriter, loc, r, convertedResultType(*typeConverter, op, 2)));
+    }
+    // counts[pos[ids[i]]] += 1.
+    if (idxOut(op.getCounts())) {
+      results.push_back(onnx::NoValueOp::create(rewriter, loc, rewriter.getNoneType()));
+    } else {
+      Value r = forLoop(rewriter, loc, idx(rewriter, loc, 0), idx(rewriter, loc, n),
+                        ValueRange{filledTensor(rewriter, loc, firstType, i64c(rewriter, loc, 0))},
+                        [&](OpBuilder &b, Location l, Value i, ValueRange s) -> SmallVector<Value> {
+                          Value p = clampId(b, l, at(b, l, pos, {clampId(b, l, at(b, l, ids, {i}))}));
+                          Value c = arith::AddIOp::create(b, l, at(b, l, s[0], {p}), i64c(b, l, 1));
+                          return {tensor::InsertOp::create(b, l, c, s[0], ValueRange{p})};
+                        })[0];
+      results.push_back(reshapeTensor(rewriter, loc, r, convertedResultType(*typeConverter, op, 3)));
+    }
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populateSelectionPatterns(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<TopKPattern, CompressPattern, NonZeroPattern, NonMaxSuppressionPattern>(converter, patterns.getContext());
+  patterns.add<TopKPattern, CompressPattern, NonZeroPattern, NonMaxSuppressionPattern,
+               UniquePattern>(converter, patterns.getContext());
 }
 } // namespace kiln::lowering
