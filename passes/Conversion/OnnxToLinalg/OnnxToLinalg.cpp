@@ -66,6 +66,7 @@ struct ConvertOnnxToLinalgPass
     populateSelectionPatterns(converter, patterns);
     populateTextPatterns(converter, patterns);
     populateMatrixPatterns(converter, patterns);
+    populateSpectralPatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())

@@ -57,6 +57,8 @@ void populateTextPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 void populateMatrixPatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
+void populateSpectralPatterns(const mlir::TypeConverter &converter,
+                              mlir::RewritePatternSet &patterns);
 
 /// Rewrites every onnx If, Loop and Scan of `module` into scf ops around
 /// their (inlined) subgraphs; errors on the op when one cannot be.

@@ -1,8 +1,9 @@
-//===- Sampling.cpp - GridSample -> linalg --------------------------------===//
+//===- Sampling.cpp - GridSample, RoiAlign -> linalg ----------------------===//
 //
-// GridSample reads the input at positions computed from data, so it is one
-// generic over the output whose body computes the position, the taps and
-// their weights, and reads each tap with tensor.extract. A tap outside the
+// GridSample and RoiAlign read the input at positions computed from data.
+// GridSample is one generic over the output whose body computes the
+// position, the taps and their weights, and reads each tap with
+// tensor.extract. A tap outside the
 // image is zero, the nearest border pixel, or its reflection, as
 // padding_mode says; every index is clamped before the read, so no grid
 // value (NaN, inf, huge) reads out of bounds.
@@ -175,10 +176,139 @@ struct GridSamplePattern : public OpConversionPattern<onnx::GridSampleOp> {
   }
 };
 
+/// RoiAlign: per output bin, the average (or ORT's max) of bilinear
+/// samples on a grid inside the bin. The grid is sampling_ratio per side,
+/// or ceil(roi size / output size) from the roi data, so each bin sums in
+/// scf.for loops with run-time bounds (at most 64 per side). Samples more
+/// than one pixel outside the image count as zero, as in the reference.
+struct RoiAlignPattern : public OpConversionPattern<onnx::RoiAlignOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::RoiAlignOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type et = elementTypeOf(op.getX());
+    if (!isSupportedFloat(et) || elementTypeOf(op.getRois()) != et)
+      return unsupported(rewriter, op, "X and rois must both be float32 or float64");
+    Value x = adaptor.getX(), rois = adaptor.getRois(), batchIdx = adaptor.getBatchIndices();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto rType = cast<RankedTensorType>(rois.getType());
+    if (xType.getRank() != 4 || rType.getRank() != 2 || rType.getDimSize(1) != 4)
+      return unsupported(rewriter, op, "X must be [N, C, H, W] and rois [R, 4]");
+    StringRef mode = op.getMode(), ctm = op.getCoordinateTransformationMode();
+    if (mode != "avg" && mode != "max")
+      return unsupported(rewriter, op, "mode '" + mode + "' is not supported");
+    if (ctm != "half_pixel" && ctm != "output_half_pixel")
+      return unsupported(rewriter, op, "coordinate_transformation_mode '" + ctm +
+                                           "' is not supported");
+    bool isMax = mode == "max", halfPixel = ctm == "half_pixel";
+    int64_t n = xType.getDimSize(0), h = xType.getDimSize(2), w = xType.getDimSize(3);
+    if (n == 0 || h == 0 || w == 0)
+      return unsupported(rewriter, op, "empty inputs are not supported");
+    int64_t oh = op.getOutputHeight(), ow = op.getOutputWidth();
+    int64_t ratio = op.getSamplingRatio();
+    double scale = op.getSpatialScale().convertToDouble();
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    Value y = generateTensor(rewriter, loc, yType, [&](OpBuilder &b, Location l) -> Value {
+      FloatMath m{b, l, et};
+      Type i64 = b.getI64Type();
+      Value r = linalg::IndexOp::create(b, l, 0), ch = linalg::IndexOp::create(b, l, 1);
+      Value ph = linalg::IndexOp::create(b, l, 2), pw = linalg::IndexOp::create(b, l, 3);
+      auto roi = [&](int64_t k) {
+        Value v = tensor::ExtractOp::create(b, l, rois,
+                                            ValueRange{r, arith::ConstantIndexOp::create(b, l, k)});
+        return m.sub(m.mul(v, m.c(scale)), m.c(halfPixel ? 0.5 : 0.0));
+      };
+      Value x0 = roi(0), y0 = roi(1), x1 = roi(2), y1 = roi(3);
+      Value rw = m.sub(x1, x0), rh = m.sub(y1, y0);
+      if (!halfPixel) {
+        rw = arith::MaximumFOp::create(b, l, rw, m.c(1));
+        rh = arith::MaximumFOp::create(b, l, rh, m.c(1));
+      }
+      Value binH = m.div(rh, m.c(oh)), binW = m.div(rw, m.c(ow));
+      // Samples per side, as an index in [1, 64].
+      auto gridOf = [&](Value size, int64_t out) -> Value {
+        Value g = ratio > 0 ? m.c(ratio) : math::CeilOp::create(b, l, m.div(size, m.c(out)));
+        g = m.clamp(g, 1, 64);
+        return arith::IndexCastOp::create(b, l, b.getIndexType(),
+                                          arith::FPToSIOp::create(b, l, i64, g));
+      };
+      Value gh = gridOf(rh, oh), gw = gridOf(rw, ow);
+      auto toFloat = [&](Value idx) {
+        return arith::SIToFPOp::create(b, l, et, arith::IndexCastOp::create(b, l, i64, idx));
+      };
+      Value count = arith::MaximumFOp::create(b, l, m.mul(toFloat(gh), toFloat(gw)), m.c(1));
+      Value img = clampedIndex(b, l, tensor::ExtractOp::create(b, l, batchIdx, r), n);
+            Value startH = m.add(y0, m.mul(toFloat(ph), binH));
+      Value startW = m.add(x0, m.mul(toFloat(pw), binW));
+      Value c0 = arith::ConstantIndexOp::create(b, l, 0);
+      Value init = m.c(isMax ? -INFINITY : 0);
+      Value acc = forLoop(
+          b, l, c0, gh, ValueRange{init},
+          [&](OpBuilder &yb, Location yl, Value iy, ValueRange ay) -> SmallVector<Value> {
+            FloatMath my{yb, yl, et};
+            Value fy = my.add(startH, my.div(my.mul(my.add(toFloat(iy), my.c(0.5)), binH),
+                                             toFloat(gh)));
+            return forLoop(
+                yb, yl, c0, gw, ay,
+                [&](OpBuilder &xb, Location xl, Value ix, ValueRange ax) -> SmallVector<Value> {
+                  FloatMath mx{xb, xl, et};
+                  Value fx = mx.add(startW, mx.div(mx.mul(mx.add(toFloat(ix), mx.c(0.5)), binW),
+                                                   toFloat(gw)));
+                  // Outside [-1, size]: contributes zero.
+                  Value out = arith::OrIOp::create(
+                      xb, xl, arith::OrIOp::create(xb, xl, mx.lt(fy, mx.c(-1)), mx.lt(mx.c(h), fy)),
+                      arith::OrIOp::create(xb, xl, mx.lt(fx, mx.c(-1)), mx.lt(mx.c(w), fx)));
+                  auto axisTaps = [&](Value v, int64_t size) {
+                    v = arith::MaximumFOp::create(xb, xl, v, mx.c(0));
+                    Value lo = mx.floor(v);
+                    Value last = mx.c(size - 1);
+                    Value atEnd = arith::CmpFOp::create(xb, xl, arith::CmpFPredicate::OGE, lo, last);
+                    lo = mx.select(atEnd, last, lo);
+                    v = mx.select(atEnd, last, v);
+                    Value hi = mx.select(atEnd, last, mx.add(lo, mx.c(1)));
+                    Value frac = mx.sub(v, lo);
+                    auto idx = [&](Value f) {
+                      return arith::IndexCastOp::create(
+                          xb, xl, xb.getIndexType(),
+                          arith::FPToSIOp::create(xb, xl, i64, mx.clamp(f, 0, size - 1)));
+                    };
+                    return std::tuple<Value, Value, Value>{idx(lo), idx(hi), frac};
+                  };
+                  auto [yl0, yh0, ly] = axisTaps(fy, h);
+                  auto [xl0, xh0, lx] = axisTaps(fx, w);
+                  Value hy = mx.sub(mx.c(1), ly), hx = mx.sub(mx.c(1), lx);
+                  auto px = [&](Value yy, Value xx) -> Value {
+                    return tensor::ExtractOp::create(xb, xl, x, ValueRange{img, ch, yy, xx});
+                  };
+                  Value t1 = mx.mul(mx.mul(hy, hx), px(yl0, xl0));
+                  Value t2 = mx.mul(mx.mul(hy, lx), px(yl0, xh0));
+                  Value t3 = mx.mul(mx.mul(ly, hx), px(yh0, xl0));
+                  Value t4 = mx.mul(mx.mul(ly, lx), px(yh0, xh0));
+                  Value v;
+                  if (isMax) {
+                    v = arith::MaximumFOp::create(
+                        xb, xl, arith::MaximumFOp::create(xb, xl, t1, t2),
+                        arith::MaximumFOp::create(xb, xl, t3, t4));
+                    v = mx.select(out, mx.c(0), v);
+                    return {arith::MaximumFOp::create(xb, xl, ax[0], v)};
+                  }
+                  v = mx.add(mx.add(t1, t2), mx.add(t3, t4));
+                  v = mx.select(out, mx.c(0), v);
+                  return {mx.add(ax[0], v)};
+                });
+          })[0];
+      return isMax ? acc : m.div(acc, count);
+    });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populateSamplingPatterns(const TypeConverter &converter, RewritePatternSet &patterns) {
-  patterns.add<GridSamplePattern>(converter, patterns.getContext());
+  patterns.add<GridSamplePattern, RoiAlignPattern>(converter, patterns.getContext());
 }
 } // namespace kiln::lowering
