@@ -33,8 +33,7 @@ namespace onnx = kiln::onnx;
 namespace {
 
 LogicalResult refuse(Operation *op, const Twine &why) {
-  return op->emitError() << op->getName().getStringRef().drop_front(5)
-                         << ": not supported by the CPU backend: " << why;
+  return op->emitError() << opLabel(op) << ": not supported by the CPU backend: " << why;
 }
 
 bool allStatic(TypeRange types) {

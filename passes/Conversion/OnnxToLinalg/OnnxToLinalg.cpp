@@ -126,7 +126,7 @@ struct ConvertOnnxToLinalgPass
                               ? it->second
                               : std::string("this combination of attributes "
                                             "and types is not supported yet");
-        failedOp->emitError() << failedOp->getName().getStringRef().drop_front(5)
+        failedOp->emitError() << opLabel(failedOp)
                               << ": not supported by the CPU backend: " << why;
       } else {
         module.emitError("lowering onnx to linalg failed");
@@ -147,7 +147,7 @@ struct ConvertOnnxToLinalgPass
     module.walk([&](Operation *op) {
       if (!isOnnxOp(op) || isStructural(op))
         return;
-      StringRef name = op->getName().getStringRef().drop_front(5);
+      std::string name = opLabel(op);
       if (!lowered.contains(op->getName().getStringRef())) {
         op->emitError() << name
                         << ": operator not supported by the CPU backend yet";

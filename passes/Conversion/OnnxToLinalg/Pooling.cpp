@@ -1,4 +1,4 @@
-//===- Pooling.cpp - MaxPool, AveragePool, MaxUnpool -> linalg -------------===//
+//===- Pooling.cpp - pooling and Lp norms -> linalg ------------------------===//
 //
 // Window pooling pads the input (with the lowest value for max, zero for
 // average), then reduces every window with a linalg.generic whose window
@@ -6,7 +6,8 @@
 // ops do. Average pooling divides by a compile-time divisor tensor that
 // counts, per output position, the window elements the spec includes
 // (with or without padding; never the extra ceil_mode padding). MaxUnpool
-// scatters X into zeros at MaxPool's flat indices.
+// scatters X into zeros at MaxPool's flat indices. The Lp family (LpPool,
+// GlobalLpPool, LpNormalization) sums |x|^p and takes the p-th root.
 //
 //===----------------------------------------------------------------------===//
 
@@ -352,12 +353,139 @@ struct MaxUnpoolPattern : public OpConversionPattern<onnx::MaxUnpoolOp> {
   }
 };
 
+/// |x|^p (p = 1 and 2 without pow).
+Value absPow(OpBuilder &b, Location l, Value x, int64_t p) {
+  if (p == 2)
+    return arith::MulFOp::create(b, l, x, x);
+  Value a = math::AbsFOp::create(b, l, x);
+  if (p == 1)
+    return a;
+  return math::PowFOp::create(b, l, a, scalarConstant(b, l, x.getType(), double(p)));
+}
+
+/// s^(1/p).
+Value rootOf(OpBuilder &b, Location l, Value s, int64_t p) {
+  if (p == 1)
+    return s;
+  if (p == 2)
+    return math::SqrtOp::create(b, l, s);
+  return math::PowFOp::create(b, l, s, scalarConstant(b, l, s.getType(), 1.0 / double(p)));
+}
+
+/// The map of every element of `type` through `fn` (one generic).
+Value mapTensor(OpBuilder &b, Location l, Value v,
+                function_ref<Value(OpBuilder &, Location, Value)> fn) {
+  auto type = cast<RankedTensorType>(v.getType());
+  return broadcastGeneric(b, l, ValueRange{v}, type,
+                          [&](OpBuilder &nb, Location nl, ValueRange a) { return fn(nb, nl, a[0]); });
+}
+
+/// LpPool: (sum over the window of |x|^p)^(1/p), padding counting zero.
+struct LpPoolPattern : public OpConversionPattern<onnx::LpPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::LpPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    int64_t p = op.getP();
+    if (p < 1)
+      return unsupported(rewriter, op, "p must be at least 1");
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    Window w;
+    if (failed(readWindow(op, xType, yType, std::nullopt, w)))
+      return unsupported(rewriter, op, "kernel_shape does not match the input rank");
+    Type et = yType.getElementType();
+    Value sum = poolWindows(rewriter, loc, adaptor.getX(), w, yType,
+                            cast<TypedAttr>(rewriter.getFloatAttr(et, 0.0)),
+                            [&](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+                              return arith::AddFOp::create(b, l, acc, absPow(b, l, v, p));
+                            });
+    rewriter.replaceOp(op, mapTensor(rewriter, loc, sum, [&](OpBuilder &b, Location l, Value s) {
+                         return rootOf(b, l, s, p);
+                       }));
+    return success();
+  }
+};
+
+/// GlobalLpPool: the p-norm over every spatial dim (kept as size 1).
+struct GlobalLpPoolPattern : public OpConversionPattern<onnx::GlobalLpPoolOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::GlobalLpPoolOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getX());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    int64_t p = op.getP();
+    auto xType = cast<RankedTensorType>(adaptor.getX().getType());
+    if (p < 1 || xType.getRank() < 3)
+      return unsupported(rewriter, op, "p must be at least 1 and X have spatial dims");
+    SmallVector<bool> reduce(xType.getRank(), true);
+    reduce[0] = reduce[1] = false;
+    Type et = xType.getElementType();
+    Value sum = reduceKeepDims(
+        rewriter, loc, adaptor.getX(), reduce, rewriter.getFloatAttr(et, 0.0),
+        [](OpBuilder &b, Location l, Value acc, Value x) -> Value {
+          return arith::AddFOp::create(b, l, acc, x);
+        },
+        [&](OpBuilder &b, Location l, Value x) { return absPow(b, l, x, p); });
+    Value y = mapTensor(rewriter, loc, sum,
+                        [&](OpBuilder &b, Location l, Value s) { return rootOf(b, l, s, p); });
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, y, convertedResultType(*typeConverter, op)));
+    return success();
+  }
+};
+
+/// LpNormalization: x / ||x||_p along `axis`.
+struct LpNormalizationPattern : public OpConversionPattern<onnx::LpNormalizationOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(onnx::LpNormalizationOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type elem = elementTypeOf(op.getInput());
+    if (!isSupportedFloat(elem))
+      return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
+    int64_t p = op.getP();
+    if (p != 1 && p != 2)
+      return unsupported(rewriter, op, "p must be 1 or 2");
+    Value x = adaptor.getInput();
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t rank = xType.getRank(), axis = op.getAxis();
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis >= rank)
+      return unsupported(rewriter, op, "axis out of range");
+    SmallVector<bool> reduce(rank, false);
+    reduce[axis] = true;
+    Type et = xType.getElementType();
+    Value sum = reduceKeepDims(
+        rewriter, loc, x, reduce, rewriter.getFloatAttr(et, 0.0),
+        [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+          return arith::AddFOp::create(b, l, acc, v);
+        },
+        [&](OpBuilder &b, Location l, Value v) { return absPow(b, l, v, p); });
+    Value y = broadcastGeneric(rewriter, loc, ValueRange{x, sum}, xType,
+                               [&](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                 return arith::DivFOp::create(b, l, a[0], rootOf(b, l, a[1], p));
+                               });
+    rewriter.replaceOp(op, y);
+    return success();
+  }
+};
+
 } // namespace
 
 namespace kiln::lowering {
 void populatePoolingPatterns(const TypeConverter &converter,
                              RewritePatternSet &patterns) {
-  patterns.add<MaxPoolPattern, AveragePoolPattern, MaxUnpoolPattern>(converter,
+  patterns.add<MaxPoolPattern, AveragePoolPattern, MaxUnpoolPattern, LpPoolPattern,
+               GlobalLpPoolPattern, LpNormalizationPattern>(converter,
                                                    patterns.getContext());
 }
 } // namespace kiln::lowering

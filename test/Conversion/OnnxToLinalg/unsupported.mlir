@@ -136,3 +136,14 @@ func.func @topk_k_too_large(%x: tensor<2x3xf32>) -> (tensor<2x5xf32>, tensor<2x5
   %v, %i = "onnx.TopK"(%x, %k) <{axis = 1 : i64, largest = 1 : i64, sorted = 1 : i64}> : (tensor<2x3xf32>, tensor<1xi64>) -> (tensor<2x5xf32>, tensor<2x5xi64>)
   return %v, %i : tensor<2x5xf32>, tensor<2x5xi64>
 }
+
+// -----
+
+// Diagnostics name the model's opset when the module records it.
+module attributes {onnx.opset = 15 : i64} {
+  func.func @bernoulli(%x: tensor<4xf32>) -> tensor<4xf32> {
+    // expected-error @+1 {{Bernoulli (opset 15): operator not supported by the CPU backend yet}}
+    %0 = "onnx.Bernoulli"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
