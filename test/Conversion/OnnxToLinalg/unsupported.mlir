@@ -2,21 +2,21 @@
 // What the CPU backend cannot lower is an error on the op that names the
 // op and the reason, never MLIR's generic "failed to legalize".
 
-func.func @lppool(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x1x1xf32> {
-  // expected-error @+1 {{GlobalLpPool: operator not supported by the CPU backend yet}}
-  %0 = "onnx.GlobalLpPool"(%x) <{p = 2 : i64}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x1x1xf32>
-  return %0 : tensor<1x1x1x1xf32>
+func.func @bernoulli(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{Bernoulli: operator not supported by the CPU backend yet}}
+  %0 = "onnx.Bernoulli"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
 }
 
 // -----
 
 // Every op without a lowering is reported, not only the first.
-func.func @two_unsupported(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x1x1xf32> {
-  // expected-error @+1 {{LpPool: operator not supported by the CPU backend yet}}
-  %0 = "onnx.LpPool"(%x) <{auto_pad = "NOTSET", kernel_shape = array<i64: 2, 2>, p = 2 : i64}> : (tensor<1x1x4x4xf32>) -> tensor<1x1x3x3xf32>
-  // expected-error @+1 {{GlobalLpPool: operator not supported by the CPU backend yet}}
-  %1 = "onnx.GlobalLpPool"(%0) <{p = 2 : i64}> : (tensor<1x1x3x3xf32>) -> tensor<1x1x1x1xf32>
-  return %1 : tensor<1x1x1x1xf32>
+func.func @two_unsupported(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{Bernoulli: operator not supported by the CPU backend yet}}
+  %0 = "onnx.Bernoulli"(%x) : (tensor<4xf32>) -> tensor<4xf32>
+  // expected-error @+1 {{RandomUniformLike: operator not supported by the CPU backend yet}}
+  %1 = "onnx.RandomUniformLike"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
 }
 
 // -----
