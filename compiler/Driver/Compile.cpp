@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "compiler/Driver/Diagnostics.h"
 #include "compiler/Driver/Driver.h"
 #include "compiler/Importer/Importer.h"
 #include "compiler/Pipeline/Pipeline.h"
@@ -29,65 +30,6 @@ using namespace mlir;
 
 namespace kiln {
 namespace {
-
-/// What a diagnostic's location says: the model file, the node (NameLoc)
-/// and its index (FileLineColLoc), and for nodes inside subgraphs the
-/// enclosing nodes (the callers of a CallSiteLoc).
-struct LocInfo {
-  std::string file, node, context;
-  int index = -1;
-  bool isNode = false;
-};
-
-void describeLoc(Location loc, LocInfo &info) {
-  if (auto name = dyn_cast<NameLoc>(loc)) {
-    if (!info.isNode)
-      info.node = name.getName().str();
-    info.isNode = true;
-    describeLoc(name.getChildLoc(), info);
-  } else if (auto flc = dyn_cast<FileLineColLoc>(loc)) {
-    if (info.file.empty()) {
-      info.file = flc.getFilename().str();
-      info.index = static_cast<int>(flc.getLine());
-    }
-  } else if (auto fused = dyn_cast<FusedLoc>(loc)) {
-    for (Location l : fused.getLocations())
-      describeLoc(l, info);
-  } else if (auto cs = dyn_cast<CallSiteLoc>(loc)) {
-    describeLoc(cs.getCallee(), info);
-    LocInfo parent;
-    describeLoc(cs.getCaller(), parent);
-    if (parent.isNode)
-      info.context += " in a subgraph of node '" + parent.node + "' (#" +
-                      std::to_string(parent.index) + ")" + parent.context;
-  }
-}
-
-LogicalResult printDiagnostic(Diagnostic &diag) {
-  LocInfo info;
-  describeLoc(diag.getLocation(), info);
-  llvm::raw_ostream &os = llvm::errs();
-  os << "kiln: ";
-  switch (diag.getSeverity()) {
-  case DiagnosticSeverity::Error: os << "error: "; break;
-  case DiagnosticSeverity::Warning: os << "warning: "; break;
-  case DiagnosticSeverity::Note: os << "note: "; break;
-  case DiagnosticSeverity::Remark: os << "remark: "; break;
-  }
-  if (!info.file.empty())
-    os << info.file << ": ";
-  if (info.isNode) {
-    os << "node '" << info.node << "'";
-    if (info.index >= 0)
-      os << " (#" << info.index << info.context << ")";
-    os << ": ";
-  }
-  os << diag.str() << "\n";
-  for (Diagnostic &note : diag.getNotes())
-    (void)printDiagnostic(note);
-  return success();
-}
-
 
 int fail(const llvm::Twine &message) {
   llvm::errs() << "kiln: error: " << message << "\n";

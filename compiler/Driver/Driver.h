@@ -48,6 +48,17 @@ int runModel(const RunRequest &request);
 /// `kiln bench`: 0 on success, 2 on errors.
 int benchModel(const RunRequest &request);
 
+struct CheckRequest {
+  std::string model;
+  std::vector<std::string> inputShapes;
+  std::string target;
+  bool json = false;
+};
+
+/// `kiln check`: 0 when every op is supported, 1 when some are not (or the
+/// model does not import), 2 when the model cannot be read.
+int checkModel(const CheckRequest &request);
+
 } // namespace kiln
 
 #endif // KILN_COMPILER_DRIVER_DRIVER_H

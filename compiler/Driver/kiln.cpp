@@ -3,8 +3,10 @@
 //   kiln compile MODEL.onnx -o libmodel.so|model.o|libmodel.a|x.ll|x.s|x.mlir
 //   kiln run MODEL(.so|.onnx) [--input [NAME=]FILE]... [--expect FILE]...
 //   kiln bench MODEL(.so|.onnx) [--input ...] [--iterations N] [--json]
+//   kiln check MODEL.onnx [--target T] [--input-shape ...] [--json]
 //
-// The options are parsed here; the work is in Compile.cpp and Run.cpp.
+// The options are parsed here; the work is in Compile.cpp, Run.cpp and
+// Check.cpp.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +27,7 @@ cl::OptionCategory kilnCategory("kiln options");
 cl::SubCommand compileCmd("compile", "Compile an ONNX model");
 cl::SubCommand runCmd("run", "Run a compiled model and compare its outputs");
 cl::SubCommand benchCmd("bench", "Measure a compiled model's latency");
+cl::SubCommand checkCmd("check", "Say whether kiln can compile a model, and if not, why");
 
 
 // kiln compile
@@ -46,10 +49,11 @@ cl::list<std::string> inputShapes(
     "input-shape",
     cl::desc("Pin a graph input's shape, e.g. input=1x3x224x224 "
              "('?' keeps a dim dynamic); repeatable"),
-    cl::value_desc("NAME=DIMS"), cl::sub(compileCmd), cl::sub(runCmd), cl::sub(benchCmd), cl::cat(kilnCategory));
+    cl::value_desc("NAME=DIMS"), cl::sub(compileCmd), cl::sub(runCmd), cl::sub(benchCmd),
+    cl::sub(checkCmd), cl::cat(kilnCategory));
 cl::opt<std::string> targetTriple(
     "target", cl::desc("Target triple (default: the host)"),
-    cl::value_desc("triple"), cl::sub(compileCmd), cl::cat(kilnCategory));
+    cl::value_desc("triple"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
 cl::opt<std::string> targetCpu(
     "mcpu", cl::desc("Target CPU (default: the host CPU for host builds, "
                      "'generic' otherwise; 'native' = the host's)"),
@@ -103,7 +107,11 @@ cl::opt<int> threads("threads", cl::desc("Threads (default 1; the runtime is "
                                          "serial today)"),
                      cl::init(1), cl::sub(benchCmd), cl::cat(kilnCategory));
 cl::opt<bool> json("json", cl::desc("Print one JSON object"), cl::init(false),
-                   cl::sub(benchCmd), cl::cat(kilnCategory));
+                   cl::sub(benchCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
+
+// kiln check
+cl::opt<std::string> checkPath(cl::Positional, cl::desc("<model.onnx>"), cl::sub(checkCmd),
+                               cl::cat(kilnCategory), cl::Required);
 
 void printVersion(llvm::raw_ostream &os) {
   os << "kiln 0.1.0\n"
@@ -134,7 +142,7 @@ int main(int argc, char **argv) {
   cl::SetVersionPrinter(printVersion);
   // Only kiln's own options in --help, not every LLVM flag in libLLVM.so.
   cl::HideUnrelatedOptions(kilnCategory);
-  for (cl::SubCommand *sub : {&compileCmd, &runCmd, &benchCmd})
+  for (cl::SubCommand *sub : {&compileCmd, &runCmd, &benchCmd, &checkCmd})
     cl::HideUnrelatedOptions(kilnCategory, *sub);
 
   if (!cl::ParseCommandLineOptions(
@@ -142,9 +150,10 @@ int main(int argc, char **argv) {
           "kiln: an ahead-of-time compiler for ONNX models\n\n"
           "  kiln compile model.onnx -o libmodel.so   (also .o, .a, .ll, .s, .mlir)\n"
           "  kiln run libmodel.so --input x.pb --expect y.pb\n"
-          "  kiln bench libmodel.so --iterations 100\n",
+          "  kiln bench libmodel.so --iterations 100\n"
+          "  kiln check model.onnx [--json]\n",
           &llvm::errs()))
-    return runCmd || benchCmd ? 2 : 1;
+    return runCmd || benchCmd || checkCmd ? 2 : 1;
   if (compileCmd) {
     kiln::CompileRequest r;
     r.input = inputPath;
@@ -166,6 +175,14 @@ int main(int argc, char **argv) {
     return kiln::runModel(runRequest());
   if (benchCmd)
     return kiln::benchModel(runRequest());
+  if (checkCmd) {
+    kiln::CheckRequest r;
+    r.model = checkPath;
+    r.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+    r.target = targetTriple;
+    r.json = json;
+    return kiln::checkModel(r);
+  }
   llvm::errs() << "kiln: error: no subcommand given (try 'kiln --help')\n";
   return 1;
 }

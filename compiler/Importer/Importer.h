@@ -51,6 +51,38 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
                                                   llvm::StringRef path,
                                                   const ImportOptions &options);
 
+/// A graph input or output as the model declares it: dims are numbers,
+/// symbolic names, or "?".
+struct ValueSummary {
+  std::string name, dtype;
+  std::vector<std::string> dims;
+};
+
+/// One op type of a model (subgraphs included) and where it is used.
+struct OpSummary {
+  std::string domain; ///< "" for the default domain.
+  std::string opType;
+  int64_t opset = 0;  ///< The model's opset import for the domain.
+  int64_t count = 0;
+};
+
+/// What `kiln check` reports about a model before compiling anything.
+struct ModelSummary {
+  std::string producer;
+  int64_t irVersion = 0;
+  std::vector<ValueSummary> inputs, outputs; ///< Initializers left out.
+  int64_t initializers = 0, parameters = 0, parameterBytes = 0;
+  std::vector<OpSummary> ops; ///< In order of first use.
+  /// Index into `ops` of each top-level node, by node index.
+  std::vector<size_t> nodeOps;
+};
+
+/// Reads the model at `path` (without validating or importing it) into
+/// `summary`. On failure (unreadable, not an ONNX model) a diagnostic has
+/// been emitted.
+mlir::LogicalResult summarizeOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
+                                       ModelSummary &summary);
+
 /// Registers the dialects the importer creates ops of.
 void registerImporterDialects(mlir::MLIRContext &context);
 

@@ -51,6 +51,10 @@ mlir::LogicalResult loadModel(mlir::MLIRContext &context, llvm::StringRef path,
                               const ImportOptions &options,
                               LoadedModel &model);
 
+/// Only parses `path` into `model.proto` (no checks, no inference).
+mlir::LogicalResult readModelProto(mlir::MLIRContext &context, llvm::StringRef path,
+                                   LoadedModel &model);
+
 /// The location of node `index` of a graph:
 /// NameLoc(node name, FileLineColLoc(model path, index, 0)).
 mlir::Location nodeLoc(mlir::MLIRContext &context, const LoadedModel &model,

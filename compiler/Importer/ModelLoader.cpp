@@ -303,6 +303,13 @@ LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
 
 } // namespace
 
+LogicalResult readModelProto(MLIRContext &context, StringRef path, LoadedModel &model) {
+  model.path = path.str();
+  if (!llvm::sys::fs::exists(path))
+    return emitError(modelLoc(context, model)) << "cannot open the model: no such file";
+  return parseFile(context, model);
+}
+
 LogicalResult loadModel(MLIRContext &context, StringRef path,
                         const ImportOptions &options, LoadedModel &model) {
   model.path = path.str();
