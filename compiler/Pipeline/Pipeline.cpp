@@ -77,6 +77,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase) {
     return;
   }
   case Phase::LLVM: {
+    pm.addPass(createEmptyArgumentsPass());
     pm.addPass(createFlattenGlobalsPass());
     pm.addPass(createLowerCopiesPass());
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

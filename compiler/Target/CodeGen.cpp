@@ -124,19 +124,22 @@ LogicalResult addRunFunction(llvm::Module &m, llvm::Function *impl,
     b.SetInsertPoint(next);
   };
   SmallVector<llvm::Value *> args;
-  auto loadAll = [&](llvm::Value *array, size_t n) {
-    if (n == 0)
+  // A tensor without elements may be passed as NULL (nothing is read or
+  // written through it).
+  auto loadAll = [&](llvm::Value *array, ArrayRef<TensorInfo> tensors) {
+    if (tensors.empty())
       return;
     check(b.CreateIsNull(array));
-    for (size_t i = 0; i < n; ++i) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
       llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr, array, i);
       llvm::Value *p = b.CreateLoad(ptr, slot);
-      check(b.CreateIsNull(p));
+      if (!llvm::is_contained(tensors[i].dims, 0))
+        check(b.CreateIsNull(p));
       args.push_back(p);
     }
   };
-  loadAll(ins, nin);
-  loadAll(outs, nout);
+  loadAll(ins, info.inputs);
+  loadAll(outs, info.outputs);
   if (info.workspaceSize > 0) {
     check(b.CreateIsNull(ws));
     llvm::Type *intptr = m.getDataLayout().getIntPtrType(ctx);

@@ -118,12 +118,6 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
       return func.emitError() << "graph " << what << " '" << t.name
                               << "' has an element type that is not supported yet";
     t.dims.assign(tensor.getShape().begin(), tensor.getShape().end());
-    // LLVM's bare-pointer lowering rejects a zero dim after the first.
-    for (size_t d = 1; d < t.dims.size(); ++d)
-      if (t.dims[d] == 0)
-        return func.emitError() << "graph " << what << " '" << t.name
-                                << "' has a zero dim after the first; such "
-                                   "empty inputs and outputs are not supported yet";
     return success();
   };
   FunctionType type = func.getFunctionType();

@@ -160,7 +160,8 @@ static int64_t dense_bytes(int32_t dtype, int32_t rank, const int64_t *dims) {
 /// \p d; on failure writes the message to \p m and returns the status.
 static int check_tensor(msg *m, const char *kind, int32_t index,
                         const kiln_tensor_desc *d, const kiln_tensor *t) {
-  if (!t->data) {
+  // A tensor without elements may be NULL: nothing is read or written.
+  if (!t->data && d->num_bytes != 0) {
     msg_tensor_prefix(m, kind, index, d);
     msg_str(m, "data is NULL");
     return KILN_STATUS_INVALID_ARGUMENT;

@@ -44,4 +44,15 @@ def FlattenGlobalsPass : Pass<"kiln-flatten-globals", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def EmptyArgumentsPass : Pass<"kiln-empty-arguments", "mlir::ModuleOp"> {
+  let summary = "Pass graph inputs/outputs without elements as memref<0xT>";
+  let description = [{
+    The bare-pointer calling convention refuses memrefs with a zero dim
+    after the first. Such an entry argument becomes `memref<0xT>` (nothing
+    reads it) and its uses get a zero-sized `memref.alloca` of the
+    original type: no element of it can be read or written.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 #endif // KILN_PASSES_CODEGEN_CPU_PASSES_TD

@@ -34,6 +34,9 @@ struct DetPattern : public OpConversionPattern<onnx::DetOp> {
     int64_t batch = xType.getNumElements() / std::max<int64_t>(m * m, 1);
     if (m == 0)
       return unsupported(rewriter, op, "empty matrices are not supported");
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    if (yType.getShape() != xType.getShape().drop_back(2))
+      return unsupported(rewriter, op, "Y must have X's batch dims");
     Type et = xType.getElementType();
     auto matType = RankedTensorType::get({m, m}, et);
     Value all = reshapeTensor(rewriter, loc, adaptor.getX(),
@@ -108,8 +111,7 @@ struct DetPattern : public OpConversionPattern<onnx::DetOp> {
               });
           return {tensor::InsertOp::create(b, l, cols[1], st[0], ValueRange{bi})};
         });
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, batches[0],
-                                         convertedResultType(*typeConverter, op)));
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, batches[0], yType));
     return success();
   }
 };

@@ -389,6 +389,23 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
                                        "hidden size and input size require");
     if (seq == 0 || batch == 0)
       return unsupported(rewriter, op, "empty sequences or batches are not supported");
+    // Every optional operand must have the shape the others imply (they
+    // are read at those positions).
+    auto shaped = [](Value orig, Value conv, ArrayRef<int64_t> shape) {
+      return onnx::isNone(orig) ||
+             cast<RankedTensorType>(conv.getType()).getShape() == shape;
+    };
+    SmallVector<int64_t> stateShape =
+        batchFirst ? SmallVector<int64_t>{batch, dirs, hidden} : SmallVector<int64_t>{dirs, batch, hidden};
+    bool ok = shaped(op.getB(), adaptor.getB(), {dirs, 2 * gates * hidden}) &&
+              shaped(op.getSequenceLens(), adaptor.getSequenceLens(), {batch}) &&
+              shaped(op.getInitialH(), adaptor.getInitialH(), stateShape);
+    if constexpr (kind == Kind::LSTM)
+      ok = ok && shaped(op.getInitialC(), adaptor.getInitialC(), stateShape) &&
+           shaped(op.getP(), adaptor.getP(), {dirs, 3 * hidden});
+    if (!ok)
+      return unsupported(rewriter, op, "B, sequence_lens, initial states or P do not have the "
+                                       "shapes X, W and R imply");
 
     // Activations: f (RNN); f, g (GRU); f, g, h (LSTM), per direction.
     size_t perDir = gates == 1 ? 1 : gates == 3 ? 2 : 3;

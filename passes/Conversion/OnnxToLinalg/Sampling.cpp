@@ -115,6 +115,11 @@ struct GridSamplePattern : public OpConversionPattern<onnx::GridSampleOp> {
       return unsupported(rewriter, op, "empty images are not supported");
 
     RankedTensorType yType = convertedResultType(*typeConverter, op);
+    if (gType.getDimSize(0) != xType.getDimSize(0) ||
+        yType.getShape() != ArrayRef<int64_t>{xType.getDimSize(0), xType.getDimSize(1),
+                                              gType.getDimSize(1), gType.getDimSize(2)})
+      return unsupported(rewriter, op, "grid and Y must be [N, H_out, W_out, 2] and "
+                                       "[N, C, H_out, W_out] for X [N, C, H, W]");
     Value y = generateTensor(rewriter, loc, yType, [&](OpBuilder &b, Location l) -> Value {
       FloatMath m{b, l, et};
       Value n = linalg::IndexOp::create(b, l, 0), ch = linalg::IndexOp::create(b, l, 1);
@@ -209,6 +214,12 @@ struct RoiAlignPattern : public OpConversionPattern<onnx::RoiAlignOp> {
     int64_t ratio = op.getSamplingRatio();
     double scale = op.getSpatialScale().convertToDouble();
     RankedTensorType yType = convertedResultType(*typeConverter, op);
+    int64_t numRois = rType.getDimSize(0);
+    auto bType = cast<RankedTensorType>(batchIdx.getType());
+    if (bType.getShape() != ArrayRef<int64_t>{numRois} ||
+        yType.getShape() != ArrayRef<int64_t>{numRois, xType.getDimSize(1), oh, ow})
+      return unsupported(rewriter, op, "batch_indices and Y must be [R] and "
+                                       "[R, C, output_height, output_width] for rois [R, 4]");
     Value y = generateTensor(rewriter, loc, yType, [&](OpBuilder &b, Location l) -> Value {
       FloatMath m{b, l, et};
       Type i64 = b.getI64Type();

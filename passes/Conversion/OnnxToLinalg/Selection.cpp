@@ -99,6 +99,10 @@ struct TopKPattern : public OpConversionPattern<onnx::TopKOp> {
     RankedTensorType iType = convertedResultType(*typeConverter, op, 1);
     if (vType.getDimSize(axis) > xType.getDimSize(axis))
       return unsupported(rewriter, op, "K is larger than the axis");
+    for (int64_t d = 0; d < rank; ++d)
+      if (d != axis && (vType.getDimSize(d) != xType.getDimSize(d) ||
+                        iType.getShape() != vType.getShape()))
+        return unsupported(rewriter, op, "Values and Indices must match X but along the axis");
     bool largest = op.getLargest() != 0;
     bool isUnsigned = elem.isUnsignedInteger();
     MLIRContext *ctx = rewriter.getContext();
@@ -185,6 +189,11 @@ struct CompressPattern : public OpConversionPattern<onnx::CompressOp> {
     }
     if (cType.getRank() != 1)
       return unsupported(rewriter, op, "condition must be 1-D");
+    if (yType.getRank() != xType.getRank())
+      return unsupported(rewriter, op, "the output must have the input's rank");
+    for (int64_t d = 0; d < xType.getRank(); ++d)
+      if (d != axis && yType.getDimSize(d) != xType.getDimSize(d))
+        return unsupported(rewriter, op, "the output must match the input but along the axis");
     int64_t n = std::min(cType.getDimSize(0), xType.getDimSize(axis));
     int64_t capacity = yType.getDimSize(axis);
     Value init = filledTensor(rewriter, loc, yType,
@@ -505,7 +514,20 @@ struct UniquePattern : public OpConversionPattern<onnx::UniqueOp> {
     }
     z = reshapeTensor(rewriter, loc, z, RankedTensorType::get({n, m}, et));
     RankedTensorType yType = convertedResultType(*typeConverter, op, 0);
+    if (yType.getRank() != (axis ? rank : 1))
+      return unsupported(rewriter, op, "Y must have X's rank (with an axis) or be 1-D");
     int64_t u = axis ? yType.getDimSize(*axis) : yType.getNumElements();
+    if (axis)
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != *axis && yType.getDimSize(d) != xType.getDimSize(d))
+          return unsupported(rewriter, op, "Y must match X in every dim but the axis");
+    for (unsigned i = 1; i < 4; ++i) {
+      Type t = op->getResult(i).getType();
+      int64_t want = i == 2 ? n : u;
+      if (!isa<NoneType>(t) && cast<RankedTensorType>(t).getNumElements() != want)
+        return unsupported(rewriter, op, "indices and counts must have one element per unique "
+                                         "item, inverse_indices one per input item");
+    }
     if (n == 0 || u == 0)
       return unsupported(rewriter, op, "empty inputs are not supported");
     bool sorted = op.getSorted() != 0;

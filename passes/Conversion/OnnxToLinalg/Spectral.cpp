@@ -75,6 +75,11 @@ struct DFTPattern : public OpConversionPattern<onnx::DFTOp> {
     bool inverse = op.getInverse() != 0;
     if (yType.getDimSize(axis) != (op.getOnesided() != 0 ? len / 2 + 1 : len))
       return unsupported(rewriter, op, "the result's length does not match dft_length");
+    for (int64_t d = 0; d < rank - 1; ++d)
+      if (d != axis && yType.getDimSize(d) != xType.getDimSize(d))
+        return unsupported(rewriter, op, "the result must match the input but along the axis");
+    if (yType.getRank() != rank || yType.getShape().back() != 2)
+      return unsupported(rewriter, op, "the result must be [..., 2]");
     if (n > len) { // Only the first L inputs take part.
       SmallVector<int64_t> shape(xType.getShape());
       shape[axis] = len;
@@ -153,7 +158,8 @@ struct STFTPattern : public OpConversionPattern<onnx::STFTOp> {
     if (!hasWindow && onnx::isNone(op.getFrameLength()))
       return unsupported(rewriter, op, "needs a window or a frame_length");
     RankedTensorType yType = convertedResultType(*typeConverter, op);
-    if (yType.getRank() != 4 || yType.getDimSize(3) != 2)
+    if (yType.getRank() != 4 || yType.getDimSize(3) != 2 ||
+        yType.getDimSize(0) != sType.getDimSize(0))
       return unsupported(rewriter, op, "the result must be [batch, frames, bins, 2]");
     int64_t samples = sType.getDimSize(1), comps = sType.getDimSize(2);
     if (samples == 0)

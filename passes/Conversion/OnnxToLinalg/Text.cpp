@@ -81,6 +81,8 @@ struct TfIdfVectorizerPattern : public OpConversionPattern<onnx::TfIdfVectorizer
       return unsupported(rewriter, op, "X must be [C] or [B, C]");
     xType = cast<RankedTensorType>(x.getType());
     int64_t rows = xType.getDimSize(0), len = xType.getDimSize(1);
+    if (yType.getNumElements() != rows * columns)
+      return unsupported(rewriter, op, "Y must be [B, C] for X [B, N] (or [C] for X [N])");
     if (len == 0)
       return unsupported(rewriter, op, "empty rows are not supported");
 

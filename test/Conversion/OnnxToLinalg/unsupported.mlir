@@ -147,3 +147,30 @@ module attributes {onnx.opset = 15 : i64} {
     return %0 : tensor<4xf32>
   }
 }
+
+// -----
+
+// Operands are read at positions other operands imply: inconsistent
+// shapes are refused before any read could go out of bounds.
+func.func @gridsample_batch_mismatch(%x: tensor<2x1x4x4xf32>, %g: tensor<1x3x3x2xf32>) -> tensor<2x1x3x3xf32> {
+  // expected-error @+1 {{GridSample: not supported by the CPU backend: grid and Y must be [N, H_out, W_out, 2] and [N, C, H_out, W_out] for X [N, C, H, W]}}
+  %0 = "onnx.GridSample"(%x, %g) <{align_corners = 0 : i64, mode = "bilinear", padding_mode = "zeros"}> : (tensor<2x1x4x4xf32>, tensor<1x3x3x2xf32>) -> tensor<2x1x3x3xf32>
+  return %0 : tensor<2x1x3x3xf32>
+}
+
+// -----
+
+func.func @roialign_rois_mismatch(%x: tensor<1x1x8x8xf32>, %r: tensor<3x4xf32>, %b: tensor<2xi64>) -> tensor<3x1x2x2xf32> {
+  // expected-error @+1 {{RoiAlign: not supported by the CPU backend: batch_indices and Y must be [R] and [R, C, output_height, output_width] for rois [R, 4]}}
+  %0 = "onnx.RoiAlign"(%x, %r, %b) <{coordinate_transformation_mode = "half_pixel", mode = "avg", output_height = 2 : i64, output_width = 2 : i64, sampling_ratio = 0 : i64, spatial_scale = 1.000000e+00 : f32}> : (tensor<1x1x8x8xf32>, tensor<3x4xf32>, tensor<2xi64>) -> tensor<3x1x2x2xf32>
+  return %0 : tensor<3x1x2x2xf32>
+}
+
+// -----
+
+func.func @rnn_bias_shape(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<1x4x4xf32>, %bias: tensor<1x4xf32>) -> tensor<1x2x4xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{RNN: not supported by the CPU backend: B, sequence_lens, initial states or P do not have the shapes X, W and R imply}}
+  %y, %yh = "onnx.RNN"(%x, %w, %r, %bias, %none, %none) <{direction = "forward", hidden_size = 4 : i64, layout = 0 : i64}> : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, none, none) -> (none, tensor<1x2x4xf32>)
+  return %yh : tensor<1x2x4xf32>
+}
