@@ -22,9 +22,15 @@
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+
+#include <sys/resource.h>
 
 using namespace mlir;
 
@@ -93,6 +99,67 @@ bool writeFile(llvm::StringRef path, llvm::StringRef bytes, std::string &error) 
   return true;
 }
 
+/// What `kiln compile` says while it works: on a terminal one updating
+/// line naming the phase, then the total time; with --timing each phase's
+/// wall time and the peak memory; nothing with --quiet or off a terminal.
+class Progress {
+public:
+  Progress(std::string model, bool show, bool timing)
+      : model(std::move(model)), show(show), timing(timing), start(Clock::now()) {}
+
+  void phase(llvm::StringRef name) {
+    finishPhase();
+    current = name.str();
+    phaseStart = Clock::now();
+    if (show) {
+      llvm::errs() << "\r\033[Kkiln: " << model << ": " << name << "...";
+      llvm::errs().flush();
+      shown = true;
+    }
+  }
+  /// Erases the progress line (before an error is printed).
+  void clear() {
+    if (shown)
+      llvm::errs() << "\r\033[K";
+    shown = false;
+  }
+  void done(llvm::StringRef output) {
+    finishPhase();
+    clear();
+    double total = seconds(start);
+    if (show)
+      llvm::errs() << "kiln: compiled " << model << " to " << output << " in "
+                   << llvm::format("%.2f", total) << " s\n";
+    if (!timing)
+      return;
+    llvm::errs() << "kiln: timing of " << model << " (wall seconds)\n";
+    for (auto &[name, s] : phases)
+      llvm::errs() << "  " << llvm::left_justify(name, 12) << llvm::format("%8.3f", s) << "\n";
+    llvm::errs() << "  " << llvm::left_justify("total", 12) << llvm::format("%8.3f", total) << "\n";
+    struct rusage usage;
+    if (getrusage(RUSAGE_SELF, &usage) == 0)
+      llvm::errs() << "  peak memory " << llvm::format("%8.1f", usage.ru_maxrss / 1024.0)
+                   << " MiB\n";
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  static double seconds(Clock::time_point since) {
+    return std::chrono::duration<double>(Clock::now() - since).count();
+  }
+  void finishPhase() {
+    if (!current.empty())
+      phases.push_back({current, seconds(phaseStart)});
+    current.clear();
+  }
+
+  std::string model;
+  bool show, timing, shown = false;
+  Clock::time_point start, phaseStart;
+  std::string current;
+  std::vector<std::pair<std::string, double>> phases;
+};
+
 } // namespace
 
 int compileModel(const CompileRequest &request) {
@@ -154,28 +221,40 @@ int compileModel(const CompileRequest &request) {
   if (binary && output == "-")
     return fail("a binary output needs a file name (-o FILE)");
 
+  bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
+  Progress progress(request.input, terminal && !request.quiet,
+                    request.timing && !request.quiet);
+  auto failNow = [&](const llvm::Twine &message) {
+    progress.clear();
+    return fail(message);
+  };
+
   DialectRegistry registry;
   registerKilnDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
   // Errors are one line each; the op is already named by its node.
   context.printOpOnDiagnostic(false);
-  ScopedDiagnosticHandler handler(&context, printDiagnostic);
+  ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    progress.clear();
+    return printDiagnostic(diag);
+  });
+  progress.phase("import");
   OwningOpRef<ModuleOp> module = importOnnxModel(context, request.input, options);
   if (!module)
     return 1;
 
-  PassManager pm(&context);
-  addPipelineUpTo(pm, std::min(last, Phase::Onnx));
-  if (failed(pm.run(*module)))
-    return 1;
-  if (last > Phase::Onnx) {
-    if (failed(readModelInfo(*module, info)))
+  for (Phase p : {Phase::Onnx, Phase::Lower, Phase::Bufferize, Phase::LLVM}) {
+    if (p > last)
+      break;
+    if (p == Phase::Lower && failed(readModelInfo(*module, info)))
       return 1;
-    PassManager rest(&context);
-    for (Phase p : {Phase::Lower, Phase::Bufferize, Phase::LLVM})
-      if (p <= last)
-        addPhasePasses(rest, p);
-    if (failed(rest.run(*module)))
+    progress.phase(p == Phase::Onnx        ? "onnx"
+                   : p == Phase::Lower     ? "linalg"
+                   : p == Phase::Bufferize ? "bufferize"
+                                           : "llvm");
+    PassManager pm(&context);
+    addPhasePasses(pm, p);
+    if (failed(pm.run(*module)))
       return 1;
   }
 
@@ -185,7 +264,10 @@ int compileModel(const CompileRequest &request) {
     llvm::raw_string_ostream os(text);
     module->print(os);
     os << "\n";
-    return writeFile(output, text, error) ? 0 : fail(error);
+    if (!writeFile(output, text, error))
+      return failNow(error);
+    progress.done(output == "-" ? "stdout" : output);
+    return 0;
   }
   readWorkspace(*module, info);
   TargetOptions target;
@@ -197,24 +279,27 @@ int compileModel(const CompileRequest &request) {
                             ? *kind
                             : OutputKind::Object;
   Bytes code;
+  progress.phase("codegen");
   if (failed(emitCode(*module, info, target, codeKind, code, error)))
-    return fail(request.input + ": " + error);
+    return failNow(request.input + ": " + error);
   llvm::StringRef bytes(code.data(), code.size());
   switch (*kind) {
   case OutputKind::LLVMIR:
   case OutputKind::Assembly:
   case OutputKind::Object:
     if (!writeFile(output, bytes, error))
-      return fail(error);
+      return failNow(error);
     break;
   case OutputKind::SharedLibrary:
+    progress.phase("link");
     if (!makeParent(output, error) || failed(linkSharedLibrary(bytes, output, error)))
-      return fail(error);
+      return failNow(error);
     break;
   case OutputKind::StaticLibrary: {
+    progress.phase("archive");
     std::string runtime = isHostTriple(request.target) ? runtimeArchive() : "";
     if (!makeParent(output, error) || failed(writeStaticLibrary(bytes, info.name + ".o", runtime, output, error)))
-      return fail(error);
+      return failNow(error);
     break;
   }
   case OutputKind::MLIR:
@@ -228,8 +313,9 @@ int compileModel(const CompileRequest &request) {
       header = path.str().str();
     }
     if (!writeFile(header, generateHeader(info), error))
-      return fail(error);
+      return failNow(error);
   }
+  progress.done(output);
   return 0;
 }
 

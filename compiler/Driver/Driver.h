@@ -25,6 +25,8 @@ struct CompileRequest {
   std::string header; ///< "" = NAME.h beside the output.
   bool onnxShapeInference = true;
   bool eraseInferredShapes = false;
+  bool timing = false; ///< Per-phase wall time and peak memory on stderr.
+  bool quiet = false;  ///< Errors only (no progress line, no timing).
 };
 
 /// `kiln compile`: 0 on success, 1 on any error (already printed).

@@ -136,6 +136,7 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
     if (std::error_code ec = llvm::sys::fs::createUniqueDirectory("kiln-run", m.temp.path))
       return error("cannot create a temporary folder: " + ec.message());
     CompileRequest compile = req.compile;
+    compile.quiet = true; // kiln run's output is the comparison.
     compile.input = req.model;
     llvm::SmallString<256> out(m.temp.path);
     llvm::sys::path::append(out, "libmodel.so");

@@ -54,6 +54,13 @@ cl::list<std::string> inputShapes(
 cl::opt<std::string> targetTriple(
     "target", cl::desc("Target triple (default: the host)"),
     cl::value_desc("triple"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
+cl::opt<bool> timing("timing", cl::desc("Print each phase's wall time and the compiler's peak "
+                                         "memory"),
+                     cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<bool> quiet("quiet", cl::desc("Print errors only (no progress line)"), cl::init(false),
+                    cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::alias quietShort("q", cl::desc("Alias for --quiet"), cl::aliasopt(quiet),
+                     cl::cat(kilnCategory));
 cl::opt<std::string> targetCpu(
     "mcpu", cl::desc("Target CPU (default: the host CPU for host builds, "
                      "'generic' otherwise; 'native' = the host's)"),
@@ -145,13 +152,25 @@ int main(int argc, char **argv) {
   for (cl::SubCommand *sub : {&compileCmd, &runCmd, &benchCmd, &checkCmd})
     cl::HideUnrelatedOptions(kilnCategory, *sub);
 
+  // `kiln help [SUBCOMMAND]` is `kiln [SUBCOMMAND] --help`.
+  std::vector<const char *> args(argv, argv + argc);
+  if (args.size() >= 2 && llvm::StringRef(args[1]) == "help") {
+    if (args.size() > 3) {
+      llvm::errs() << "kiln: error: 'kiln help' takes at most one subcommand\n";
+      return 1;
+    }
+    args.erase(args.begin() + 1);
+    args.push_back("--help");
+  }
+  argc = static_cast<int>(args.size());
   if (!cl::ParseCommandLineOptions(
-          argc, argv,
+          argc, args.data(),
           "kiln: an ahead-of-time compiler for ONNX models\n\n"
           "  kiln compile model.onnx -o libmodel.so   (also .o, .a, .ll, .s, .mlir)\n"
           "  kiln run libmodel.so --input x.pb --expect y.pb\n"
           "  kiln bench libmodel.so --iterations 100\n"
-          "  kiln check model.onnx [--json]\n",
+          "  kiln check model.onnx [--json]\n"
+          "  kiln help [compile|run|bench|check]\n",
           &llvm::errs()))
     return runCmd || benchCmd || checkCmd ? 2 : 1;
   if (compileCmd) {
@@ -169,6 +188,8 @@ int main(int argc, char **argv) {
     r.header = headerPath;
     r.onnxShapeInference = !noOnnxInference;
     r.eraseInferredShapes = eraseInferredShapes;
+    r.timing = timing;
+    r.quiet = quiet;
     return kiln::compileModel(r);
   }
   if (runCmd)
