@@ -1,17 +1,20 @@
-// Runs the two kiln-compiled digits libraries (one static, one shared) on
-// the digits test set, checks that they agree exactly and that their
-// accuracy is the expected one.
+// Runs the kiln-compiled libraries: the digits network (static, and shared
+// under another name) on the digits test set, checking that both agree
+// exactly and reach the expected accuracy; and the affine model (shared)
+// on one input, checking its output against numpy's.
 //
-//   usage: consumer TEST_SET.bin EXPECTED_CORRECT
+//   usage: consumer TEST_SET.bin EXPECTED_CORRECT AFFINE_CASE.bin
 //
 // TEST_SET.bin: uint32 magic 'KDG1', uint32 count N, N*64 float32 pixels,
 // N uint8 labels (examples/digits/train.py writes it).
+#include "affine.h"
 #include "digits_shared.h"
 #include "digits_static.h"
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -21,9 +24,25 @@ static_assert(digits_static_OUTPUT_0_NUM_ELEMENTS == 10, "ten logits");
 static_assert(digits_shared_INPUT_0_NUM_ELEMENTS == 64, "an 8x8 image");
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    std::fprintf(stderr, "usage: consumer TEST_SET.bin EXPECTED_CORRECT\n");
+  if (argc != 4) {
+    std::fprintf(stderr, "usage: consumer TEST_SET.bin EXPECTED_CORRECT AFFINE_CASE.bin\n");
     return 2;
+  }
+  // The affine model: y = relu(x W + b) against numpy's result.
+  {
+    std::ifstream c(argv[3], std::ios::binary);
+    float x[4], want[3], got[3];
+    if (!c.read(reinterpret_cast<char *>(x), sizeof x) ||
+        !c.read(reinterpret_cast<char *>(want), sizeof want))
+      return std::fprintf(stderr, "consumer: cannot read %s\n", argv[3]), 2;
+    std::vector<unsigned char> ws(affine_WORKSPACE_SIZE + 64);
+    void *w = reinterpret_cast<void *>((reinterpret_cast<uintptr_t>(ws.data()) + 63) & ~uintptr_t(63));
+    if (affine_run_typed(x, got, w) != 0)
+      return std::fprintf(stderr, "consumer: the affine model failed\n"), 2;
+    for (int k = 0; k < 3; ++k)
+      if (std::fabs(got[k] - want[k]) > 1e-5f)
+        return std::fprintf(stderr, "consumer: affine y[%d] = %g, expected %g\n", k, got[k], want[k]), 1;
+    std::printf("affine: y = [%g, %g, %g] as expected\n", got[0], got[1], got[2]);
   }
   std::ifstream in(argv[1], std::ios::binary);
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),

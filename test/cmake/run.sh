@@ -22,11 +22,12 @@ done
 run "$WORK/prefix/bin/kiln" --version > /dev/null
 
 cp "$SRC/examples/digits/digits.onnx" "$WORK/digits.onnx"
+run /usr/bin/python3 "$SRC/test/cmake/make_affine.py" "$WORK"
 run cmake -G Ninja -S "$SRC/test/cmake" -B "$WORK/build" -DCMAKE_PREFIX_PATH="$WORK/prefix" \
-  -DDIGITS="$WORK/digits.onnx"
+  -DDIGITS="$WORK/digits.onnx" -DAFFINE="$WORK/affine.onnx"
 run cmake --build "$WORK/build"
 expected=$(sed -n 's/^correct=\([0-9]*\) .*/\1/p' "$SRC/examples/digits/expected.txt")
-run "$WORK/build/consumer" "$SRC/examples/digits/test_set.bin" "$expected"
+run "$WORK/build/consumer" "$SRC/examples/digits/test_set.bin" "$expected" "$WORK/affine_case.bin"
 
 # Nothing changed: nothing to do. The model changed: kiln runs again.
 if [[ -n $(ninja -C "$WORK/build" -n | grep "kiln: compiling" || true) ]]; then
