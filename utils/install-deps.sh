@@ -20,7 +20,7 @@ PACKAGES=(
   libonnx-testdata python3 python3-onnx python3-numpy
   python3-torch python3-torchvision python3-sklearn
   # Cross targets and their tests.
-  gcc-aarch64-linux-gnu qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi
+  gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user gcc-arm-none-eabi libnewlib-arm-none-eabi
   qemu-system-arm
 )
 
