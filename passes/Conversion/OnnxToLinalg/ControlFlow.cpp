@@ -132,29 +132,6 @@ LogicalResult lowerIf(onnx::IfOp op) {
   return success();
 }
 
-/// Static [offsets, sizes, strides] selecting index `at` of dim `axis`.
-void sliceAt(OpBuilder &b, RankedTensorType full, int64_t axis, OpFoldResult at,
-             SmallVectorImpl<OpFoldResult> &offsets, SmallVectorImpl<OpFoldResult> &sizes,
-             SmallVectorImpl<OpFoldResult> &strides) {
-  for (int64_t d = 0; d < full.getRank(); ++d) {
-    offsets.push_back(d == axis ? at : b.getIndexAttr(0));
-    sizes.push_back(b.getIndexAttr(d == axis ? 1 : full.getDimSize(d)));
-    strides.push_back(b.getIndexAttr(1));
-  }
-}
-
-Value extractAt(OpBuilder &b, Location l, Value full, int64_t axis, Value at, Type elemType) {
-  SmallVector<OpFoldResult> o, s, st;
-  sliceAt(b, cast<RankedTensorType>(full.getType()), axis, at, o, s, st);
-  return tensor::ExtractSliceOp::create(b, l, cast<RankedTensorType>(elemType), full, o, s, st);
-}
-
-Value insertAt(OpBuilder &b, Location l, Value part, Value full, int64_t axis, Value at) {
-  SmallVector<OpFoldResult> o, s, st;
-  sliceAt(b, cast<RankedTensorType>(full.getType()), axis, at, o, s, st);
-  return tensor::InsertSliceOp::create(b, l, part, full, o, s, st);
-}
-
 /// A zero-filled tensor of a scan output's (onnx) type, as an onnx.Constant
 /// for the conversion to lower with everything else.
 Value zeros(OpBuilder &b, Location l, Type type) {
@@ -252,14 +229,15 @@ LogicalResult lowerScan(onnx::ScanOp op) {
   Value rev = arith::SubIOp::create(b, l, last, t);
   SmallVector<Value> args(forOp.getRegionIterArgs().take_front(n));
   for (int64_t i = 0; i < m; ++i)
-    args.push_back(extractAt(b, l, operands[n + i], inAxes[i], inDirs[i] ? rev : t,
-                             body.getArgument(n + i).getType()));
+    args.push_back(castTo(b, l,
+                          extractSliceAt(b, l, operands[n + i], inAxes[i], inDirs[i] ? rev : t),
+                          body.getArgument(n + i).getType()));
   SmallVector<Value> outs = inlineBody(b, op.getBody(), dest, args);
   b.setInsertionPointToEnd(dest);
   SmallVector<Value> yields(n);
   for (int64_t i = 0; i < k; ++i)
-    yields.push_back(insertAt(b, l, outs[n + i], forOp.getRegionIterArgs()[n + i], outAxes[i],
-                              outDirs[i] ? rev : t));
+    yields.push_back(insertSliceAt(b, l, outs[n + i], forOp.getRegionIterArgs()[n + i],
+                                   outAxes[i], outDirs[i] ? rev : t));
   // New states are copied into the carried ones (after every read of
   // them): scf.for's results must share its iteration arguments' buffers.
   for (int64_t i = 0; i < n; ++i)
@@ -360,11 +338,7 @@ LogicalResult lowerLoop(onnx::LoopOp op) {
     SmallVector<int64_t> one(full.getShape());
     one[0] = 1;
     Value part = reshapeTensor(b, l, outs[1 + n + i], full.clone(one));
-    SmallVector<OpFoldResult> o(full.getRank(), b.getIndexAttr(0)), s, st(full.getRank(), b.getIndexAttr(1));
-    o[0] = t;
-    for (int64_t d : one)
-      s.push_back(b.getIndexAttr(d));
-    yields.push_back(tensor::InsertSliceOp::create(b, l, part, iters[1 + n + i], o, s, st));
+    yields.push_back(insertSliceAt(b, l, part, iters[1 + n + i], 0, t));
   }
   // Copied into the carried values (after every read of them), so that
   // the loop's results share its iteration arguments' buffers.

@@ -400,3 +400,33 @@ std::string kiln::lowering::opLabel(Operation *op) {
       label += " (opset " + std::to_string(opset.getInt()) + ")";
   return label;
 }
+
+namespace {
+/// Offsets, sizes and strides selecting index `at` of dim `axis` of `type`.
+void sliceAtIndex(OpBuilder &b, RankedTensorType type, int64_t axis, OpFoldResult at,
+                  SmallVectorImpl<OpFoldResult> &offsets, SmallVectorImpl<OpFoldResult> &sizes,
+                  SmallVectorImpl<OpFoldResult> &strides) {
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    offsets.push_back(d == axis ? at : b.getIndexAttr(0));
+    sizes.push_back(b.getIndexAttr(d == axis ? 1 : type.getDimSize(d)));
+    strides.push_back(b.getIndexAttr(1));
+  }
+}
+} // namespace
+
+Value kiln::lowering::extractSliceAt(OpBuilder &b, Location loc, Value v, int64_t axis,
+                                     OpFoldResult at) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + axis);
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  sliceAtIndex(b, type, axis, at, offsets, sizes, strides);
+  return tensor::ExtractSliceOp::create(b, loc, type.clone(shape), v, offsets, sizes, strides);
+}
+
+Value kiln::lowering::insertSliceAt(OpBuilder &b, Location loc, Value part, Value dest,
+                                    int64_t axis, OpFoldResult at) {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  sliceAtIndex(b, cast<RankedTensorType>(dest.getType()), axis, at, offsets, sizes, strides);
+  return tensor::InsertSliceOp::create(b, loc, part, dest, offsets, sizes, strides);
+}

@@ -183,6 +183,15 @@ mlir::Value copyThroughMap(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s
 mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          int64_t dim);
 
+/// The slice of `v` at index `at` of dim `axis`, that dim dropped.
+mlir::Value extractSliceAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                           int64_t axis, mlir::OpFoldResult at);
+
+/// `dest` with `part` written at index `at` of dim `axis`; `part` has
+/// dest's shape without that dim (or with it as 1).
+mlir::Value insertSliceAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value part,
+                          mlir::Value dest, int64_t axis, mlir::OpFoldResult at);
+
 /// Reshapes `v` to `type` (same element count) with collapse/expand_shape.
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value v, mlir::RankedTensorType type);

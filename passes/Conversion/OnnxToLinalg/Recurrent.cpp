@@ -104,33 +104,6 @@ Value apply(OpBuilder &b, Location l, const Activation &a, Value x) {
   return math::Log1pOp::create(b, l, math::ExpOp::create(b, l, x));
 }
 
-/// A [rows, cols] slice of a 3-D tensor at index `d` of its first dim.
-Value sliceFirst(OpBuilder &b, Location loc, Value v, OpFoldResult d) {
-  auto type = cast<RankedTensorType>(v.getType());
-  auto resultType = RankedTensorType::get(type.getShape().drop_front(), type.getElementType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  offsets[0] = d;
-  SmallVector<OpFoldResult> sizes{b.getIndexAttr(1)};
-  for (int64_t s : resultType.getShape())
-    sizes.push_back(b.getIndexAttr(s));
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  return tensor::ExtractSliceOp::create(b, loc, resultType, v, offsets, sizes, strides);
-}
-
-/// Inserts `src` (rank r) into `dest` (rank r + 1) at index `d` of dest's
-/// dim `dim`.
-Value insertAt(OpBuilder &b, Location loc, Value src, Value dest, int64_t dim,
-               OpFoldResult d) {
-  auto type = cast<RankedTensorType>(dest.getType());
-  SmallVector<OpFoldResult> offsets(type.getRank(), b.getIndexAttr(0));
-  offsets[dim] = d;
-  SmallVector<OpFoldResult> sizes;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    sizes.push_back(b.getIndexAttr(i == dim ? 1 : type.getDimSize(i)));
-  SmallVector<OpFoldResult> strides(type.getRank(), b.getIndexAttr(1));
-  return tensor::InsertSliceOp::create(b, loc, src, dest, offsets, sizes, strides);
-}
-
 /// a [m, k] x bt[n, k]^T -> [m, n].
 Value matmulTransB(OpBuilder &b, Location loc, Value a, Value bt) {
   auto aType = cast<RankedTensorType>(a.getType());
@@ -479,18 +452,18 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
       s.hidden = hidden;
       s.clip = clip;
       s.acts = ArrayRef(acts).slice(d * perDir, perDir);
-      s.r = sliceFirst(rewriter, loc, adaptor.getR(), dIdx);
+      s.r = extractSliceAt(rewriter, loc, adaptor.getR(), 0, dIdx);
       s.linearBeforeReset = lbr;
       // Input projection of every step, plus Wb + Rb (GRU with
       // linear_before_reset keeps Rb of the h gate for inside the reset).
-      Value xw = matmulTransB(rewriter, loc, x2d, sliceFirst(rewriter, loc, adaptor.getW(), dIdx));
+      Value xw = matmulTransB(rewriter, loc, x2d, extractSliceAt(rewriter, loc, adaptor.getW(), 0, dIdx));
       if (!onnx::isNone(op.getB())) {
-        Value bd = sliceFirst(rewriter, loc,
-                              reshapeTensor(rewriter, loc, adaptor.getB(),
-                                            RankedTensorType::get({dirs, 2, gates * hidden}, et)),
-                              dIdx);
-        Value wb = sliceFirst(rewriter, loc, bd, rewriter.getIndexAttr(0));
-        Value rb = sliceFirst(rewriter, loc, bd, rewriter.getIndexAttr(1));
+        Value bd = extractSliceAt(rewriter, loc,
+                                  reshapeTensor(rewriter, loc, adaptor.getB(),
+                                                RankedTensorType::get({dirs, 2, gates * hidden}, et)),
+                                  0, dIdx);
+        Value wb = extractSliceAt(rewriter, loc, bd, 0, rewriter.getIndexAttr(0));
+        Value rb = extractSliceAt(rewriter, loc, bd, 0, rewriter.getIndexAttr(1));
         int64_t hStart = (gates - 1) * hidden;
         Value bias = generateTensor(rewriter, loc, gatesType, [&](OpBuilder &b, Location l) -> Value {
           Value j = linalg::IndexOp::create(b, l, 0);
@@ -517,13 +490,13 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
       }
       xw = reshapeTensor(rewriter, loc, xw, RankedTensorType::get({seq, batch, gates * hidden}, et));
       if (peepAll)
-        s.peep = sliceFirst(rewriter, loc, peepAll, dIdx);
+        s.peep = extractSliceAt(rewriter, loc, peepAll, 0, dIdx);
 
-      Value h0 = h0All ? sliceFirst(rewriter, loc, h0All, dIdx)
+      Value h0 = h0All ? extractSliceAt(rewriter, loc, h0All, 0, dIdx)
                        : filledTensor(rewriter, loc, stateType, zero);
       SmallVector<Value> iters{h0};
       if (kind == Kind::LSTM)
-        iters.push_back(c0All ? sliceFirst(rewriter, loc, c0All, dIdx)
+        iters.push_back(c0All ? extractSliceAt(rewriter, loc, c0All, 0, dIdx)
                               : filledTensor(rewriter, loc, stateType, zero));
       iters.push_back(filledTensor(rewriter, loc,
                                    RankedTensorType::get({seq, batch, hidden}, et), zero));
@@ -536,7 +509,7 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
             Value tt = t;
             if (reverse)
               tt = arith::SubIOp::create(b, l, arith::ConstantIndexOp::create(b, l, seq - 1), t);
-            Value xt = sliceFirst(b, l, xw, tt);
+            Value xt = extractSliceAt(b, l, xw, 0, tt);
             Value h = state[0];
             Value c = kind == Kind::LSTM ? state[1] : Value();
             Value ySeq = state.back();
@@ -571,7 +544,7 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
             // requires it).
             for (size_t i = 0; i < next.size(); ++i)
               next[i] = linalg::CopyOp::create(b, l, next[i], state[i]).getResult(0);
-            next.push_back(insertAt(b, l, yt, ySeq, 0, tt));
+            next.push_back(insertSliceAt(b, l, yt, ySeq, 0, tt));
             scf::YieldOp::create(b, l, next);
           });
       hs.push_back(loop.getResult(0));
@@ -584,7 +557,7 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
     auto stack = [&](ArrayRef<Value> parts, ArrayRef<int64_t> shape, int64_t dim) {
       Value all = emptyTensor(rewriter, loc, RankedTensorType::get(shape, et));
       for (int64_t d = 0; d < dirs; ++d)
-        all = insertAt(rewriter, loc, parts[d], all, dim, rewriter.getIndexAttr(d));
+        all = insertSliceAt(rewriter, loc, parts[d], all, dim, rewriter.getIndexAttr(d));
       return all;
     };
     SmallVector<Value> results;

@@ -148,25 +148,6 @@ struct TopKPattern : public OpConversionPattern<onnx::TopKOp> {
   }
 };
 
-/// `dest` with the slice of `src` at index `from` of dim `axis` written at
-/// index `to` of that dim.
-Value copySliceAlong(OpBuilder &b, Location l, Value src, Value dest, int64_t axis,
-                     Value from, Value to) {
-  auto sType = cast<RankedTensorType>(src.getType());
-  int64_t rank = sType.getRank();
-  SmallVector<int64_t> shape(sType.getShape());
-  shape[axis] = 1;
-  auto sliceType = sType.clone(shape);
-  SmallVector<OpFoldResult> offsets(rank, b.getIndexAttr(0)), sizes,
-      strides(rank, b.getIndexAttr(1));
-  for (int64_t s : shape)
-    sizes.push_back(b.getIndexAttr(s));
-  offsets[axis] = from;
-  Value slice = tensor::ExtractSliceOp::create(b, l, sliceType, src, offsets, sizes, strides);
-  offsets[axis] = to;
-  return tensor::InsertSliceOp::create(b, l, slice, dest, offsets, sizes, strides);
-}
-
 struct CompressPattern : public OpConversionPattern<onnx::CompressOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -211,7 +192,7 @@ struct CompressPattern : public OpConversionPattern<onnx::CompressOp> {
           auto branch = scf::IfOp::create(
               b, l, write,
               [&](OpBuilder &tb, Location tl) {
-                scf::YieldOp::create(tb, tl, copySliceAlong(tb, tl, x, y, axis, i, count));
+                scf::YieldOp::create(tb, tl, insertSliceAt(tb, tl, extractSliceAt(tb, tl, x, axis, i), y, axis, count));
               },
               [&](OpBuilder &eb, Location el) { scf::YieldOp::create(eb, el, y); });
           Value next = arith::AddIOp::create(

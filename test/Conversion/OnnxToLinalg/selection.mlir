@@ -145,8 +145,8 @@ func.func @topk_unsigned(%x: tensor<6xui8>) -> (tensor<2xui8>, tensor<2xi64>) {
 // CHECK-NEXT: %[[ROOM:.*]] = arith.cmpi ult, %[[CNT]], %[[CAP]] : index
 // CHECK-NEXT: %[[W:.*]] = arith.andi %[[KEEP]], %[[ROOM]] : i1
 // CHECK-NEXT: %[[IF:.*]] = scf.if %[[W]] -> (tensor<2x2xf32>) {
-// CHECK-NEXT: %[[SL:.*]] = tensor.extract_slice %[[X]][0, %[[I]]] [2, 1] [1, 1] : tensor<2x4xf32> to tensor<2x1xf32>
-// CHECK-NEXT: %[[INS:.*]] = tensor.insert_slice %[[SL]] into %[[Y]][0, %[[CNT]]] [2, 1] [1, 1] : tensor<2x1xf32> into tensor<2x2xf32>
+// CHECK-NEXT: %[[SL:.*]] = tensor.extract_slice %[[X]][0, %[[I]]] [2, 1] [1, 1] : tensor<2x4xf32> to tensor<2xf32>
+// CHECK-NEXT: %[[INS:.*]] = tensor.insert_slice %[[SL]] into %[[Y]][0, %[[CNT]]] [2, 1] [1, 1] : tensor<2xf32> into tensor<2x2xf32>
 // CHECK-NEXT: scf.yield %[[INS]] : tensor<2x2xf32>
 // CHECK-NEXT: } else {
 // CHECK-NEXT: scf.yield %[[Y]] : tensor<2x2xf32>
@@ -179,8 +179,8 @@ func.func @compress_axis(%x: tensor<2x4xf32>, %c: tensor<4xi1>) -> tensor<2x2xf3
 // CHECK-NEXT: %[[ROOM:.*]] = arith.cmpi ult, %[[CNT]], %[[CAP]] : index
 // CHECK-NEXT: %[[W:.*]] = arith.andi %[[KEEP]], %[[ROOM]] : i1
 // CHECK-NEXT: scf.if %[[W]] -> (tensor<3xi32>) {
-// CHECK-NEXT: %[[SL:.*]] = tensor.extract_slice %[[FLAT]][%[[I]]] [1] [1] : tensor<6xi32> to tensor<1xi32>
-// CHECK-NEXT: tensor.insert_slice %[[SL]] into %[[Y]][%[[CNT]]] [1] [1] : tensor<1xi32> into tensor<3xi32>
+// CHECK-NEXT: %[[SL:.*]] = tensor.extract_slice %[[FLAT]][%[[I]]] [1] [1] : tensor<6xi32> to tensor<i32>
+// CHECK-NEXT: tensor.insert_slice %[[SL]] into %[[Y]][%[[CNT]]] [1] [1] : tensor<i32> into tensor<3xi32>
 // CHECK: return %[[LOOP]]#1 : tensor<3xi32>
 func.func @compress_flat(%x: tensor<2x3xi32>, %c: tensor<5xi1>) -> tensor<3xi32> {
   %0 = "onnx.Compress"(%x, %c) : (tensor<2x3xi32>, tensor<5xi1>) -> tensor<3xi32>
