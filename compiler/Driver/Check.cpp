@@ -19,6 +19,7 @@
 #include "compiler/Driver/Driver.h"
 #include "compiler/Importer/Importer.h"
 #include "compiler/Pipeline/Pipeline.h"
+#include "compiler/Target/Target.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "passes/Conversion/OnnxToLinalg/Passes.h"
 
@@ -88,8 +89,10 @@ bool isChecked(Operation *op) {
   return !isa<onnx::NoValueOp, onnx::YieldOp>(op) && !op->hasTrait<OpTrait::ConstantLike>();
 }
 
-/// Lowers `op` alone; the first error's reason, or "" when it lowers.
-std::string probe(Operation *op, ModuleOp parent, MLIRContext &context) {
+/// Lowers `op` alone; the first error's reason, or "" when it lowers and
+/// the target can run what it lowered to.
+std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
+                  const TargetDescription &target) {
   Location loc = op->getLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   for (NamedAttribute a : parent->getAttrs())
@@ -129,7 +132,14 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context) {
   PassManager pm(&context);
   pm.addPass(createConvertOnnxToLinalgPass());
   FirstError first{"", loc};
-  if (succeeded(captureFirstError(context, first, [&] { return pm.run(*module); })))
+  llvm::DenseMap<Location, std::string> labels;
+  collectOpLabels(*module, labels);
+  auto lower = [&]() -> LogicalResult {
+    if (failed(pm.run(*module)))
+      return failure();
+    return checkTargetSupport(*module, target, [&](Location l) { return labels.lookup(l); });
+  };
+  if (succeeded(captureFirstError(context, first, lower)))
     return "";
   return first.seen ? first.message : "not supported by the CPU backend";
 }
@@ -155,6 +165,15 @@ std::string humanBytes(int64_t bytes) {
 } // namespace
 
 int checkModel(const CheckRequest &request) {
+  TargetOptions targetOptions;
+  targetOptions.triple = request.target;
+  targetOptions.cpu = request.cpu;
+  targetOptions.features = request.features;
+  TargetDescription targetDesc;
+  if (std::string error; failed(describeTarget(targetOptions, targetDesc, error))) {
+    llvm::errs() << "kiln: error: " << error << "\n";
+    return 2;
+  }
   DialectRegistry registry;
   registerKilnDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);
@@ -247,7 +266,7 @@ int checkModel(const CheckRequest &request) {
     for (Operation *op : ops) {
       StringRef name = op->getName().getStringRef().drop_front(5);
       if (op->getNumRegions() == 0) {
-        std::string why = probe(op, *module, context);
+        std::string why = probe(op, *module, context, targetDesc);
         if (!why.empty())
           record(op->getLoc(), name, why);
         continue;
@@ -257,7 +276,14 @@ int checkModel(const CheckRequest &request) {
         OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
         PassManager pm(&context);
         pm.addPass(createConvertOnnxToLinalgPass());
-        (void)captureFirstError(context, *wholeModel, [&] { return pm.run(*copy); });
+        llvm::DenseMap<Location, std::string> labels;
+        collectOpLabels(*copy, labels);
+        (void)captureFirstError(context, *wholeModel, [&]() -> LogicalResult {
+          if (failed(pm.run(*copy)))
+            return failure();
+          return checkTargetSupport(*copy, targetDesc,
+                                    [&](Location l) { return labels.lookup(l); });
+        });
       }
       if (wholeModel->seen && wholeModel->loc == op->getLoc())
         record(op->getLoc(), name, wholeModel->message);
@@ -277,7 +303,18 @@ int checkModel(const CheckRequest &request) {
     return "supported";
   };
 
-  std::string target = request.target.empty() ? "host CPU" : request.target;
+  std::string target = request.target.empty() && request.cpu.empty()
+                           ? "host CPU (" + targetDesc.label() + ")"
+                           : targetDesc.label();
+  // What the target does in software rather than hardware.
+  std::vector<std::string> notes;
+  if (!targetDesc.hasFloat32)
+    notes.push_back(targetDesc.cpu + " has no FPU: float32 arithmetic calls the compiler "
+                    "runtime's software floating point (libgcc or compiler-rt)");
+  if (targetDesc.bareMetal)
+    notes.push_back("bare metal: kiln writes an object or static library (no shared "
+                    "library) that needs only memcpy/memmove/memset and the compiler "
+                    "runtime");
   if (request.json) {
     llvm::json::Array inputs, outputs, ops;
     auto values = [](const std::vector<ValueSummary> &vs, llvm::json::Array &out) {
@@ -320,6 +357,7 @@ int checkModel(const CheckRequest &request) {
                                           {"bytes", summary.parameterBytes},
                                           {"initializers", summary.initializers}}},
         {"ops", std::move(ops)},
+        {"notes", llvm::json::Array(notes)},
         {"supported", allSupported}};
     if (!general.empty())
       root["error"] = general;
@@ -331,7 +369,9 @@ int checkModel(const CheckRequest &request) {
   os << "model:      " << request.model;
   if (!summary.producer.empty())
     os << " (" << summary.producer << ", IR version " << summary.irVersion << ")";
-  os << "\ntarget:     " << target << " (CPU backend)\n";
+  os << "\ntarget:     " << target << ", CPU backend\n";
+  for (const std::string &note : notes)
+    os << "note:       " << note << "\n";
   for (const ValueSummary &v : summary.inputs)
     os << "input:      " << v.name << " " << v.dtype << " " << join(v.dims) << "\n";
   for (const ValueSummary &v : summary.outputs)

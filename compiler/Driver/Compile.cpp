@@ -221,6 +221,27 @@ int compileModel(const CompileRequest &request) {
   if (binary && output == "-")
     return fail("a binary output needs a file name (-o FILE)");
 
+  TargetOptions target;
+  target.triple = request.target;
+  target.cpu = request.cpu;
+  target.features = request.features;
+  target.optLevel = request.optLevel;
+  TargetDescription targetDesc;
+  {
+    std::string error;
+    if (failed(describeTarget(target, targetDesc, error)))
+      return fail(error);
+  }
+  if (targetDesc.bareMetal && *kind == OutputKind::SharedLibrary)
+    return fail("target '" + targetDesc.triple +
+                "' has no operating system, so no shared libraries: write an "
+                "object (-o " + info.name + ".o) or a static library (-o lib" +
+                info.name + ".a)");
+  info.targetLabel = targetDesc.label();
+  PipelineOptions pipelineOptions;
+  pipelineOptions.indexBitwidth = targetDesc.pointerBits;
+  pipelineOptions.expandFloatMinMax = targetDesc.bareMetal;
+
   bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
   Progress progress(request.input, terminal && !request.quiet,
                     request.timing && !request.quiet);
@@ -252,9 +273,17 @@ int compileModel(const CompileRequest &request) {
                    : p == Phase::Lower     ? "linalg"
                    : p == Phase::Bufferize ? "bufferize"
                                            : "llvm");
+    llvm::DenseMap<Location, std::string> labels;
+    if (p == Phase::Lower)
+      collectOpLabels(*module, labels);
     PassManager pm(&context);
-    addPhasePasses(pm, p);
+    addPhasePasses(pm, p, pipelineOptions);
     if (failed(pm.run(*module)))
+      return 1;
+    if (p == Phase::Lower &&
+        failed(checkTargetSupport(*module, targetDesc, [&](Location loc) {
+          return labels.lookup(loc);
+        })))
       return 1;
   }
 
@@ -270,17 +299,12 @@ int compileModel(const CompileRequest &request) {
     return 0;
   }
   readWorkspace(*module, info);
-  TargetOptions target;
-  target.triple = request.target;
-  target.cpu = request.cpu;
-  target.features = request.features;
-  target.optLevel = request.optLevel;
   OutputKind codeKind = *kind == OutputKind::LLVMIR || *kind == OutputKind::Assembly
                             ? *kind
                             : OutputKind::Object;
   Bytes code;
   progress.phase("codegen");
-  if (failed(emitCode(*module, info, target, codeKind, code, error)))
+  if (failed(emitCode(*module, info, target, codeKind, code, info.stats, error)))
     return failNow(request.input + ": " + error);
   llvm::StringRef bytes(code.data(), code.size());
   switch (*kind) {

@@ -53,7 +53,7 @@ int benchModel(const RunRequest &request);
 struct CheckRequest {
   std::string model;
   std::vector<std::string> inputShapes;
-  std::string target;
+  std::string target, cpu, features;
   bool json = false;
 };
 

@@ -64,10 +64,10 @@ cl::alias quietShort("q", cl::desc("Alias for --quiet"), cl::aliasopt(quiet),
 cl::opt<std::string> targetCpu(
     "mcpu", cl::desc("Target CPU (default: the host CPU for host builds, "
                      "'generic' otherwise; 'native' = the host's)"),
-    cl::value_desc("cpu"), cl::sub(compileCmd), cl::cat(kilnCategory));
+    cl::value_desc("cpu"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
 cl::opt<std::string> targetFeatures(
     "mattr", cl::desc("Target features, e.g. +avx2,-avx512f"),
-    cl::value_desc("features"), cl::sub(compileCmd), cl::cat(kilnCategory));
+    cl::value_desc("features"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
 cl::opt<unsigned> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
                            cl::Prefix, cl::init(3), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> modelName(
@@ -201,6 +201,8 @@ int main(int argc, char **argv) {
     r.model = checkPath;
     r.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     r.target = targetTriple;
+    r.cpu = targetCpu;
+    r.features = targetFeatures;
     r.json = json;
     return kiln::checkModel(r);
   }

@@ -9,6 +9,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
@@ -42,7 +43,7 @@ std::optional<Phase> parsePhase(llvm::StringRef name) {
 
 llvm::StringRef phaseNames() { return "import, onnx, linalg, bufferize, llvm"; }
 
-void addPhasePasses(OpPassManager &pm, Phase phase) {
+void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &options) {
   switch (phase) {
   case Phase::Import:
     return;
@@ -85,14 +86,30 @@ void addPhasePasses(OpPassManager &pm, Phase phase) {
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
     pm.addPass(createSCFToControlFlowPass());
+    // Float min/max as compare and select: LLVM would call libm's
+    // fminf/fmaxf/fmaximumf where the FPU has no such instruction.
+    if (options.expandFloatMinMax)
+      pm.addPass(arith::createArithExpandOpsPass());
     pm.addPass(createConvertMathToLLVMPass());
-    pm.addPass(createArithToLLVMConversionPass());
-    pm.addPass(createConvertIndexToLLVMPass());
-    pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+    // Index arithmetic at the target's pointer width (no 64-bit helper
+    // calls on 32-bit microcontrollers).
+    unsigned bits = options.indexBitwidth;
+    ArithToLLVMConversionPassOptions arithOptions;
+    arithOptions.indexBitwidth = bits;
+    pm.addPass(createArithToLLVMConversionPass(arithOptions));
+    ConvertIndexToLLVMPassOptions indexOptions;
+    indexOptions.indexBitwidth = bits;
+    pm.addPass(createConvertIndexToLLVMPass(indexOptions));
+    FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+    memrefOptions.indexBitwidth = bits;
+    pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
     ConvertFuncToLLVMPassOptions funcOptions;
     funcOptions.useBarePtrCallConv = true;
+    funcOptions.indexBitwidth = bits;
     pm.addPass(createConvertFuncToLLVMPass(funcOptions));
-    pm.addPass(createConvertControlFlowToLLVMPass());
+    ConvertControlFlowToLLVMPassOptions cfOptions;
+    cfOptions.indexBitwidth = bits;
+    pm.addPass(createConvertControlFlowToLLVMPass(cfOptions));
     pm.addPass(createReconcileUnrealizedCastsPass());
     pm.addPass(createCanonicalizerPass());
     return;
@@ -100,10 +117,10 @@ void addPhasePasses(OpPassManager &pm, Phase phase) {
   }
 }
 
-void addPipelineUpTo(OpPassManager &pm, Phase last) {
+void addPipelineUpTo(OpPassManager &pm, Phase last, const PipelineOptions &options) {
   for (Phase p : {Phase::Import, Phase::Onnx, Phase::Lower, Phase::Bufferize,
                   Phase::LLVM}) {
-    addPhasePasses(pm, p);
+    addPhasePasses(pm, p, options);
     if (p == last)
       return;
   }

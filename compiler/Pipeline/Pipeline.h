@@ -33,11 +33,22 @@ std::optional<Phase> parsePhase(llvm::StringRef name);
 /// The phase names, comma-separated, for help text and errors.
 llvm::StringRef phaseNames();
 
+/// What the phases need to know about the target (compiler/Target's
+/// TargetDescription decides it; the defaults suit a 64-bit host).
+struct PipelineOptions {
+  unsigned indexBitwidth = 64; ///< The target's pointer width.
+  /// Lower float min/max to compare and select (targets whose FPU lacks
+  /// them, where LLVM would call libm).
+  bool expandFloatMinMax = false;
+};
+
 /// Adds the passes of `phase` (not the ones before it) to `pm`.
-void addPhasePasses(mlir::OpPassManager &pm, Phase phase);
+void addPhasePasses(mlir::OpPassManager &pm, Phase phase,
+                    const PipelineOptions &options = {});
 
 /// Adds the passes of every phase after Import up to and including `last`.
-void addPipelineUpTo(mlir::OpPassManager &pm, Phase last);
+void addPipelineUpTo(mlir::OpPassManager &pm, Phase last,
+                     const PipelineOptions &options = {});
 
 /// Adds every dialect, interface and translation kiln's pipeline needs.
 void registerKilnDialects(mlir::DialectRegistry &registry);

@@ -3,7 +3,9 @@
 // Translates the LLVM-dialect module to LLVM IR, makes the planned @main
 // internal, adds the exported NAME_run entry point (argument checks, then
 // the call with the bare pointers) and the NAME_kiln_desc descriptor, then
-// runs LLVM's -O<n> pipeline and the target's code generator.
+// runs LLVM's -O<n> pipeline and the target's code generator. Objects are
+// measured for the header (section sizes, the stack bound) and, for bare
+// metal, checked for what they need from outside.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,79 +13,28 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/ELF.h"
 #include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
-#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Passes/PassBuilder.h"
-#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
-#include <mutex>
+#include <functional>
 
 using namespace mlir;
 
 namespace kiln {
 
 namespace {
-
-void initializeTargets() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeAllTargetInfos();
-    llvm::InitializeAllTargets();
-    llvm::InitializeAllTargetMCs();
-    llvm::InitializeAllAsmPrinters();
-    llvm::InitializeAllAsmParsers();
-  });
-}
-
-std::string hostFeatures() {
-  std::string features;
-  for (const auto &f : llvm::sys::getHostCPUFeatures()) {
-    if (!features.empty())
-      features += ",";
-    features += (f.second ? "+" : "-") + f.first().str();
-  }
-  return features;
-}
-
-std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetOptions &options, llvm::Triple &triple,
-                    std::string &error) {
-  initializeTargets();
-  bool host = isHostTriple(options.triple);
-  triple = llvm::Triple(llvm::Triple::normalize(
-      options.triple.empty() ? llvm::sys::getDefaultTargetTriple()
-                             : options.triple));
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!target)
-    return nullptr;
-  std::string cpu = options.cpu, features = options.features;
-  if ((cpu.empty() && host) || cpu == "native") {
-    cpu = llvm::sys::getHostCPUName().str();
-    std::string hf = hostFeatures();
-    features = features.empty() ? hf : hf + "," + features;
-  }
-  if (cpu.empty())
-    cpu = "generic";
-  llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive;
-  switch (options.optLevel) {
-  case 0: level = llvm::CodeGenOptLevel::None; break;
-  case 1: level = llvm::CodeGenOptLevel::Less; break;
-  case 2: level = llvm::CodeGenOptLevel::Default; break;
-  default: break;
-  }
-  llvm::TargetOptions to;
-  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
-      triple, cpu, features, to, llvm::Reloc::PIC_, std::nullopt, level));
-  if (!tm)
-    error = "cannot create a target machine for '" + triple.str() + "'";
-  return tm;
-}
 
 llvm::Constant *cString(llvm::Module &m, StringRef s, const llvm::Twine &name) {
   llvm::Constant *init = llvm::ConstantDataArray::getString(m.getContext(), s);
@@ -237,6 +188,140 @@ void optimize(llvm::Module &m, llvm::TargetMachine &tm, int level) {
   mpm.run(m, mam);
 }
 
+/// Direct calls between the module's defined functions, by name; an
+/// indirect call is an empty name (unknown callee).
+using CallGraph = llvm::StringMap<llvm::SmallVector<std::string>>;
+
+CallGraph callGraph(llvm::Module &m) {
+  CallGraph graph;
+  for (llvm::Function &f : m) {
+    if (f.isDeclaration())
+      continue;
+    auto &callees = graph[f.getName()];
+    for (llvm::Instruction &inst : llvm::instructions(f)) {
+      auto *call = dyn_cast<llvm::CallBase>(&inst);
+      if (!call)
+        continue;
+      llvm::Function *callee = call->getCalledFunction();
+      if (!callee)
+        callees.push_back(""); // Indirect: unknown.
+      else if (!callee->isDeclaration() && !callee->isIntrinsic())
+        callees.push_back(callee->getName().str());
+    }
+  }
+  return graph;
+}
+
+/// Frame sizes by function name from a stack-usage file
+/// ("module:function<TAB>bytes<TAB>static"); dynamic frames are -1.
+llvm::StringMap<int64_t> readStackUsage(StringRef path) {
+  llvm::StringMap<int64_t> frames;
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return frames;
+  SmallVector<StringRef> lines;
+  (*buffer)->getBuffer().split(lines, '\n', -1, false);
+  for (StringRef line : lines) {
+    SmallVector<StringRef, 3> fields;
+    line.split(fields, '\t');
+    int64_t bytes;
+    if (fields.size() != 3 || fields[1].getAsInteger(10, bytes))
+      continue;
+    StringRef fn = fields[0].rsplit(':').second;
+    frames[fn] = fields[2] == "static" ? bytes : -1;
+  }
+  return frames;
+}
+
+/// The deepest chain of frames from `root`; -1 when unknown (a dynamic
+/// frame, an indirect call, recursion, a missing frame size).
+int64_t deepestStack(const CallGraph &calls, const llvm::StringMap<int64_t> &frames,
+                     StringRef root) {
+  llvm::StringMap<int64_t> done;
+  llvm::StringSet<> active;
+  std::function<int64_t(StringRef)> visit = [&](StringRef fn) -> int64_t {
+    if (auto it = done.find(fn); it != done.end())
+      return it->second;
+    auto frame = frames.find(fn);
+    auto edges = calls.find(fn);
+    if (frame == frames.end() || frame->second < 0 || edges == calls.end() ||
+        !active.insert(fn).second)
+      return -1;
+    int64_t deepest = 0;
+    for (const std::string &callee : edges->second) {
+      int64_t d = callee.empty() ? -1 : visit(callee);
+      if (d < 0) {
+        deepest = -1;
+        break;
+      }
+      deepest = std::max(deepest, d);
+    }
+    active.erase(fn);
+    int64_t total = deepest < 0 ? -1 : frame->second + deepest;
+    done[fn] = total;
+    return total;
+  };
+  return visit(root);
+}
+
+/// Sizes of the object's allocated sections; on bare metal, also what it
+/// needs from outside.
+LogicalResult measureObject(StringRef bytes, bool bareMetal, CodeStats &stats,
+                            std::string &error) {
+  auto object = llvm::object::ObjectFile::createObjectFile(
+      llvm::MemoryBufferRef(bytes, "model.o"));
+  if (!object) {
+    error = "internal error: cannot read the object just written: " +
+            llvm::toString(object.takeError());
+    return failure();
+  }
+  auto *elf = dyn_cast<llvm::object::ELFObjectFileBase>(object->get());
+  if (!elf)
+    return success(); // Sizes are read from ELF objects only.
+  for (llvm::object::ELFSectionRef section : elf->sections()) {
+    uint64_t flags = section.getFlags();
+    if (!(flags & llvm::ELF::SHF_ALLOC))
+      continue;
+    int64_t size = static_cast<int64_t>(section.getSize());
+    if (flags & llvm::ELF::SHF_EXECINSTR)
+      stats.codeSize += size;
+    else if (flags & llvm::ELF::SHF_WRITE)
+      stats.dataSize += size;
+    else
+      stats.constSize += size;
+  }
+  stats.known = true;
+  if (!bareMetal)
+    return success();
+  // Firmware links against a C library for memcpy/memmove/memset (and ARM's
+  // __aeabi_mem* forms of them) and the compiler's runtime helpers
+  // (__aeabi_*, __*: soft float, 64-bit division); nothing else.
+  std::string unexpected;
+  for (const llvm::object::SymbolRef &symbol : elf->symbols()) {
+    auto flags = symbol.getFlags();
+    auto name = symbol.getName();
+    if (!flags || !name) {
+      llvm::consumeError(flags.takeError());
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (!(*flags & llvm::object::SymbolRef::SF_Undefined) || name->empty())
+      continue;
+    if (*name == "memcpy" || *name == "memmove" || *name == "memset" ||
+        name->starts_with("__"))
+      continue;
+    unexpected += (unexpected.empty() ? "'" : ", '") + name->str() + "'";
+  }
+  if (!unexpected.empty()) {
+    error = "internal error: the firmware object calls " + unexpected +
+            ", which a bare-metal target does not provide (kiln's objects need "
+            "only memcpy/memmove/memset and the compiler runtime); please "
+            "report this";
+    return failure();
+  }
+  return success();
+}
+
 } // namespace
 
 bool isHostTriple(StringRef triple) {
@@ -248,11 +333,11 @@ bool isHostTriple(StringRef triple) {
 
 LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
                        const TargetOptions &options, OutputKind kind, Bytes &out,
-                       std::string &error) {
-  llvm::Triple triple;
-  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, triple, error);
+                       CodeStats &stats, std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
   if (!tm)
     return failure();
+  const llvm::Triple &triple = tm->getTargetTriple();
   // Argument attributes that only kiln reads (onnx.name, kiln.workspace).
   module.walk([](LLVM::LLVMFuncOp f) {
     f.removeArgAttrsAttr();
@@ -273,6 +358,9 @@ LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
   }
   impl->setName(info.name + "_main_impl");
   impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+  if (failed(addRunFunction(*m, impl, info, error)))
+    return failure();
+  addDescriptor(*m, info, m->getFunction(info.name + "_run"));
   for (llvm::Function &f : *m) {
     if (f.isDeclaration())
       continue;
@@ -281,9 +369,6 @@ LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
       f.addFnAttr("target-features", tm->getTargetFeatureString());
     f.addFnAttr(llvm::Attribute::NoUnwind);
   }
-  if (failed(addRunFunction(*m, impl, info, error)))
-    return failure();
-  addDescriptor(*m, info, m->getFunction(info.name + "_run"));
   std::string verifyError;
   llvm::raw_string_ostream vos(verifyError);
   if (llvm::verifyModule(*m, &vos)) {
@@ -297,16 +382,38 @@ LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
     m->print(os, nullptr);
     return success();
   }
-  llvm::legacy::PassManager pm;
-  llvm::CodeGenFileType type = kind == OutputKind::Assembly
-                                   ? llvm::CodeGenFileType::AssemblyFile
-                                   : llvm::CodeGenFileType::ObjectFile;
-  if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
-    error = "the target cannot emit this kind of file";
-    return failure();
+  bool measure = kind == OutputKind::Object;
+  // Each function's frame size, written by the code generator
+  // (clang's -fstack-usage).
+  llvm::SmallString<128> stackUsagePath;
+  if (measure) {
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("kiln-stack", "su", stackUsagePath)) {
+      error = "cannot create a temporary file: " + ec.message();
+      return failure();
+    }
+    tm->Options.StackUsageOutput = stackUsagePath.str().str();
   }
-  pm.run(*m);
-  return success();
+  CallGraph calls = callGraph(*m);
+  {
+    llvm::legacy::PassManager pm;
+    llvm::CodeGenFileType type = kind == OutputKind::Assembly
+                                     ? llvm::CodeGenFileType::AssemblyFile
+                                     : llvm::CodeGenFileType::ObjectFile;
+    if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
+      error = "the target cannot emit this kind of file";
+      return failure();
+    }
+    pm.run(*m);
+  } // The stack-usage file is complete once the code generator is gone.
+  if (!measure)
+    return success();
+  auto frames = readStackUsage(stackUsagePath);
+  llvm::sys::fs::remove(stackUsagePath);
+  stats = CodeStats();
+  stats.stackSize = deepestStack(calls, frames, info.name + "_run");
+  return measureObject(StringRef(out.data(), out.size()), isBareMetalTriple(triple),
+                       stats, error);
 }
 
 } // namespace kiln

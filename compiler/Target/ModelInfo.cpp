@@ -203,6 +203,20 @@ typedef struct kiln_model_desc {
      << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize << "\n"
      << "#define " << n << "_WORKSPACE_ALIGNMENT " << info.workspaceAlignment
      << "\n\n";
+  if (info.stats.known) {
+    const CodeStats &c = info.stats;
+    os << "/* What the model's code needs on " << info.targetLabel << ", in bytes.\n"
+       << " * Flash: code, constants (weights, tables) and initial data; RAM: the\n"
+       << " * workspace and static data; stack: the deepest chain of frames below\n"
+       << " * " << n << "_run, its own included (not counting memcpy/memset); -1 if\n"
+       << " * unknown. */\n"
+       << "#define " << n << "_CODE_SIZE " << c.codeSize << "\n"
+       << "#define " << n << "_CONST_SIZE " << c.constSize << "\n"
+       << "#define " << n << "_DATA_SIZE " << c.dataSize << "\n"
+       << "#define " << n << "_FLASH_SIZE " << c.codeSize + c.constSize + c.dataSize << "\n"
+       << "#define " << n << "_RAM_SIZE " << info.workspaceSize + c.dataSize << "\n"
+       << "#define " << n << "_STACK_SIZE " << c.stackSize << "\n\n";
+  }
   auto tensors = [&](const std::vector<TensorInfo> &list, StringRef kind) {
     for (auto [i, t] : llvm::enumerate(list)) {
       std::string p = n + "_" + kind.str() + "_" + std::to_string(i);

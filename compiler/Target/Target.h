@@ -11,10 +11,18 @@
 #define KILN_COMPILER_TARGET_TARGET_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class TargetMachine;
+class Triple;
+} // namespace llvm
 
 namespace kiln {
 
@@ -27,12 +35,27 @@ struct TensorInfo {
   int64_t numBytes() const;
 };
 
+/// What kiln reads off the object it wrote: the sizes a firmware engineer
+/// budgets flash and RAM with, and the stack the entry point needs.
+struct CodeStats {
+  bool known = false;
+  int64_t codeSize = 0;  ///< Executable sections (flash).
+  int64_t constSize = 0; ///< Read-only data: weights, tables (flash).
+  int64_t dataSize = 0;  ///< Writable static data, initialised or not (RAM).
+  /// Bytes of stack NAME_run needs: the deepest chain of frames in the
+  /// call graph of the generated code (not counting the C library's
+  /// memcpy/memset). -1 when a frame is dynamic or the graph recursive.
+  int64_t stackSize = -1;
+};
+
 /// What the header and the descriptor say about a compiled model.
 struct ModelInfo {
   std::string name; ///< The C prefix of every exported symbol.
   std::vector<TensorInfo> inputs, outputs;
   int64_t workspaceSize = 0;
   int64_t workspaceAlignment = 16;
+  CodeStats stats; ///< Filled by emitCode for objects.
+  std::string targetLabel; ///< "cortex-m4 (thumbv7em-unknown-none-eabihf)".
 };
 
 /// Reads names, dtypes and static shapes from @main after the onnx phase.
@@ -50,6 +73,46 @@ struct TargetOptions {
   int optLevel = 3;
 };
 
+/// What the rest of the compiler needs to know about the target machine.
+struct TargetDescription {
+  std::string triple; ///< Normalised.
+  std::string cpu;    ///< The CPU code is tuned for ("generic" if none).
+  unsigned pointerBits = 64;
+  /// No operating system (OS "none"/"unknown" with an EABI environment or an
+  /// ELF bare-metal triple): firmware objects, static relocation, no shared
+  /// libraries.
+  bool bareMetal = false;
+  bool hasFloat32 = true; ///< Hardware single precision.
+  bool hasFloat64 = true; ///< Hardware double precision.
+  /// "cortex-m4 (thumbv7em-unknown-none-eabihf)", for messages.
+  std::string label() const;
+};
+
+/// The LLVM target machine for `options`: the host CPU and its features for
+/// host builds, ARM's default CPU for an ARM architecture without --mcpu,
+/// static relocation on bare-metal targets and PIC elsewhere.
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetOptions &options, std::string &error);
+
+/// Checks that kiln can generate code for `options` and describes the
+/// target. An unknown triple, CPU or feature is an error.
+mlir::LogicalResult describeTarget(const TargetOptions &options,
+                                   TargetDescription &desc, std::string &error);
+
+/// Reports (as errors on the offending ops) arithmetic the target cannot do
+/// in hardware and kiln does not emulate: float64 on FPUs without double
+/// precision. `opLabel` names the ONNX op an op was lowered from (by its
+/// location), e.g. "Max (opset 13)". Run on the module after lowering to
+/// linalg; fails when anything was reported.
+mlir::LogicalResult
+checkTargetSupport(mlir::ModuleOp module, const TargetDescription &target,
+                   llvm::function_ref<std::string(mlir::Location)> opLabel);
+
+/// "Max (opset 13)" for each onnx op's location in `module`, for
+/// checkTargetSupport's messages after the ops are lowered.
+void collectOpLabels(mlir::ModuleOp module,
+                     llvm::DenseMap<mlir::Location, std::string> &labels);
+
 enum class OutputKind { MLIR, LLVMIR, Assembly, Object, SharedLibrary, StaticLibrary };
 
 /// Bytes of bytes of bytes: one emitted artefact.
@@ -57,10 +120,13 @@ using Bytes = llvm::SmallVector<char, 0>;
 
 /// Translates `module` (LLVM dialect), adds the entry points of `info`,
 /// optimises and emits `kind` (LLVMIR, Assembly or Object) into `out`.
+/// For objects, also measures them into `stats` (sizes, stack) and, on a
+/// bare-metal target, checks that they need nothing from outside but the C
+/// library's memcpy/memmove/memset and the compiler runtime's helpers.
 /// Errors go to `error`.
 mlir::LogicalResult emitCode(mlir::ModuleOp module, const ModelInfo &info,
                              const TargetOptions &options, OutputKind kind,
-                             Bytes &out, std::string &error);
+                             Bytes &out, CodeStats &stats, std::string &error);
 
 /// Links one object into a shared library at `path` with lld, in-process.
 mlir::LogicalResult linkSharedLibrary(llvm::StringRef objectBytes,
@@ -78,6 +144,10 @@ std::string generateHeader(const ModelInfo &info);
 
 /// `my-net` -> `my_net`, `3d` -> `model_3d`: a C identifier.
 std::string makeIdentifier(llvm::StringRef text);
+
+/// True for a triple without an operating system (thumbv7em-none-eabihf,
+/// aarch64-none-elf): firmware.
+bool isBareMetalTriple(const llvm::Triple &triple);
 
 /// True when `triple` (empty = host) is the machine kiln runs on.
 bool isHostTriple(llvm::StringRef triple);

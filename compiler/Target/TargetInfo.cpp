@@ -1,0 +1,199 @@
+//===- TargetInfo.cpp - The machine kiln compiles for ---------------------===//
+//
+// Builds the LLVM target machine from --target/--mcpu/--mattr, describes it
+// for the rest of the compiler (pointer width, bare metal or not, which
+// floating-point precisions the hardware has), and refuses arithmetic a
+// target cannot do before LLVM is asked to (LLVM's soft-float legalisation
+// of float64 on a single-precision FPU is slow at best and, for some
+// comparisons, an instruction-selection crash).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Target/Target.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace kiln {
+
+namespace {
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+std::string hostFeatures() {
+  std::string features;
+  for (const auto &f : llvm::sys::getHostCPUFeatures()) {
+    if (!features.empty())
+      features += ",";
+    features += (f.second ? "+" : "-") + f.first().str();
+  }
+  return features;
+}
+
+llvm::Triple targetTriple(const TargetOptions &options) {
+  return llvm::Triple(llvm::Triple::normalize(
+      options.triple.empty() ? llvm::sys::getDefaultTargetTriple() : options.triple));
+}
+
+bool isFloat64(Type type) {
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    type = shaped.getElementType();
+  return type.isF64();
+}
+
+/// The core an M-profile architecture names when no --mcpu is given, so
+/// that the FPU and DSP features a microcontroller triple implies are used
+/// (LLVM's "generic" has none: soft float even for an eabihf triple).
+std::string defaultCpu(const llvm::Triple &triple) {
+  if (!triple.isARM() && !triple.isThumb())
+    return "generic";
+  return llvm::StringSwitch<std::string>(triple.getArchName())
+      .Cases({"thumbv6m", "armv6m"}, "cortex-m0plus")
+      .Cases({"thumbv7m", "armv7m"}, "cortex-m3")
+      .Cases({"thumbv7em", "armv7em"}, "cortex-m4")
+      .Cases({"thumbv8m.base", "armv8m.base"}, "cortex-m23")
+      .Cases({"thumbv8m.main", "armv8m.main"}, "cortex-m33")
+      .Cases({"thumbv8.1m.main", "armv8.1m.main"}, "cortex-m55")
+      .Default("generic");
+}
+
+} // namespace
+
+bool isBareMetalTriple(const llvm::Triple &triple) {
+  return triple.getOS() == llvm::Triple::UnknownOS && triple.isOSBinFormatELF() &&
+         triple.getEnvironment() != llvm::Triple::GNU;
+}
+
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetOptions &options, std::string &error) {
+  initializeTargets();
+  bool host = isHostTriple(options.triple);
+  llvm::Triple triple = targetTriple(options);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) {
+    error = "unknown target '" + options.triple + "': " + error;
+    return nullptr;
+  }
+  std::string cpu = options.cpu, features = options.features;
+  if ((cpu.empty() && host) || cpu == "native") {
+    cpu = llvm::sys::getHostCPUName().str();
+    std::string hf = hostFeatures();
+    features = features.empty() ? hf : hf + "," + features;
+  }
+  if (cpu.empty())
+    cpu = defaultCpu(triple);
+  if (cpu != "generic") {
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(
+        target->createMCSubtargetInfo(triple, "", ""));
+    if (!sti || !sti->isCPUStringValid(cpu)) {
+      error = "unknown --mcpu '" + cpu + "' for target '" + triple.str() + "'";
+      return nullptr;
+    }
+  }
+  llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive;
+  switch (options.optLevel) {
+  case 0: level = llvm::CodeGenOptLevel::None; break;
+  case 1: level = llvm::CodeGenOptLevel::Less; break;
+  case 2: level = llvm::CodeGenOptLevel::Default; break;
+  default: break;
+  }
+  llvm::TargetOptions to;
+  // Firmware is linked at a fixed address: no GOT, constants reached
+  // PC-relative or absolutely, the descriptor in read-only data.
+  llvm::Reloc::Model reloc = isBareMetalTriple(triple) ? llvm::Reloc::Static : llvm::Reloc::PIC_;
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features, to, reloc, std::nullopt, level));
+  if (!tm) {
+    error = "cannot create a target machine for '" + triple.str() + "'";
+    return nullptr;
+  }
+  return tm;
+}
+
+std::string TargetDescription::label() const { return cpu + " (" + triple + ")"; }
+
+LogicalResult describeTarget(const TargetOptions &options, TargetDescription &desc,
+                             std::string &error) {
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  if (!tm)
+    return failure();
+  const llvm::Triple &triple = tm->getTargetTriple();
+  desc.triple = triple.str();
+  desc.cpu = tm->getTargetCPU().str();
+  desc.pointerBits = tm->createDataLayout().getPointerSizeInBits();
+  desc.bareMetal = isBareMetalTriple(triple);
+  desc.hasFloat32 = desc.hasFloat64 = true;
+  if (triple.isARM() || triple.isThumb()) {
+    const llvm::MCSubtargetInfo &sti = *tm->getMCSubtargetInfo();
+    desc.hasFloat32 = sti.checkFeatures("+vfp2sp") && !sti.checkFeatures("+soft-float");
+    desc.hasFloat64 = desc.hasFloat32 && sti.checkFeatures("+fp64");
+  }
+  return success();
+}
+
+void collectOpLabels(ModuleOp module, llvm::DenseMap<Location, std::string> &labels) {
+  std::string opset;
+  if (auto attr = module->getAttrOfType<IntegerAttr>("onnx.opset"))
+    opset = " (opset " + std::to_string(attr.getInt()) + ")";
+  module->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    // Not NoValue or constants: they share the location of the node they
+    // were made for.
+    if (name.consume_front("onnx.") && name != "NoValue" &&
+        !op->hasTrait<OpTrait::ConstantLike>())
+      labels.try_emplace(op->getLoc(), name.str() + opset);
+  });
+}
+
+LogicalResult checkTargetSupport(ModuleOp module, const TargetDescription &target,
+                                 llvm::function_ref<std::string(Location)> opLabel) {
+  if (target.hasFloat64)
+    return success();
+  // One error per ONNX node: its first float64 operation.
+  llvm::DenseSet<Location> reported;
+  module->walk([&](Operation *op) {
+    StringRef dialect = op->getName().getDialectNamespace();
+    if (dialect != "arith" && dialect != "math")
+      return;
+    // Moving float64 bits around needs no FPU.
+    StringRef name = op->getName().getStringRef();
+    if (name == "arith.constant" || name == "arith.select" || name == "arith.bitcast")
+      return;
+    if (llvm::none_of(op->getOperandTypes(), isFloat64) &&
+        llvm::none_of(op->getResultTypes(), isFloat64))
+      return;
+    if (!reported.insert(op->getLoc()).second)
+      return;
+    std::string label = opLabel(op->getLoc());
+    op->emitError() << (label.empty() ? std::string() : label + ": ")
+                    << "float64 arithmetic (" << name << ") is not supported on "
+                    << target.label() << ": "
+                    << (target.hasFloat32 ? "its FPU has single precision only"
+                                          : "it has no FPU")
+                    << ", and kiln does not emulate float64";
+  });
+  return success(reported.empty());
+}
+
+} // namespace kiln
