@@ -236,6 +236,24 @@ int checkModel(const CheckRequest &request) {
     addPipelineUpTo(pm, Phase::Onnx);
     return pm.run(*module);
   });
+  // A dynamic batch that cannot run one item at a time: the op that mixes
+  // items is the reason.
+  if (succeeded(imported)) {
+    FirstError batchError{"", UnknownLoc::get(&context)};
+    PassManager pm(&context);
+    addDynamicBatchCheck(pm);
+    if (failed(captureFirstError(context, batchError, [&] { return pm.run(*module); }))) {
+      Operation *at = nullptr;
+      (*module)->walk([&](Operation *op) {
+        if (!at && op->getLoc() == batchError.loc && isChecked(op))
+          at = op;
+      });
+      if (at)
+        record(at->getLoc(), at->getName().getStringRef().drop_front(5), batchError.message);
+      else if (general.empty())
+        general = batchError.message;
+    }
+  }
   if (failed(imported)) {
     // Name the op the message starts with, if any.
     std::string message = first.seen ? first.message : "the model does not import";
@@ -290,6 +308,16 @@ int checkModel(const CheckRequest &request) {
     }
   }
 
+  std::vector<std::string> notes;
+  if (succeeded(imported) && module) {
+    auto main = (*module).lookupSymbol<func::FuncOp>("main");
+    for (unsigned i = 0; main && i < main.getNumArguments(); ++i)
+      if (auto dim = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
+        notes.push_back("'" + dim.str() + "' is a dynamic batch dim: kiln compiles the model "
+                        "for one item and runs the items one after another");
+        break;
+      }
+  }
   // Ops the onnx phase folded away (shape computations) are supported;
   // after an import failure nothing else was checked.
   bool allSupported = general.empty();
@@ -307,7 +335,6 @@ int checkModel(const CheckRequest &request) {
                            ? "host CPU (" + targetDesc.label() + ")"
                            : targetDesc.label();
   // What the target does in software rather than hardware.
-  std::vector<std::string> notes;
   if (!targetDesc.hasFloat32)
     notes.push_back(targetDesc.cpu + " has no FPU: float32 arithmetic calls the compiler "
                     "runtime's software floating point (libgcc or compiler-rt)");

@@ -267,8 +267,14 @@ int compileModel(const CompileRequest &request) {
   for (Phase p : {Phase::Onnx, Phase::Lower, Phase::Bufferize, Phase::LLVM}) {
     if (p > last)
       break;
-    if (p == Phase::Lower && failed(readModelInfo(*module, info)))
-      return 1;
+    if (p == Phase::Lower) {
+      // The interface as the onnx phase left it, with the dynamic batch
+      // dim's outputs marked (the lower phase checks them again).
+      PassManager batch(&context);
+      addDynamicBatchCheck(batch);
+      if (failed(batch.run(*module)) || failed(readModelInfo(*module, info)))
+        return 1;
+    }
     progress.phase(p == Phase::Onnx        ? "onnx"
                    : p == Phase::Lower     ? "linalg"
                    : p == Phase::Bufferize ? "bufferize"

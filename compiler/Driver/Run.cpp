@@ -179,7 +179,7 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
   if (!m.handle)
     return error(std::string("cannot load '") + library + "': " + dlerror());
   m.desc = static_cast<const kiln_model_desc *>(dlsym(m.handle, symbol.c_str()));
-  if (!m.desc || m.desc->abi_version != 1)
+  if (!m.desc || (m.desc->abi_version != 1 && m.desc->abi_version != 2))
     return error("'" + library + "' has an unknown descriptor version");
   const kiln_model_desc &d = *m.desc;
 
@@ -217,6 +217,8 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
     HostTensor &t = m.inputs[i];
     t.dtype = d.inputs[i].dtype;
     t.dims.assign(d.inputs[i].dims, d.inputs[i].dims + d.inputs[i].rank);
+    for (int64_t &dim : t.dims)
+      dim = std::max<int64_t>(dim, 1); // A dynamic dim: 1.
     t.data.assign(d.inputs[i].num_bytes, 0);
     if (t.dtype == 1) {
       float *f = reinterpret_cast<float *>(t.data.data());
@@ -238,15 +240,33 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
     m.inTensors.push_back({t.data.data(), t.dtype, static_cast<int32_t>(t.dims.size()),
                            t.dims.data(), bytes});
   }
+  // The dynamic dims' values, from the inputs that carry them (descriptor
+  // dim -1-k is dynamic dim k; the session checks that they agree).
+  int32_t numDynamic = d.abi_version >= 2 ? d.num_dynamic_dims : 0;
+  std::vector<int64_t> dynamic(std::max(numDynamic, 0), 1);
+  for (int32_t i = 0; i < d.num_inputs; ++i)
+    for (int32_t j = 0; j < d.inputs[i].rank; ++j) {
+      int64_t k = -1 - d.inputs[i].dims[j];
+      if (k >= 0 && k < numDynamic && j < static_cast<int32_t>(m.inputs[i].dims.size()))
+        dynamic[k] = m.inputs[i].dims[j];
+    }
   m.outputs.resize(d.num_outputs);
   for (int32_t i = 0; i < d.num_outputs; ++i) {
     HostTensor &t = m.outputs[i];
     t.name = d.outputs[i].name;
     t.dtype = d.outputs[i].dtype;
     t.dims.assign(d.outputs[i].dims, d.outputs[i].dims + d.outputs[i].rank);
-    t.data.assign(std::max<int64_t>(d.outputs[i].num_bytes, 1), 0);
+    int64_t bytes = d.outputs[i].num_bytes;
+    for (int64_t &dim : t.dims) {
+      int64_t k = -1 - dim;
+      if (k >= 0) {
+        dim = k < numDynamic ? dynamic[k] : 1;
+        bytes *= dim; // num_bytes is per unit of each dynamic dim.
+      }
+    }
+    t.data.assign(std::max<int64_t>(bytes, 1), 0);
     m.outTensors.push_back({t.data.data(), t.dtype, static_cast<int32_t>(t.dims.size()),
-                            t.dims.data(), d.outputs[i].num_bytes});
+                            t.dims.data(), bytes});
   }
   int status = kiln_session_create(m.desc, &m.session);
   if (status != KILN_STATUS_OK)
@@ -349,7 +369,7 @@ int runModel(const RunRequest &req) {
       llvm::sys::path::append(path, file + ".npy");
       std::string err;
       HostTensor t = m.outputs[i];
-      t.data.resize(d.outputs[i].num_bytes);
+      t.data.resize(m.outTensors[i].num_bytes);
       if (!writeNpy(path.str().str(), t, err))
         return error(err);
     }
@@ -358,7 +378,7 @@ int runModel(const RunRequest &req) {
     for (int32_t i = 0; i < d.num_outputs; ++i)
       llvm::outs() << "output " << i << " '" << d.outputs[i].name << "': "
                    << dataTypeName(d.outputs[i].dtype) << " "
-                   << shapeText(d.outputs[i].dims, d.outputs[i].rank) << "\n";
+                   << shapeText(m.outputs[i].dims.data(), d.outputs[i].rank) << "\n";
     return 0;
   }
   if (static_cast<int32_t>(req.expects.size()) > d.num_outputs)
@@ -382,7 +402,7 @@ int runModel(const RunRequest &req) {
         return error("the model has no output named '" + name + "'");
     }
     HostTensor actual = m.outputs[index];
-    actual.data.resize(d.outputs[index].num_bytes);
+    actual.data.resize(m.outTensors[index].num_bytes);
     if (expected.dtype == 4 && actual.dtype == 16)
       expected.dtype = 16; // bfloat16 stored as uint16 bit patterns.
     ok &= compare(actual, expected, index, req.rtol, req.atol);

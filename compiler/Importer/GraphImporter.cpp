@@ -590,6 +590,9 @@ LogicalResult GraphImporter::importMain(ModuleOp module) {
   Block *entry = func.addEntryBlock();
   for (size_t i = 0; i < argNames.size(); ++i) {
     func.setArgAttr(i, "onnx.name", builder.getStringAttr(argNames[i]));
+    if (auto it = model.dynamicBatchInputs.find(argNames[i]);
+        it != model.dynamicBatchInputs.end())
+      func.setArgAttr(i, "kiln.dynamic_dim", builder.getStringAttr(it->second));
     scopes.back().values[argNames[i]] = entry->getArgument(i);
   }
   builder.setInsertionPointToStart(entry);

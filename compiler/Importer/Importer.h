@@ -38,6 +38,11 @@ struct ImportOptions {
   /// their shapes, so that kiln's own shape functions must find them (a
   /// testing aid: see test/onnx-backend/shape_parity.py).
   bool eraseInferredShapes = false;
+  /// A symbolic leading dim of graph inputs (not pinned by inputShapes) is
+  /// taken as a dynamic batch: the graph is imported with it at 1, and the
+  /// inputs carry `kiln.dynamic_dim = "<name>"`; the onnx phase's
+  /// kiln-dynamic-batch pass checks that items are independent.
+  bool dynamicBatch = true;
 };
 
 /// Parses "NAME=1x3x224x224" (or "NAME=1,3,224,224"; "?" for a dim left as

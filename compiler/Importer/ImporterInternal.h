@@ -39,6 +39,9 @@ struct LoadedModel {
   std::string inferenceError;
   /// See ImportOptions::eraseInferredShapes.
   bool eraseInferredShapes = false;
+  /// Graph inputs whose symbolic leading dim was pinned to 1 for a dynamic
+  /// batch (ImportOptions::dynamicBatch): input name -> the dim's name.
+  std::map<std::string, std::string> dynamicBatchInputs;
 };
 
 /// Oldest and newest default-domain opsets the importer accepts.

@@ -275,6 +275,46 @@ LogicalResult pinInputShapes(MLIRContext &context, LoadedModel &model,
   return success();
 }
 
+/// Pins the symbolic leading dim of graph inputs to 1 and records it: kiln
+/// runs a model with a dynamic batch one item at a time. All such dims must
+/// be one dim (the same name, or unnamed).
+LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
+                              const ImportOptions &options) {
+  if (!options.dynamicBatch)
+    return success();
+  ::onnx::GraphProto *graph = model.proto.mutable_graph();
+  std::set<std::string> initializers;
+  for (const auto &t : graph->initializer())
+    initializers.insert(t.name());
+  std::string batchName, firstInput;
+  for (auto &vi : *graph->mutable_input()) {
+    if (initializers.count(vi.name()) || !vi.type().has_tensor_type() ||
+        !vi.type().tensor_type().has_shape() ||
+        vi.type().tensor_type().shape().dim_size() == 0)
+      continue;
+    auto *dim = vi.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+    if (dim->has_dim_value())
+      continue;
+    std::string name = dim->has_dim_param() ? dim->dim_param() : "";
+    if (!name.empty() && !batchName.empty() && name != batchName)
+      return emitError(modelLoc(context, model))
+             << "inputs '" << firstInput << "' and '" << vi.name()
+             << "' have different symbolic leading dims ('" << batchName << "' and '"
+             << name << "'); kiln supports one dynamic batch dim: pin the others with "
+             << "--input-shape";
+    if (firstInput.empty())
+      firstInput = vi.name();
+    if (batchName.empty())
+      batchName = name;
+    model.dynamicBatchInputs[vi.name()] = name;
+    dim->clear_dim_param();
+    dim->set_dim_value(1);
+  }
+  for (auto &[input, name] : model.dynamicBatchInputs)
+    name = batchName.empty() ? "batch" : batchName;
+  return success();
+}
+
 LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
   ::onnx::ShapeInferenceOptions opts;
   opts.check_type = false;
@@ -323,7 +363,8 @@ LogicalResult loadModel(MLIRContext &context, StringRef path,
   }
   if (failed(parseFile(context, model)) || failed(checkHeader(context, model)) ||
       failed(checkGraph(context, model, model.proto.graph())) ||
-      failed(pinInputShapes(context, model, options)))
+      failed(pinInputShapes(context, model, options)) ||
+      failed(pinDynamicBatch(context, model, options)))
     return failure();
   if (options.onnxShapeInference &&
       failed(runOnnxShapeInference(context, model)))

@@ -55,6 +55,8 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     return;
   case Phase::Lower:
+    // Before anything is lowered for one batch item: are items independent?
+    addDynamicBatchCheck(pm);
     pm.addPass(createConvertOnnxToLinalgPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createLinalgElementwiseOpFusionPass());
@@ -115,6 +117,10 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     return;
   }
   }
+}
+
+void addDynamicBatchCheck(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxDynamicBatchPass());
 }
 
 void addPipelineUpTo(OpPassManager &pm, Phase last, const PipelineOptions &options) {

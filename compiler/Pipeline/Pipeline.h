@@ -50,6 +50,11 @@ void addPhasePasses(mlir::OpPassManager &pm, Phase phase,
 void addPipelineUpTo(mlir::OpPassManager &pm, Phase last,
                      const PipelineOptions &options = {});
 
+/// Adds kiln-dynamic-batch alone (the lower phase starts with it): the
+/// driver runs it before reading the model's interface, whose batched
+/// outputs it marks, and kiln check for its reason.
+void addDynamicBatchCheck(mlir::OpPassManager &pm);
+
 /// Adds every dialect, interface and translation kiln's pipeline needs.
 void registerKilnDialects(mlir::DialectRegistry &registry);
 

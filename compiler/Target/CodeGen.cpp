@@ -44,9 +44,14 @@ llvm::Constant *cString(llvm::Module &m, StringRef s, const llvm::Twine &name) {
   return g;
 }
 
-/// NAME_run: checks its pointers, then calls the planned function.
-LogicalResult addRunFunction(llvm::Module &m, llvm::Function *impl,
-                             const ModelInfo &info, std::string &error) {
+/// The entry points: an internal `run_items(inputs, outputs, workspace, n)`
+/// that checks its pointers and runs the planned function once per batch
+/// item (once for a static model), then
+///   NAME_run(inputs, outputs, workspace)             one item
+///   NAME_run_dims(dims, inputs, outputs, workspace)  dims[0] items
+///   NAME_workspace_size(dims)                        the workspace's bytes
+LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
+                              const ModelInfo &info, std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   size_t nin = info.inputs.size(), nout = info.outputs.size();
   if (impl->arg_size() != nin + nout + 1) {
@@ -56,27 +61,34 @@ LogicalResult addRunFunction(llvm::Module &m, llvm::Function *impl,
     return failure();
   }
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
-  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
-  auto *type = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
-  auto *run = llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
-                                     info.name + "_run", m);
-  run->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::Argument *ins = run->getArg(0), *outs = run->getArg(1), *ws = run->getArg(2);
+  llvm::Type *i8 = llvm::Type::getInt8Ty(ctx);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
+  bool dynamic = !info.dynamicDim.empty();
+
+  auto *itemsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64}, false);
+  auto *items = llvm::Function::Create(itemsType, llvm::GlobalValue::InternalLinkage,
+                                       info.name + "_run_items", m);
+  items->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::Argument *ins = items->getArg(0), *outs = items->getArg(1), *ws = items->getArg(2),
+                 *count = items->getArg(3);
   ins->setName("inputs");
   outs->setName("outputs");
   ws->setName("workspace");
-  auto *entry = llvm::BasicBlock::Create(ctx, "entry", run);
-  auto *bad = llvm::BasicBlock::Create(ctx, "invalid_argument", run);
+  count->setName("items");
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", items);
+  auto *bad = llvm::BasicBlock::Create(ctx, "invalid_argument", items);
   llvm::IRBuilder<> b(entry);
   // Each check branches to `bad` or falls into a new block.
   auto check = [&](llvm::Value *isBad) {
-    auto *next = llvm::BasicBlock::Create(ctx, "ok", run);
+    auto *next = llvm::BasicBlock::Create(ctx, "ok", items);
     b.CreateCondBr(isBad, bad, next);
     b.SetInsertPoint(next);
   };
-  SmallVector<llvm::Value *> args;
+  check(b.CreateICmpSLT(count, llvm::ConstantInt::get(i64, 0)));
+  llvm::Value *none = b.CreateICmpEQ(count, llvm::ConstantInt::get(i64, 0));
+  SmallVector<llvm::Value *> bases;
   // A tensor without elements may be passed as NULL (nothing is read or
-  // written through it).
+  // written through it); so may a batched one when there are no items.
   auto loadAll = [&](llvm::Value *array, ArrayRef<TensorInfo> tensors) {
     if (tensors.empty())
       return;
@@ -84,9 +96,13 @@ LogicalResult addRunFunction(llvm::Module &m, llvm::Function *impl,
     for (size_t i = 0; i < tensors.size(); ++i) {
       llvm::Value *slot = b.CreateConstInBoundsGEP1_64(ptr, array, i);
       llvm::Value *p = b.CreateLoad(ptr, slot);
-      if (!llvm::is_contained(tensors[i].dims, 0))
-        check(b.CreateIsNull(p));
-      args.push_back(p);
+      if (!llvm::is_contained(tensors[i].dims, 0)) {
+        llvm::Value *isNull = b.CreateIsNull(p);
+        if (tensors[i].dynamicBatch)
+          isNull = b.CreateAnd(isNull, b.CreateNot(none));
+        check(isNull);
+      }
+      bases.push_back(p);
     }
   };
   loadAll(ins, info.inputs);
@@ -98,23 +114,95 @@ LogicalResult addRunFunction(llvm::Module &m, llvm::Function *impl,
                                    info.workspaceAlignment - 1);
     check(b.CreateICmpNE(low, llvm::ConstantInt::get(intptr, 0)));
   }
+  // for (item = 0; item < items; ++item): each batched tensor at its item's
+  // offset; the others as they are.
+  auto *header = llvm::BasicBlock::Create(ctx, "item", items);
+  auto *body = llvm::BasicBlock::Create(ctx, "run_item", items);
+  auto *done = llvm::BasicBlock::Create(ctx, "done", items);
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode *item = b.CreatePHI(i64, 2, "item");
+  item->addIncoming(llvm::ConstantInt::get(i64, 0), pre);
+  b.CreateCondBr(b.CreateICmpSLT(item, count), body, done);
+  b.SetInsertPoint(body);
+  SmallVector<llvm::Value *> args;
+  for (size_t i = 0; i < nin + nout; ++i) {
+    const TensorInfo &t = i < nin ? info.inputs[i] : info.outputs[i - nin];
+    llvm::Value *p = bases[i];
+    if (t.dynamicBatch)
+      p = b.CreateInBoundsGEP(
+          i8, p, b.CreateMul(item, llvm::ConstantInt::get(i64, t.numBytes())));
+    args.push_back(p);
+  }
   args.push_back(ws);
   b.CreateCall(impl, args);
+  item->addIncoming(b.CreateAdd(item, llvm::ConstantInt::get(i64, 1)), body);
+  b.CreateBr(header);
+  b.SetInsertPoint(done);
   b.CreateRet(llvm::ConstantInt::get(i32, 0));
   b.SetInsertPoint(bad);
   b.CreateRet(llvm::ConstantInt::get(i32, 1)); // KILN_STATUS_INVALID_ARGUMENT
+
+  // NAME_run: one item.
+  auto *runType = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
+  auto *run = llvm::Function::Create(runType, llvm::GlobalValue::ExternalLinkage,
+                                     info.name + "_run", m);
+  run->addFnAttr(llvm::Attribute::NoUnwind);
+  run->getArg(0)->setName("inputs");
+  run->getArg(1)->setName("outputs");
+  run->getArg(2)->setName("workspace");
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", run));
+  b.CreateRet(b.CreateCall(items, {run->getArg(0), run->getArg(1), run->getArg(2),
+                                   llvm::ConstantInt::get(i64, 1)}));
+
+  // NAME_run_dims: the dynamic dims' values, then as NAME_run; a static
+  // model ignores `dims` (which may be NULL).
+  auto *dimsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
+  auto *runDims = llvm::Function::Create(dimsType, llvm::GlobalValue::ExternalLinkage,
+                                         info.name + "_run_dims", m);
+  runDims->addFnAttr(llvm::Attribute::NoUnwind);
+  runDims->getArg(0)->setName("dims");
+  runDims->getArg(1)->setName("inputs");
+  runDims->getArg(2)->setName("outputs");
+  runDims->getArg(3)->setName("workspace");
+  auto *dimsEntry = llvm::BasicBlock::Create(ctx, "entry", runDims);
+  b.SetInsertPoint(dimsEntry);
+  llvm::Value *n = llvm::ConstantInt::get(i64, 1);
+  if (dynamic) {
+    auto *noDims = llvm::BasicBlock::Create(ctx, "no_dims", runDims);
+    auto *haveDims = llvm::BasicBlock::Create(ctx, "dims", runDims);
+    b.CreateCondBr(b.CreateIsNull(runDims->getArg(0)), noDims, haveDims);
+    b.SetInsertPoint(noDims);
+    b.CreateRet(llvm::ConstantInt::get(i32, 1));
+    b.SetInsertPoint(haveDims);
+    n = b.CreateLoad(i64, runDims->getArg(0));
+  }
+  b.CreateRet(b.CreateCall(items, {runDims->getArg(1), runDims->getArg(2),
+                                   runDims->getArg(3), n}));
+
+  // NAME_workspace_size: the same for every batch size (one item at a time).
+  auto *wsType = llvm::FunctionType::get(i64, {ptr}, false);
+  auto *wsSize = llvm::Function::Create(wsType, llvm::GlobalValue::ExternalLinkage,
+                                        info.name + "_workspace_size", m);
+  wsSize->addFnAttr(llvm::Attribute::NoUnwind);
+  wsSize->getArg(0)->setName("dims");
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wsSize));
+  b.CreateRet(llvm::ConstantInt::get(i64, info.workspaceSize));
   return success();
 }
 
 /// NAME_kiln_desc and NAME_describe().
-void addDescriptor(llvm::Module &m, const ModelInfo &info, llvm::Function *run) {
+void addDescriptor(llvm::Module &m, const ModelInfo &info) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
   auto *tensorTy = llvm::StructType::create(ctx, {ptr, i32, i32, ptr, i64, i64},
                                             "kiln_tensor_desc");
   auto *modelTy = llvm::StructType::create(
-      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr}, "kiln_model_desc");
+      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr, i32, ptr, ptr}, "kiln_model_desc");
+  llvm::Function *run = m.getFunction(info.name + "_run");
+  llvm::Function *runDims = m.getFunction(info.name + "_run_dims");
   auto tensors = [&](const std::vector<TensorInfo> &list, StringRef kind) -> llvm::Constant * {
     if (list.empty())
       return llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
@@ -122,6 +210,8 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info, llvm::Function *run) 
     for (auto [i, t] : llvm::enumerate(list)) {
       std::string base = info.name + "." + kind.str() + std::to_string(i);
       SmallVector<uint64_t> dims(t.dims.begin(), t.dims.end());
+      if (t.dynamicBatch)
+        dims[0] = static_cast<uint64_t>(-1); // Dynamic dim 0.
       llvm::Constant *dimsInit = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(dims));
       llvm::Constant *dimsPtr = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
       if (!dims.empty()) {
@@ -142,13 +232,24 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info, llvm::Function *run) 
                                     llvm::ConstantArray::get(arrTy, elems),
                                     info.name + "." + kind.str());
   };
+  // The names of the dynamic dims (one at most today: the batch).
+  llvm::Constant *dimNames = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+  int numDynamic = info.dynamicDim.empty() ? 0 : 1;
+  if (numDynamic) {
+    auto *arrTy = llvm::ArrayType::get(ptr, 1);
+    dimNames = new llvm::GlobalVariable(
+        m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(arrTy, {cString(m, info.dynamicDim, info.name + ".dim0")}),
+        info.name + ".dims");
+  }
   llvm::Constant *init = llvm::ConstantStruct::get(
-      modelTy, {llvm::ConstantInt::get(i32, 1), cString(m, info.name, info.name + ".name"),
+      modelTy, {llvm::ConstantInt::get(i32, 2), cString(m, info.name, info.name + ".name"),
                 llvm::ConstantInt::get(i32, info.inputs.size()),
                 llvm::ConstantInt::get(i32, info.outputs.size()),
                 tensors(info.inputs, "inputs"), tensors(info.outputs, "outputs"),
                 llvm::ConstantInt::get(i64, info.workspaceSize),
-                llvm::ConstantInt::get(i64, info.workspaceAlignment), run});
+                llvm::ConstantInt::get(i64, info.workspaceAlignment), run,
+                llvm::ConstantInt::get(i32, numDynamic), dimNames, runDims});
   auto *desc = new llvm::GlobalVariable(m, modelTy, true,
                                         llvm::GlobalValue::ExternalLinkage, init,
                                         info.name + "_kiln_desc");
@@ -358,9 +459,9 @@ LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
   }
   impl->setName(info.name + "_main_impl");
   impl->setLinkage(llvm::GlobalValue::InternalLinkage);
-  if (failed(addRunFunction(*m, impl, info, error)))
+  if (failed(addRunFunctions(*m, impl, info, error)))
     return failure();
-  addDescriptor(*m, info, m->getFunction(info.name + "_run"));
+  addDescriptor(*m, info);
   for (llvm::Function &f : *m) {
     if (f.isDeclaration())
       continue;

@@ -108,16 +108,24 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
       std::string s;
       llvm::raw_string_ostream os(s);
       type.print(os);
+      if (!isa<TensorType>(type))
+        return func.emitError() << "graph " << what << " '" << t.name << "' has type " << s
+                                << "; only tensors are supported at the graph's boundary "
+                                   "(not sequences or optionals)";
       return func.emitError() << "graph " << what << " '" << t.name
                               << "' has type " << s
-                              << "; only static shapes are supported (pin "
-                                 "its dims with --input-shape)";
+                              << "; only static shapes are supported, apart from a "
+                                 "leading batch dim (pin its dims with --input-shape)";
     }
     t.dtype = static_cast<int32_t>(onnx::dataTypeForElementType(tensor.getElementType()));
     if (elementBytes(t.dtype) == 0)
       return func.emitError() << "graph " << what << " '" << t.name
                               << "' has an element type that is not supported yet";
     t.dims.assign(tensor.getShape().begin(), tensor.getShape().end());
+    if (auto dim = attrs ? attrs.getAs<StringAttr>("kiln.dynamic_dim") : StringAttr()) {
+      t.dynamicBatch = true;
+      info.dynamicDim = dim.str();
+    }
     return success();
   };
   FunctionType type = func.getFunctionType();
@@ -194,15 +202,26 @@ typedef struct kiln_model_desc {
   int64_t workspace_size;
   int64_t workspace_alignment;
   int (*run)(const void *const *inputs, void *const *outputs, void *workspace);
+  int32_t num_dynamic_dims;
+  const char *const *dynamic_dim_names;
+  int (*run_dims)(const int64_t *dims, const void *const *inputs,
+                  void *const *outputs, void *workspace);
 } kiln_model_desc;
 #endif
 
 )";
+  bool dynamic = !info.dynamicDim.empty();
   os << "#define " << n << "_NUM_INPUTS " << info.inputs.size() << "\n"
      << "#define " << n << "_NUM_OUTPUTS " << info.outputs.size() << "\n"
      << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize << "\n"
      << "#define " << n << "_WORKSPACE_ALIGNMENT " << info.workspaceAlignment
      << "\n\n";
+  os << "/* Dynamic dims (-1 in the DIMS below): their values are passed to\n   "
+     << n << "_run_dims(). */\n"
+     << "#define " << n << "_NUM_DYNAMIC_DIMS " << (dynamic ? 1 : 0) << "\n";
+  if (dynamic)
+    os << "#define " << n << "_DYNAMIC_DIM_0_NAME " << quoted(info.dynamicDim) << "\n";
+  os << "\n";
   if (info.stats.known) {
     const CodeStats &c = info.stats;
     os << "/* What the model's code needs on " << info.targetLabel << ", in bytes.\n"
@@ -221,13 +240,16 @@ typedef struct kiln_model_desc {
     for (auto [i, t] : llvm::enumerate(list)) {
       std::string p = n + "_" + kind.str() + "_" + std::to_string(i);
       os << "/* " << kind.lower() << " " << i << ": " << dtypeName(t.dtype) << " [";
-      llvm::interleave(t.dims, os, ",");
-      os << "] */\n";
+      for (auto [k, d] : llvm::enumerate(t.dims))
+        os << (k ? "," : "") << (k == 0 && t.dynamicBatch ? info.dynamicDim : std::to_string(d));
+      os << "]" << (t.dynamicBatch ? "; the sizes below are per " + info.dynamicDim + " item" : "")
+         << " */\n";
       os << "#define " << p << "_NAME " << quoted(t.name) << "\n";
       os << "#define " << p << "_DTYPE " << t.dtype << "\n";
       os << "#define " << p << "_RANK " << t.dims.size() << "\n";
       os << "#define " << p << "_DIMS {";
-      llvm::interleave(t.dims, os, ", ");
+      for (auto [k, d] : llvm::enumerate(t.dims))
+        os << (k ? ", " : "") << (k == 0 && t.dynamicBatch ? -1 : d);
       if (t.dims.empty())
         os << "1"; // A scalar: keep the initializer non-empty in C.
       os << "}\n";
@@ -241,6 +263,22 @@ typedef struct kiln_model_desc {
         "above.\n   Returns KILN_STATUS_OK (0) or a status code. */\n"
      << "int " << n
      << "_run(const void *const *inputs, void *const *outputs, void *workspace);\n\n"
+     << "/* Runs the model for the dynamic dims' values dims[0.."
+     << n << "_NUM_DYNAMIC_DIMS)"
+     << (dynamic ? ": dims[0] items of " + info.dynamicDim +
+                       ", one after another, each batched tensor holding\n   dims[0] "
+                       "items back to back (" + n + "_run is dims[0] = 1). With no items, "
+                       "outputs\n   that do not depend on " + info.dynamicDim +
+                       " are not written."
+                 : "; this model has none, so dims may be NULL.")
+     << " */\n"
+     << "int " << n
+     << "_run_dims(const int64_t *dims, const void *const *inputs, void *const *outputs,\n"
+     << "    void *workspace);\n\n"
+     << "/* The workspace's size in bytes for the dynamic dims' values (here always\n   "
+     << n << "_WORKSPACE_SIZE: " << (dynamic ? "items run one at a time" : "the model is static")
+     << "). */\n"
+     << "int64_t " << n << "_workspace_size(const int64_t *dims);\n\n"
      << "/* The model's descriptor, for tools. */\n"
      << "const kiln_model_desc *" << n << "_describe(void);\n\n";
   // Typed wrapper with parameter names made from the tensor names.

@@ -30,9 +30,12 @@ namespace kiln {
 struct TensorInfo {
   std::string name;
   int32_t dtype = 0; ///< ONNX TensorProto.DataType.
+  /// The dims of one batch item: a dynamic batch dim (dynamicBatch) is
+  /// dims[0] and 1 here.
   llvm::SmallVector<int64_t> dims;
-  int64_t numElements() const;
-  int64_t numBytes() const;
+  bool dynamicBatch = false; ///< dims[0] is the model's dynamic batch dim.
+  int64_t numElements() const; ///< Per batch item.
+  int64_t numBytes() const;    ///< Per batch item.
 };
 
 /// What kiln reads off the object it wrote: the sizes a firmware engineer
@@ -52,6 +55,10 @@ struct CodeStats {
 struct ModelInfo {
   std::string name; ///< The C prefix of every exported symbol.
   std::vector<TensorInfo> inputs, outputs;
+  /// The name of the dynamic batch dim ("" for a static model): inputs and
+  /// outputs with dynamicBatch carry it as their leading dim, and the entry
+  /// point runs the item-sized code once per item.
+  std::string dynamicDim;
   int64_t workspaceSize = 0;
   int64_t workspaceAlignment = 16;
   CodeStats stats; ///< Filled by emitCode for objects.

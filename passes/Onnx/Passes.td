@@ -32,4 +32,20 @@ def OnnxLowerSequencesPass : Pass<"onnx-lower-sequences", "mlir::func::FuncOp"> 
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }
 
+def OnnxDynamicBatchPass : Pass<"kiln-dynamic-batch", "mlir::func::FuncOp"> {
+  let summary = "Check that a dynamic batch can run one item at a time";
+  let description = [{
+    The importer compiles a model whose inputs have a symbolic leading dim
+    for one batch item (that dim pinned to 1, the inputs marked
+    `kiln.dynamic_dim`); the entry point then runs the item-sized code once
+    per item. This pass follows the batch dim through @main and fails, with
+    a reason on the op, where items would be mixed (a reduction, concat or
+    slice over the batch, a Transpose moving it into a row, training-mode
+    BatchNorm, MaxPool indices, an op it does not know). Graph outputs that
+    carry the batch get `kiln.dynamic_dim` and must carry it as their
+    leading dim. A function without marked inputs is left alone.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
 #endif // KILN_PASSES_ONNX_PASSES_TD

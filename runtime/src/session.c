@@ -23,6 +23,8 @@
 
 struct kiln_session {
   const kiln_model_desc *model;
+  int32_t num_dynamic_dims; ///< 0 for an abi_version 1 descriptor.
+  int64_t dynamic_dims[KILN_MAX_DYNAMIC_DIMS]; ///< Values, set by run.
   void *workspace;         ///< Aligned; NULL when the model needs none.
   const void **input_data; ///< model->num_inputs entries, filled by run.
   void **output_data;      ///< model->num_outputs entries, filled by run.
@@ -215,6 +217,36 @@ static int check_tensor(msg *m, const char *kind, int32_t index,
   return KILN_STATUS_OK;
 }
 
+/// Records the values of the dynamic dims tensor \p t carries (descriptor
+/// dim -1-k is dynamic dim k), which check_tensor has matched in rank; a
+/// value that differs from an earlier tensor's is a shape mismatch.
+static int bind_dynamic_dims(kiln_session *s, msg *m, const char *kind,
+                             int32_t index, const kiln_tensor_desc *d,
+                             const kiln_tensor *t) {
+  for (int32_t j = 0; j < d->rank; ++j) {
+    int64_t k = -1 - d->dims[j];
+    if (d->dims[j] >= 0 || k >= s->num_dynamic_dims)
+      continue;
+    if (s->dynamic_dims[k] < 0) {
+      s->dynamic_dims[k] = t->dims[j];
+    } else if (s->dynamic_dims[k] != t->dims[j]) {
+      const char *const *names = s->model->dynamic_dim_names;
+      msg_tensor_prefix(m, kind, index, d);
+      msg_str(m, "dim ");
+      msg_i64(m, j);
+      msg_str(m, " is ");
+      msg_i64(m, t->dims[j]);
+      msg_str(m, ", but the dynamic dim '");
+      msg_str(m, names && names[k] ? names[k] : "?");
+      msg_str(m, "' is ");
+      msg_i64(m, s->dynamic_dims[k]);
+      msg_str(m, " in an earlier tensor");
+      return KILN_STATUS_SHAPE_MISMATCH;
+    }
+  }
+  return KILN_STATUS_OK;
+}
+
 /// Whether the descriptors of one direction are usable: each has a rank >= 0
 /// and dims for it.
 static int descs_valid(const kiln_tensor_desc *descs, int32_t count) {
@@ -236,7 +268,12 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
   *out = NULL;
   if (!model)
     return KILN_STATUS_INVALID_ARGUMENT;
-  if (model->abi_version != KILN_ABI_VERSION)
+  if (model->abi_version != 1 && model->abi_version != KILN_ABI_VERSION)
+    return KILN_STATUS_UNSUPPORTED;
+  int32_t num_dynamic = model->abi_version >= 2 ? model->num_dynamic_dims : 0;
+  if (num_dynamic < 0 || (num_dynamic > 0 && !model->run_dims))
+    return KILN_STATUS_INVALID_ARGUMENT;
+  if (num_dynamic > KILN_MAX_DYNAMIC_DIMS)
     return KILN_STATUS_UNSUPPORTED;
   if (!model->run || !descs_valid(model->inputs, model->num_inputs) ||
       !descs_valid(model->outputs, model->num_outputs) ||
@@ -269,6 +306,7 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
   if (!s)
     return KILN_STATUS_OUT_OF_MEMORY;
   s->model = model;
+  s->num_dynamic_dims = num_dynamic;
   s->input_data = (const void **)(s + 1);
   s->output_data = (void **)(s + 1) + model->num_inputs;
   s->workspace = NULL;
@@ -304,20 +342,35 @@ int kiln_session_run(kiln_session *s, const kiln_tensor *inputs,
     return KILN_STATUS_INVALID_ARGUMENT;
   }
 
+  for (int32_t k = 0; k < s->num_dynamic_dims; ++k)
+    s->dynamic_dims[k] = -1;
   for (int32_t i = 0; i < num_inputs; ++i) {
     int status = check_tensor(&m, "input", i, &model->inputs[i], &inputs[i]);
+    if (status == KILN_STATUS_OK)
+      status = bind_dynamic_dims(s, &m, "input", i, &model->inputs[i], &inputs[i]);
     if (status != KILN_STATUS_OK)
       return status;
     s->input_data[i] = inputs[i].data;
   }
   for (int32_t i = 0; i < num_outputs; ++i) {
     int status = check_tensor(&m, "output", i, &model->outputs[i], &outputs[i]);
+    if (status == KILN_STATUS_OK)
+      status = bind_dynamic_dims(s, &m, "output", i, &model->outputs[i], &outputs[i]);
     if (status != KILN_STATUS_OK)
       return status;
     s->output_data[i] = outputs[i].data;
   }
 
-  int status = model->run(s->input_data, s->output_data, s->workspace);
+  int status;
+  if (s->num_dynamic_dims > 0) {
+    for (int32_t k = 0; k < s->num_dynamic_dims; ++k)
+      if (s->dynamic_dims[k] < 0)
+        s->dynamic_dims[k] = 1; // No tensor carries it.
+    status = model->run_dims(s->dynamic_dims, s->input_data, s->output_data,
+                             s->workspace);
+  } else {
+    status = model->run(s->input_data, s->output_data, s->workspace);
+  }
   if (status != KILN_STATUS_OK) {
     msg_str(&m, "model '");
     msg_str(&m, model->name ? model->name : "(unnamed)");

@@ -62,6 +62,7 @@ static const kiln_tensor_desc kFakeOutputs[] = {
 };
 static const kiln_model_desc kFake = {
     1, "fake", 1, 1, kFakeInputs, kFakeOutputs, 64, 16, fake_run,
+    0, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// Needs a workspace aligned to 256, more than malloc gives.
@@ -76,6 +77,7 @@ static int wide_align_run(const void *const *inputs, void *const *outputs,
 }
 static const kiln_model_desc kWideAlign = {
     1, "wide", 1, 1, kFakeInputs, kFakeOutputs, 1000, 256, wide_align_run,
+    0, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// Fails with an internal error; needs no workspace, so gets NULL.
@@ -87,6 +89,7 @@ static int failing_run(const void *const *inputs, void *const *outputs,
 }
 static const kiln_model_desc kFailing = {
     1, "failing", 1, 1, kFakeInputs, kFakeOutputs, 0, 0, failing_run,
+    0, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// A dynamic batch dim: input and output [?,3].
@@ -105,6 +108,42 @@ static const kiln_tensor_desc kDynOutputs[] = {
 };
 static const kiln_model_desc kDyn = {
     1, "dyn", 1, 1, kDynInputs, kDynOutputs, 0, 0, dyn_run,
+    0, NULL, NULL, /* abi_version 1: not read */
+};
+
+/// abi_version 2: dynamic dim 0 'batch', input [batch,3], output [batch,3],
+/// y = 2x, run through run_dims; the last dims[0] it saw is kept.
+static int64_t last_batch = -1;
+static int dims_run_one(const void *const *inputs, void *const *outputs,
+                        void *workspace) {
+  (void)inputs;
+  (void)outputs;
+  (void)workspace;
+  return KILN_STATUS_INTERNAL; // The session must call run_dims instead.
+}
+static int dims_run(const int64_t *dims, const void *const *inputs,
+                    void *const *outputs, void *workspace) {
+  (void)workspace;
+  if (!dims || dims[0] < 0)
+    return KILN_STATUS_INVALID_ARGUMENT;
+  last_batch = dims[0];
+  const float *x = inputs[0];
+  float *y = outputs[0];
+  for (int64_t i = 0; i < dims[0] * 3; ++i)
+    y[i] = x[i] * 2.0f;
+  return KILN_STATUS_OK;
+}
+static const int64_t kDimsBatch3[] = {-1, 3};
+static const char *const kBatchName[] = {"batch"};
+static const kiln_tensor_desc kBatchInputs[] = {
+    {"x", 1, 2, kDimsBatch3, 3, 12},
+};
+static const kiln_tensor_desc kBatchOutputs[] = {
+    {"y", 1, 2, kDimsBatch3, 3, 12},
+};
+static const kiln_model_desc kBatch = {
+    2, "batched", 1, 1, kBatchInputs, kBatchOutputs, 0, 0, dims_run_one,
+    1, kBatchName, dims_run,
 };
 
 //===----------------------------------------------------------------------===//
@@ -322,6 +361,41 @@ static void test_dynamic_dims(void) {
   kiln_session_destroy(s);
 }
 
+static void test_run_dims(void) {
+  kiln_session *s = NULL;
+  if (kiln_session_create(&kBatch, &s) != KILN_STATUS_OK || !s) {
+    CHECK(0, "create failed");
+    return;
+  }
+  float x[12], y[12] = {0};
+  for (int i = 0; i < 12; ++i)
+    x[i] = (float)i;
+  static const int64_t dims43[] = {4, 3};
+  static const int64_t dims33[] = {3, 3};
+  kiln_tensor in = tensor(x, 1, 2, dims43, sizeof x);
+  kiln_tensor out = tensor(y, 1, 2, dims43, sizeof y);
+  int status = kiln_session_run(s, &in, 1, &out, 1);
+  CHECK(status == KILN_STATUS_OK, "[4,3]: %s", kiln_session_error(s));
+  CHECK(last_batch == 4, "run_dims got batch %lld, want 4", (long long)last_batch);
+  CHECK(y[11] == 22.0f, "y[11] = %g, want 22", (double)y[11]);
+  expect_failure("batch differs between tensors", s, in,
+                 tensor(y, 1, 2, dims33, sizeof y), KILN_STATUS_SHAPE_MISMATCH,
+                 "output 0 'y': dim 0 is 3",
+                 "the dynamic dim 'batch' is 4 in an earlier tensor");
+  expect_failure("batch larger than the buffer", s,
+                 tensor(x, 1, 2, dims43, 36), out, KILN_STATUS_SHAPE_MISMATCH,
+                 "expected float32 [?,3] (48 bytes)", "(36 bytes)");
+  kiln_session_destroy(s);
+  kiln_model_desc bad = kBatch;
+  bad.run_dims = NULL;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "dynamic dims without run_dims");
+  bad = kBatch;
+  bad.num_dynamic_dims = KILN_MAX_DYNAMIC_DIMS + 1;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_UNSUPPORTED && !s,
+        "too many dynamic dims");
+}
+
 static void test_create_failures(void) {
   kiln_session *s = (kiln_session *)&s; // Must be reset to NULL.
   CHECK(kiln_session_create(NULL, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
@@ -329,9 +403,9 @@ static void test_create_failures(void) {
   CHECK(kiln_session_create(&kFake, NULL) == KILN_STATUS_INVALID_ARGUMENT,
         "NULL out");
   kiln_model_desc bad = kFake;
-  bad.abi_version = 2;
+  bad.abi_version = 3;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_UNSUPPORTED && !s,
-        "abi version 2");
+        "abi version 3");
   bad = kFake;
   bad.workspace_alignment = 24;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
@@ -438,6 +512,7 @@ int main(void) {
   test_workspace_alignment();
   test_run_failure();
   test_dynamic_dims();
+  test_run_dims();
   test_create_failures();
   test_status_and_dtype_names();
   test_parallel_for();

@@ -3,6 +3,7 @@
 kiln and checked against torch's own outputs.
 
     python3 utils/models/models.py KILN [--models a,b,...] [--work DIR] [--json F]
+                                        [--dynamic-batch N]
 
 For each model: export with random weights (torch.manual_seed(0), opset 17,
 eval mode) to WORK/NAME.onnx with one random input and torch's output (as
@@ -12,6 +13,11 @@ must also be within 1e-3 of the outputs' largest magnitude). Exports are
 cached in WORK; nothing is downloaded (weights are random). Prints a table
 (compile seconds, compiler peak MiB, max abs error) and exits non-zero if
 any model fails.
+
+With --dynamic-batch N the models are exported with a symbolic batch dim
+(dynamic_axes {0: "batch"} on the input and output), compiled without
+--input-shape (kiln's dynamic batch: one item at a time), and run on a
+random input of N items against torch's output for the same N.
 """
 
 import argparse
@@ -70,11 +76,14 @@ MODELS = {
 }
 
 
-def export(name, work):
-    """WORK/NAME.onnx, NAME.input.npy and NAME.output.npy (cached)."""
-    onnx_path = os.path.join(work, name + ".onnx")
-    in_path = os.path.join(work, name + ".input.npy")
-    out_path = os.path.join(work, name + ".output.npy")
+def export(name, work, batch=None):
+    """WORK/NAME.onnx, NAME.input.npy and NAME.output.npy (cached); with
+    `batch`, a symbolic batch dim and an input of `batch` items
+    (WORK/NAME.bN.*)."""
+    stem = name if batch is None else "%s.b%d" % (name, batch)
+    onnx_path = os.path.join(work, stem + ".onnx")
+    in_path = os.path.join(work, stem + ".input.npy")
+    out_path = os.path.join(work, stem + ".output.npy")
     if all(os.path.exists(p) for p in (onnx_path, in_path, out_path)):
         return onnx_path, in_path, out_path
     import inspect
@@ -88,10 +97,19 @@ def export(name, work):
             if p.dim() >= 2 and not p.any():
                 p.normal_(0.0, 0.02)
     model.eval()
+    if batch is not None:
+        # The same distribution as the single example, `batch` items.
+        torch.manual_seed(1)
+        if x.dtype == torch.int64:
+            x = torch.randint(0, int(x.max()) + 1, (batch,) + tuple(x.shape[1:]))
+        else:
+            x = torch.randn((batch,) + tuple(x.shape[1:]))
     with torch.no_grad():
         y = model(x)
     kwargs = dict(opset_version=17, input_names=["input"],
                   output_names=["output"])
+    if batch is not None:
+        kwargs["dynamic_axes"] = {"input": {0: "batch"}, "output": {0: "batch"}}
     if "dynamo" in inspect.signature(torch.onnx.export).parameters:
         kwargs["dynamo"] = False
     # With gradients enabled torch takes the exportable (not the fused
@@ -110,8 +128,8 @@ def peak_rss_mib(before):
     return max(after, before) / 1024.0
 
 
-def check(kiln, name, work):
-    onnx_path, in_path, out_path = export(name, work)
+def check(kiln, name, work, batch=None):
+    onnx_path, in_path, out_path = export(name, work, batch)
     row = {"model": name}
     with tempfile.TemporaryDirectory(prefix="kiln-models-") as tmp:
         lib = os.path.join(tmp, "lib%s.so" % name)
@@ -170,6 +188,8 @@ def main():
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-models"),
                     help="where exports are cached")
     ap.add_argument("--json", help="also write the rows as JSON here")
+    ap.add_argument("--dynamic-batch", type=int, metavar="N",
+                    help="export with a symbolic batch dim, run N items")
     args = ap.parse_args()
     names = [n for n in args.models.split(",") if n]
     unknown = [n for n in names if n not in MODELS]
@@ -181,7 +201,7 @@ def main():
                                                    "peak MiB", "run s", "max abs err",
                                                    "/ |y|max"))
     for name in names:
-        row = check(args.kiln, name, args.work)
+        row = check(args.kiln, name, args.work, args.dynamic_batch)
         rows.append(row)
         err = row.get("max_abs_err")
         rel = row.get("rel_err")

@@ -50,13 +50,13 @@ typedef struct kiln_tensor_desc {
   const char *name;
   int32_t dtype;          /* ONNX TensorProto.DataType: 1 float, 7 int64... */
   int32_t rank;
-  const int64_t *dims;    /* rank entries; -1 for a dynamic dim            */
+  const int64_t *dims;    /* rank entries; -1-k for dynamic dim k          */
   int64_t num_elements;
   int64_t num_bytes;
 } kiln_tensor_desc;
 
 typedef struct kiln_model_desc {
-  uint32_t abi_version;   /* 1 */
+  uint32_t abi_version;   /* 2 (1: without the fields from num_dynamic_dims) */
   const char *name;       /* NAME */
   int32_t num_inputs;
   int32_t num_outputs;
@@ -65,11 +65,20 @@ typedef struct kiln_model_desc {
   int64_t workspace_size;
   int64_t workspace_alignment;
   int (*run)(const void *const *inputs, void *const *outputs, void *workspace);
+  /* From abi_version 2: */
+  int32_t num_dynamic_dims;            /* values passed to run_dims        */
+  const char *const *dynamic_dim_names;
+  int (*run_dims)(const int64_t *dims, const void *const *inputs,
+                  void *const *outputs, void *workspace);
 } kiln_model_desc;
 #endif /* KILN_MODEL_DESC_DEFINED */
 
-/// The descriptor ABI version this runtime understands.
-#define KILN_ABI_VERSION 1
+/// The descriptor ABI version kiln writes; the runtime also reads version 1
+/// (no dynamic dims, no run_dims).
+#define KILN_ABI_VERSION 2
+
+/// The most dynamic dims a session handles.
+#define KILN_MAX_DYNAMIC_DIMS 8
 
 /// A short lowercase description of \p status ("ok", "shape mismatch", ...);
 /// "unknown status" for a value that is not a kiln_status. Never NULL; the
@@ -118,16 +127,19 @@ typedef struct kiln_session kiln_session;
 /// stores the session in \p *out and returns KILN_STATUS_OK. On failure stores
 /// NULL in \p *out (when \p out is not NULL) and returns
 /// KILN_STATUS_INVALID_ARGUMENT (NULL argument, malformed descriptor),
-/// KILN_STATUS_UNSUPPORTED (abi_version is not KILN_ABI_VERSION) or
+/// KILN_STATUS_UNSUPPORTED (abi_version is not 1 or 2, or more than
+/// KILN_MAX_DYNAMIC_DIMS dynamic dims) or
 /// KILN_STATUS_OUT_OF_MEMORY.
 int kiln_session_create(const kiln_model_desc *model, kiln_session **out);
 
 /// Checks the tensors against the model's descriptor, then runs the model on
 /// them with the session's workspace. Checks, in order: the counts (equal to
 /// the descriptor's), then for each input and then each output that data is
-/// not NULL, that dtype, rank and dims match (a descriptor dim of -1 accepts
-/// any size), that num_bytes is at least the bytes the tensor needs and that
-/// data is aligned to the element size. Returns KILN_STATUS_OK, or
+/// not NULL, that dtype, rank and dims match (a descriptor dim -1-k, dynamic
+/// dim k, accepts any size, the same in every tensor), that num_bytes is at
+/// least the bytes the tensor needs and that data is aligned to the element
+/// size. A model with dynamic dims is then run through run_dims with their
+/// values. Returns KILN_STATUS_OK, or
 /// KILN_STATUS_INVALID_ARGUMENT (NULL session or pointer, wrong count,
 /// misaligned data), KILN_STATUS_SHAPE_MISMATCH (dtype, rank, dims or buffer
 /// size), or the non-zero status the model's run function returned; the

@@ -42,8 +42,11 @@ def main():
     # A newer opset than kiln reads.
     model(out, "opset19", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", [4])], [vi("y", [4])], opsets=(("", 19),))
-    # A symbolic batch dim.
+    # A symbolic dim that is not a leading batch dim.
     model(out, "dynamic", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+          [vi("x", [4, "M"])], [vi("y", [4, "M"])])
+    # A symbolic batch dim: supported, items one at a time.
+    model(out, "batch", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", 4])], [vi("y", ["N", 4])])
     # A custom-domain op: the model does not import.
     model(out, "custom", [helper.make_node("Relu", ["x"], ["a"], name="relu"),
