@@ -206,6 +206,30 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
     bound[index] = true;
     m.inputs[index] = std::move(tensor);
   }
+  // The dynamic dims' values, from the given inputs that carry them
+  // (descriptor dim -1-k is dynamic dim k; the session checks that they
+  // agree); 1 when none does.
+  int32_t numDynamic = d.abi_version >= 2 ? d.num_dynamic_dims : 0;
+  std::vector<int64_t> dynamic(std::max(numDynamic, 0), 1);
+  for (int32_t i = 0; i < d.num_inputs; ++i)
+    for (int32_t j = 0; bound[i] && j < d.inputs[i].rank; ++j) {
+      int64_t k = -1 - d.inputs[i].dims[j];
+      if (k >= 0 && k < numDynamic && j < static_cast<int32_t>(m.inputs[i].dims.size()))
+        dynamic[k] = m.inputs[i].dims[j];
+    }
+  // Dims with the dynamic ones resolved, and the bytes they need.
+  auto resolve = [&](const kiln_tensor_desc &t, std::vector<int64_t> &dims) {
+    dims.assign(t.dims, t.dims + t.rank);
+    int64_t bytes = t.num_bytes; // Per unit of each dynamic dim.
+    for (int64_t &dim : dims) {
+      int64_t k = -1 - dim;
+      if (k >= 0) {
+        dim = k < numDynamic ? dynamic[k] : 1;
+        bytes *= dim;
+      }
+    }
+    return bytes;
+  };
   for (int32_t i = 0; i < d.num_inputs; ++i) {
     if (bound[i])
       continue;
@@ -216,14 +240,11 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
     // Deterministic values in [-1, 1) (or small integers) for bench.
     HostTensor &t = m.inputs[i];
     t.dtype = d.inputs[i].dtype;
-    t.dims.assign(d.inputs[i].dims, d.inputs[i].dims + d.inputs[i].rank);
-    for (int64_t &dim : t.dims)
-      dim = std::max<int64_t>(dim, 1); // A dynamic dim: 1.
-    t.data.assign(d.inputs[i].num_bytes, 0);
+    t.data.assign(resolve(d.inputs[i], t.dims), 0);
     if (t.dtype == 1) {
       float *f = reinterpret_cast<float *>(t.data.data());
       uint32_t state = 12345;
-      for (int64_t k = 0; k < d.inputs[i].num_elements; ++k) {
+      for (size_t k = 0; k < t.data.size() / sizeof(float); ++k) {
         state = state * 1664525u + 1013904223u;
         f[k] = static_cast<float>(state >> 8) / static_cast<float>(1 << 23) - 1.0f;
       }
@@ -240,30 +261,12 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
     m.inTensors.push_back({t.data.data(), t.dtype, static_cast<int32_t>(t.dims.size()),
                            t.dims.data(), bytes});
   }
-  // The dynamic dims' values, from the inputs that carry them (descriptor
-  // dim -1-k is dynamic dim k; the session checks that they agree).
-  int32_t numDynamic = d.abi_version >= 2 ? d.num_dynamic_dims : 0;
-  std::vector<int64_t> dynamic(std::max(numDynamic, 0), 1);
-  for (int32_t i = 0; i < d.num_inputs; ++i)
-    for (int32_t j = 0; j < d.inputs[i].rank; ++j) {
-      int64_t k = -1 - d.inputs[i].dims[j];
-      if (k >= 0 && k < numDynamic && j < static_cast<int32_t>(m.inputs[i].dims.size()))
-        dynamic[k] = m.inputs[i].dims[j];
-    }
   m.outputs.resize(d.num_outputs);
   for (int32_t i = 0; i < d.num_outputs; ++i) {
     HostTensor &t = m.outputs[i];
     t.name = d.outputs[i].name;
     t.dtype = d.outputs[i].dtype;
-    t.dims.assign(d.outputs[i].dims, d.outputs[i].dims + d.outputs[i].rank);
-    int64_t bytes = d.outputs[i].num_bytes;
-    for (int64_t &dim : t.dims) {
-      int64_t k = -1 - dim;
-      if (k >= 0) {
-        dim = k < numDynamic ? dynamic[k] : 1;
-        bytes *= dim; // num_bytes is per unit of each dynamic dim.
-      }
-    }
+    int64_t bytes = resolve(d.outputs[i], t.dims);
     t.data.assign(std::max<int64_t>(bytes, 1), 0);
     m.outTensors.push_back({t.data.data(), t.dtype, static_cast<int32_t>(t.dims.size()),
                             t.dims.data(), bytes});
@@ -440,7 +443,11 @@ int benchModel(const RunRequest &req) {
                  << ", \"min_ms\": " << llvm::format("%.6f", sorted.front())
                  << ", \"median_ms\": " << llvm::format("%.6f", median)
                  << ", \"mean_ms\": " << llvm::format("%.6f", mean)
-                 << ", \"max_ms\": " << llvm::format("%.6f", sorted.back()) << "}\n";
+                 << ", \"max_ms\": " << llvm::format("%.6f", sorted.back())
+                 << ", \"times_ms\": [";
+    for (size_t i = 0; i < ms.size(); ++i)
+      llvm::outs() << (i ? ", " : "") << llvm::format("%.6f", ms[i]);
+    llvm::outs() << "]}\n";
   } else {
     llvm::outs() << m.desc->name << ": " << n << " runs (" << req.warmup
                  << " warm-up), " << req.threads << " thread(s)\n"

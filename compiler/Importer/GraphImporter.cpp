@@ -611,9 +611,12 @@ LogicalResult GraphImporter::importMain(ModuleOp module) {
   }
   func::ReturnOp::create(builder, loc, results);
   func.setFunctionType(builder.getFunctionType(argTypes, resultTypes));
-  for (int i = 0; i < g.output_size(); ++i)
+  for (int i = 0; i < g.output_size(); ++i) {
     func.setResultAttr(i, "onnx.name",
                        builder.getStringAttr(g.output(i).name()));
+    if (model.dynamicBatchOutputs.count(g.output(i).name()))
+      func.setResultAttr(i, "kiln.declared_dynamic_dim", builder.getUnitAttr());
+  }
   scopes.pop_back();
   return success();
 }

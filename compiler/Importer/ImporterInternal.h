@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 
 namespace kiln::importer {
@@ -42,6 +43,8 @@ struct LoadedModel {
   /// Graph inputs whose symbolic leading dim was pinned to 1 for a dynamic
   /// batch (ImportOptions::dynamicBatch): input name -> the dim's name.
   std::map<std::string, std::string> dynamicBatchInputs;
+  /// Graph outputs the model declares with that dim leading.
+  std::set<std::string> dynamicBatchOutputs;
 };
 
 /// Oldest and newest default-domain opsets the importer accepts.

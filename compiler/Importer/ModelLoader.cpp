@@ -312,6 +312,14 @@ LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
   }
   for (auto &[input, name] : model.dynamicBatchInputs)
     name = batchName.empty() ? "batch" : batchName;
+  // Outputs declared [batchName, ...] must carry the batch (checked by
+  // kiln-dynamic-batch).
+  if (!batchName.empty())
+    for (const auto &vi : graph->output())
+      if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape() &&
+          vi.type().tensor_type().shape().dim_size() > 0 &&
+          vi.type().tensor_type().shape().dim(0).dim_param() == batchName)
+        model.dynamicBatchOutputs.insert(vi.name());
   return success();
 }
 

@@ -48,6 +48,8 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
   case Phase::Import:
     return;
   case Phase::Onnx:
+    // While Shape/Size still exist: does the batch size feed values?
+    pm.addNestedPass<func::FuncOp>(onnx::createOnnxDynamicBatchValuesPass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     pm.addPass(createCSEPass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());

@@ -29,6 +29,7 @@
 #include "llvm/TargetParser/Host.h"
 
 #include <functional>
+#include <limits>
 
 using namespace mlir;
 
@@ -85,6 +86,17 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     b.SetInsertPoint(next);
   };
   check(b.CreateICmpSLT(count, llvm::ConstantInt::get(i64, 0)));
+  // So many items that an offset would overflow: refused.
+  int64_t itemBytes = 0;
+  for (const TensorInfo &t : info.inputs)
+    if (t.dynamicBatch)
+      itemBytes = std::max(itemBytes, t.numBytes());
+  for (const TensorInfo &t : info.outputs)
+    if (t.dynamicBatch)
+      itemBytes = std::max(itemBytes, t.numBytes());
+  if (itemBytes > 0)
+    check(b.CreateICmpSGT(count, llvm::ConstantInt::get(
+                                     i64, std::numeric_limits<int64_t>::max() / itemBytes)));
   llvm::Value *none = b.CreateICmpEQ(count, llvm::ConstantInt::get(i64, 0));
   SmallVector<llvm::Value *> bases;
   // A tensor without elements may be passed as NULL (nothing is read or

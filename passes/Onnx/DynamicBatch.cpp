@@ -13,9 +13,12 @@
 // through every op (elementwise ops with broadcasting, convolutions and
 // pools, MatMul/Gemm, reshapes, transposes, reductions over other axes,
 // normalisations, Gather, RNNs, ...), and fails on the first op that would
-// mix items (a reduction over the batch, a Transpose that moves it
-// inside a row, MaxPool's flat indices, an op it does not know) with a
-// reason that names the op. Graph outputs that carry the batch must carry
+// mix items (a reduction, concat or gather over the batch axis, training-
+// mode BatchNorm, MaxPool's flat indices, a change of the batch dim's size,
+// an op it does not know) with a reason that names the op. Transposes may
+// move the batch anywhere; outputs must carry it leading.
+// kiln-dynamic-batch-values, first in the onnx phase, catches the batch
+// size used as a value before shape folding turns it into 1. Graph outputs that carry the batch must carry
 // it as their leading dim; they get `kiln.dynamic_dim` too. Outputs that do
 // not depend on the batch are computed once per item, identically.
 //
@@ -41,11 +44,13 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <optional>
 
 namespace kiln::onnx {
 #define GEN_PASS_DEF_ONNXDYNAMICBATCHPASS
+#define GEN_PASS_DEF_ONNXDYNAMICBATCHVALUESPASS
 #include "passes/Onnx/Passes.h.inc"
 } // namespace kiln::onnx
 
@@ -121,9 +126,23 @@ private:
       return success();
     if (captures)
       return fail(op, "a subgraph reads a batched value");
+    auto ranked = [](Value v) { return isa<RankedTensorType>(v.getType()); };
+    for (Value v : op->getOperands())
+      if (axisOf(v) && !ranked(v))
+        return fail(op, "a batched operand is not a ranked tensor");
+    for (Value r : op->getResults())
+      if (!isa<NoneType>(r.getType()) && !ranked(r))
+        return fail(op, "its results are not ranked tensors");
     Verdict v = rule(op);
     if (!v.reason.empty())
       return fail(op, v.reason);
+    // Every result that carries the batch carries it at a dim of size 1,
+    // as every value of the one-item graph does.
+    for (Value r : op->getResults()) {
+      Axis a = axisOf(r);
+      if (a && (*a < 0 || *a >= rankOf(r) || dimOf(r, *a) != 1))
+        return fail(op, "it changes the size of the batch dim");
+    }
     return success();
   }
 
@@ -151,6 +170,8 @@ private:
       if (!a)
         continue;
       int64_t at = *a + rank - rankOf(v);
+      if (at < 0 || at >= rank)
+        return Verdict::no("its result does not keep the batch dim");
       if (aligned && *aligned != at)
         return Verdict::no("its operands carry the batch at different axes");
       aligned = at;
@@ -236,7 +257,7 @@ private:
 Verdict Analysis::rule(Operation *op) {
   // Elementwise ops, with numpy broadcasting.
   if (isa<onnx::AbsOp, onnx::AcosOp, onnx::AcoshOp, onnx::AddOp, onnx::AndOp, onnx::AsinOp,
-          onnx::AsinhOp, onnx::AtanOp, onnx::AtanhOp, onnx::BitShiftOp, onnx::CastLikeOp,
+          onnx::AsinhOp, onnx::AtanOp, onnx::AtanhOp, onnx::BitShiftOp,
           onnx::CastOp, onnx::CeilOp, onnx::CeluOp, onnx::ClipOp, onnx::CosOp, onnx::CoshOp,
           onnx::DivOp, onnx::EluOp, onnx::EqualOp, onnx::ErfOp, onnx::ExpOp, onnx::FloorOp,
           onnx::GreaterOp, onnx::GreaterOrEqualOp, onnx::HardSigmoidOp, onnx::HardSwishOp,
@@ -248,6 +269,12 @@ Verdict Analysis::rule(Operation *op) {
           onnx::SoftplusOp, onnx::SoftsignOp, onnx::SqrtOp, onnx::SubOp, onnx::SumOp,
           onnx::TanOp, onnx::TanhOp, onnx::ThresholdedReluOp, onnx::WhereOp, onnx::XorOp>(op))
     return broadcast(op, op->getOperands(), op->getResults());
+  if (isa<onnx::CastLikeOp>(op)) {
+    // The second operand only gives the element type.
+    if (Axis a = axisOf(op->getOperand(0)))
+      set(op->getResult(0), *a);
+    return Verdict::ok();
+  }
   if (auto d = dyn_cast<onnx::DropoutOp>(op)) {
     if (!onlyBatched(op, 0))
       return Verdict::no("its ratio depends on the batch");
@@ -284,6 +311,9 @@ Verdict Analysis::rule(Operation *op) {
     return leadingBatch(op, {0}, {0});
   }
   if (auto bn = dyn_cast<onnx::BatchNormalizationOp>(op)) {
+    auto training = op->getAttrOfType<IntegerAttr>("training_mode");
+    if (training && training.getInt() != 0)
+      return Verdict::no("in training mode it normalises with the batch's statistics");
     for (unsigned r = 1; r < op->getNumResults(); ++r)
       if (!isa<NoneType>(op->getResult(r).getType()) && !op->getResult(r).use_empty())
         return Verdict::no("in training mode it takes statistics over the batch");
@@ -302,6 +332,9 @@ Verdict Analysis::rule(Operation *op) {
   }
 
   if (isa<onnx::MatMulOp, onnx::MatMulIntegerOp>(op)) {
+    for (unsigned i = 2; i < op->getNumOperands(); ++i)
+      if (axisOf(op->getOperand(i)))
+        return Verdict::no("its zero point depends on the batch");
     Value a = op->getOperand(0), b = op->getOperand(1);
     int64_t ra = rankOf(a), rb = rankOf(b), r = rankOf(op->getResult(0));
     Axis aa = axisOf(a), ab = axisOf(b);
@@ -319,6 +352,8 @@ Verdict Analysis::rule(Operation *op) {
       if (*ab < rb - 2 && ra == 1)
         fromB = *ab + (r - (rb - 1));
     }
+    if (!fromA && !fromB)
+      return Verdict::no("unexpected operands");
     if (fromA && fromB && *fromA != *fromB)
       return Verdict::no("its operands carry the batch at different axes");
     int64_t at = fromA ? *fromA : *fromB;
@@ -401,6 +436,8 @@ Verdict Analysis::rule(Operation *op) {
     if (!onlyBatched(op, 0))
       return Verdict::no("its axes depend on the batch");
     int64_t b = *axisOf(op->getOperand(0)), outRank = rankOf(op->getResult(0));
+    if (op->getNumOperands() < 2)
+      return Verdict::no("it has no axes");
     auto list = onnx::constantInts(op->getOperand(1));
     if (!list)
       return Verdict::no("its axes are not constant");
@@ -467,6 +504,8 @@ Verdict Analysis::rule(Operation *op) {
     int64_t axis = normalize(gather.getAxis(), rankOf(data));
     if (ad && ai)
       return Verdict::no("both its data and its indices depend on the batch");
+    if (axis < 0)
+      return Verdict::no("its axis is out of range");
     if (ad) {
       if (axis == *ad)
         return Verdict::no("it gathers along the batch axis");
@@ -594,8 +633,20 @@ Verdict Analysis::rule(Operation *op) {
 LogicalResult Analysis::finish(func::FuncOp func, func::ReturnOp ret) {
   for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
     Axis a = axisOf(v);
-    if (!a)
+    if (!a) {
+      // Declared with the batch but computed without it (say, zeros shaped
+      // by Shape(x), which the one-item graph folded to 1).
+      if (func.getResultAttr(i, "kiln.declared_dynamic_dim")) {
+        std::string name = "#" + std::to_string(i);
+        if (auto attr = func.getResultAttrOfType<StringAttr>(i, "onnx.name"))
+          name = "'" + attr.str() + "'";
+        return func.emitError()
+               << "graph output " << name << " is declared with the dynamic batch dim '"
+               << dimName << "' but does not carry the batch of any input; pin the "
+               << "batch with --input-shape for static code";
+      }
       continue;
+    }
     if (*a != 0) {
       std::string name = "#" + std::to_string(i);
       if (auto attr = func.getResultAttrOfType<StringAttr>(i, "onnx.name"))
@@ -609,6 +660,105 @@ LogicalResult Analysis::finish(func::FuncOp func, func::ReturnOp ret) {
   }
   return success();
 }
+
+/// Before the onnx phase folds shape computations (and so turns the batch
+/// size, Shape(x)[0], into the constant 1): the batch size may only shape
+/// tensors (the shape operand of Reshape, Expand, Tile, ConstantOfShape),
+/// after any arithmetic with constants; any other use would compute with 1
+/// for every batch. Conservative: every value of Shape/Size of a batched
+/// tensor counts, the batch's dim or not. Also refuses a Reshape of batched
+/// data to a constant target with a fixed leading dim and a -1 ([1, -1]),
+/// which puts the whole batch into one item. Records the first problem on
+/// @main (`kiln.dynamic_batch_error`) for kiln-dynamic-batch to report:
+/// this pass runs before the batch is known to matter and never fails.
+struct OnnxDynamicBatchValuesPass
+    : onnx::impl::OnnxDynamicBatchValuesPassBase<OnnxDynamicBatchValuesPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.getName() != "main" || func->hasAttr("kiln.dynamic_batch_error"))
+      return;
+    std::string name;
+    llvm::DenseSet<Value> batched, derived;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto attr = func.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
+        name = attr.str();
+        batched.insert(func.getArgument(i));
+      }
+    if (name.empty())
+      return;
+    auto constant = [](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && (def->hasTrait<OpTrait::ConstantLike>() || isa<onnx::NoValueOp>(def));
+    };
+    std::string message;
+    Location at = func.getLoc();
+    auto record = [&](Operation *op, const Twine &why) {
+      if (!message.empty())
+        return;
+      StringRef opName = op->getName().getStringRef();
+      opName.consume_front("onnx.");
+      std::string opset;
+      if (auto module = op->getParentOfType<ModuleOp>())
+        if (auto attr = module->getAttrOfType<IntegerAttr>("onnx.opset"))
+          opset = " (opset " + std::to_string(attr.getInt()) + ")";
+      message = (opName + opset + ": cannot run the dynamic batch dim '" + name +
+                 "' one item at a time: " + why +
+                 "; pin the batch with --input-shape for static code")
+                    .str();
+      at = op->getLoc();
+    };
+    func.walk([&](Operation *op) {
+      if (isa<func::FuncOp>(op))
+        return;
+      bool anyBatched = llvm::any_of(op->getOperands(), [&](Value v) { return batched.count(v); });
+      if (isa<onnx::ShapeOp, onnx::SizeOp>(op) && anyBatched) {
+        derived.insert(op->getResult(0));
+        return;
+      }
+      if (isa<func::ReturnOp>(op)) {
+        if (llvm::any_of(op->getOperands(), [&](Value v) { return derived.count(v); }))
+          record(op, "a graph output is computed from the batch size");
+        return;
+      }
+      bool shapeOnly = true, pure = true, anyDerived = false;
+      for (auto [i, v] : llvm::enumerate(op->getOperands())) {
+        if (!derived.count(v)) {
+          pure &= constant(v);
+          continue;
+        }
+        anyDerived = true;
+        bool shapeUse = (i == 1 && isa<onnx::ReshapeOp, onnx::ExpandOp, onnx::TileOp>(op)) ||
+                        (i == 0 && isa<onnx::ConstantOfShapeOp>(op));
+        shapeOnly &= shapeUse;
+      }
+      if (anyDerived && !shapeOnly) {
+        if (pure) { // Arithmetic on shapes: still the batch size.
+          for (Value r : op->getResults())
+            derived.insert(r);
+          return;
+        }
+        record(op, "it uses the batch size (from Shape or Size of a batched tensor) as a value");
+        return;
+      }
+      if (isa<onnx::ReshapeOp>(op) && batched.count(op->getOperand(0)) &&
+          !derived.count(op->getOperand(1)))
+        if (auto target = onnx::constantInts(op->getOperand(1)))
+          if (!target->empty() && (*target)[0] > 0 && llvm::is_contained(*target, -1))
+            record(op, "its constant target shape fixes the leading dim, so the batch "
+                       "items would be merged");
+      if (anyBatched)
+        for (Value r : op->getResults())
+          batched.insert(r);
+    });
+    if (!message.empty())
+      func->setAttr("kiln.dynamic_batch_error",
+                    DictionaryAttr::get(func.getContext(),
+                                        {NamedAttribute(StringAttr::get(func.getContext(), "message"),
+                                                        StringAttr::get(func.getContext(), message)),
+                                         NamedAttribute(StringAttr::get(func.getContext(), "loc"),
+                                                        LocationAttr(at))}));
+  }
+};
 
 struct OnnxDynamicBatchPass
     : onnx::impl::OnnxDynamicBatchPassBase<OnnxDynamicBatchPass> {
@@ -624,6 +774,14 @@ struct OnnxDynamicBatchPass
       return;
     if (func.getBody().getBlocks().size() != 1) {
       func.emitError("a function with more than one block");
+      return signalPassFailure();
+    }
+    // What kiln-dynamic-batch-values found before the batch size was folded.
+    if (auto found = func->getAttrOfType<DictionaryAttr>("kiln.dynamic_batch_error")) {
+      auto loc = found.getAs<LocationAttr>("loc");
+      auto message = found.getAs<StringAttr>("message");
+      emitError(loc ? Location(loc) : func.getLoc())
+          << (message ? message.str() : std::string("the batch size is used as a value"));
       return signalPassFailure();
     }
     Analysis analysis(name);

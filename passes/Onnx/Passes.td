@@ -39,11 +39,28 @@ def OnnxDynamicBatchPass : Pass<"kiln-dynamic-batch", "mlir::func::FuncOp"> {
     for one batch item (that dim pinned to 1, the inputs marked
     `kiln.dynamic_dim`); the entry point then runs the item-sized code once
     per item. This pass follows the batch dim through @main and fails, with
-    a reason on the op, where items would be mixed (a reduction, concat or
-    slice over the batch, a Transpose moving it into a row, training-mode
-    BatchNorm, MaxPool indices, an op it does not know). Graph outputs that
+    a reason on the op, where items would be mixed (a reduction, concat,
+    slice or gather over the batch axis, training-mode BatchNorm, MaxPool
+    indices, a change of the batch dim's size, an op it does not know), and
+    reports what kiln-dynamic-batch-values recorded. Graph outputs that
     carry the batch get `kiln.dynamic_dim` and must carry it as their
-    leading dim. A function without marked inputs is left alone.
+    leading dim; outputs declared with the batch dim must carry it. A
+    function without marked inputs is left alone.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
+def OnnxDynamicBatchValuesPass : Pass<"kiln-dynamic-batch-values", "mlir::func::FuncOp"> {
+  let summary = "Before shape folding: find uses of the batch size as a value";
+  let description = [{
+    Runs first in the onnx phase, while Shape/Size ops are still there: for
+    a model with a dynamic batch (inputs marked `kiln.dynamic_dim`), the
+    batch size (anything computed from Shape/Size of a batched tensor) may
+    only be the shape operand of Reshape, Expand, Tile or ConstantOfShape;
+    a Reshape of batched data to a constant target such as [1, -1] would
+    merge the items. The first problem is recorded on @main as
+    `kiln.dynamic_batch_error` for kiln-dynamic-batch to report; this pass
+    never fails.
   }];
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }

@@ -162,8 +162,9 @@ static int64_t dense_bytes(int32_t dtype, int32_t rank, const int64_t *dims) {
 /// \p d; on failure writes the message to \p m and returns the status.
 static int check_tensor(msg *m, const char *kind, int32_t index,
                         const kiln_tensor_desc *d, const kiln_tensor *t) {
-  // A tensor without elements may be NULL: nothing is read or written.
-  if (!t->data && d->num_bytes != 0) {
+  // A tensor without elements may be NULL: nothing is read or written
+  // (for a dynamic shape, checked below once the host's dims are known).
+  if (!t->data && d->num_bytes != 0 && !is_dynamic(d)) {
     msg_tensor_prefix(m, kind, index, d);
     msg_str(m, "data is NULL");
     return KILN_STATUS_INVALID_ARGUMENT;
@@ -185,6 +186,11 @@ static int check_tensor(msg *m, const char *kind, int32_t index,
   if (is_dynamic(d))
     needed = match ? dense_bytes(d->dtype, t->rank, t->dims) : -1;
 
+  if (match && !t->data && needed != 0) {
+    msg_tensor_prefix(m, kind, index, d);
+    msg_str(m, "data is NULL");
+    return KILN_STATUS_INVALID_ARGUMENT;
+  }
   if (!match || needed == -2 || (needed >= 0 && t->num_bytes < needed)) {
     msg_tensor_prefix(m, kind, index, d);
     msg_str(m, "expected ");

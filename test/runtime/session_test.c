@@ -378,6 +378,14 @@ static void test_run_dims(void) {
   CHECK(status == KILN_STATUS_OK, "[4,3]: %s", kiln_session_error(s));
   CHECK(last_batch == 4, "run_dims got batch %lld, want 4", (long long)last_batch);
   CHECK(y[11] == 22.0f, "y[11] = %g, want 22", (double)y[11]);
+  static const int64_t dims03[] = {0, 3};
+  status = kiln_session_run(s, &(kiln_tensor){NULL, 1, 2, dims03, 0}, 1,
+                            &(kiln_tensor){NULL, 1, 2, dims03, 0}, 1);
+  CHECK(status == KILN_STATUS_OK && last_batch == 0,
+        "batch 0 with NULL data: status %d, batch %lld: %s", status,
+        (long long)last_batch, kiln_session_error(s));
+  expect_failure("NULL data with items", s, tensor(NULL, 1, 2, dims43, 48), out,
+                 KILN_STATUS_INVALID_ARGUMENT, "input 0 'x'", "data is NULL");
   expect_failure("batch differs between tensors", s, in,
                  tensor(y, 1, 2, dims33, sizeof y), KILN_STATUS_SHAPE_MISMATCH,
                  "output 0 'y': dim 0 is 3",

@@ -13,6 +13,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 def model(out, name, nodes, inputs, outputs, inits=()):
     graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    # Not onnx.checker: some of these are meant to be refused by kiln.
     m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     m.producer_name = "make_dynamic_models"
     onnx.save(m, os.path.join(out, name + ".onnx"))
@@ -88,6 +89,43 @@ def main():
     model(out, "two_names",
           [helper.make_node("Add", ["a", "b"], ["y"], name="add")],
           [vi("a", ["N", 4]), vi("b", ["M", 4])], [vi("y", ["N", 4])])
+    # The batch size as a value (x / x.shape[0]): refused, while the same
+    # Shape feeding a Reshape target (x.view(x.size(0), -1)) is fine.
+    shape_nodes = [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+                   helper.make_node("Gather", ["s", "zero"], ["n"], name="batch_size", axis=0)]
+    model(out, "batch_value",
+          shape_nodes + [helper.make_node("Cast", ["n"], ["nf"], name="cast", to=1),
+                         helper.make_node("Div", ["x", "nf"], ["y"], name="divide")],
+          [vi("x", ["N", 4])], [vi("y", ["N", 4])],
+          inits=[init("zero", np.array(0, np.int64))])
+    model(out, "shape_reshape",
+          shape_nodes + [helper.make_node("Unsqueeze", ["n", "axes"], ["n1"], name="unsqueeze"),
+                         helper.make_node("Concat", ["n1", "minus1"], ["target"], name="target",
+                                          axis=0),
+                         helper.make_node("Reshape", ["x", "target"], ["y"], name="flatten")],
+          [vi("x", ["N", 3, 4])], [vi("y", ["N", 12])],
+          inits=[init("zero", np.array(0, np.int64)), init("axes", np.array([0], np.int64)),
+                 init("minus1", np.array([-1], np.int64))])
+    xr = rng.standard_normal((3, 3, 4)).astype(np.float32)
+    np.save(os.path.join(out, "shape_reshape_x.npy"), xr)
+    np.save(os.path.join(out, "shape_reshape_y.npy"), xr.reshape(3, 12))
+    model(out, "literal_reshape",
+          [helper.make_node("Reshape", ["x", "target"], ["y"], name="one_row")],
+          [vi("x", ["N", 3, 4])], [vi("y", [1, "M"])],
+          inits=[init("target", np.array([1, -1], np.int64))])
+    model(out, "zeros_out",
+          [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+           helper.make_node("ConstantOfShape", ["s"], ["y"], name="zeros")],
+          [vi("x", ["N", 4])], [vi("y", ["N", 4])])
+    model(out, "bn_training",
+          [helper.make_node("BatchNormalization", ["x", "s", "o", "m", "v"], ["y"], name="bn",
+                            training_mode=1)],
+          [vi("x", ["N", 2, 3])], [vi("y", ["N", 2, 3])],
+          inits=[init(k, np.ones(2, np.float32)) for k in ("s", "o", "m", "v")])
+    model(out, "resize_batch",
+          [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="upsample_batch")],
+          [vi("x", ["N", 1, 2, 2])], [vi("y", ["M", 1, 2, 2])],
+          inits=[init("scales", np.array([2, 1, 1, 1], np.float32))])
     model(out, "dynamic_seq",
           [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", "seq"])], [vi("y", ["N", "seq"])])

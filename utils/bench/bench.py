@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""kiln against ONNX Runtime, on this machine, in one run.
+
+    python3 utils/bench/bench.py KILN [--models a,b,...] [--threads 1,2]
+        [--iterations 10] [--warmup 3] [--rounds 2] [--micro] [--no-models]
+        [--work DIR] [--json F]
+
+Needs ONNX Runtime from npm, once: `npm install --ignore-scripts` in
+utils/bench (package.json pins onnxruntime-node; --ignore-scripts skips its
+GPU download, the CPU library ships in the package).
+
+For each model of the model suite (utils/models/models.py exports it: random
+weights, batch 1, opset 17), kiln compiles it to a shared library; both
+runtimes get the same input; their outputs are compared (a sanity check:
+the largest difference against the output's scale); then, for each thread
+count N, `kiln bench --threads N` and ONNX Runtime (graph optimisation
+'all', intraOpNumThreads N, interOpNumThreads 1) alternate for --rounds
+rounds, each with --warmup warm-up runs and --iterations measured runs. The
+medians of all measured runs give the kiln/ORT latency ratio (below 1:
+kiln is faster); the geometric mean is over the models measured.
+
+--micro adds microbenchmarks: SGEMM (MatMul of an input by a constant
+weight) at 256^3, 512^3 and 1024^3 and the suite's most common
+convolutions, in GFLOP/s for both and as a fraction of this core's FP32 FMA
+peak, which utils/bench/fma_peak.c measures here (12 chains of 8-wide FMAs).
+
+These are measurements, not tests: the machines are noisy, so compare the
+ratios of one run, not absolute times across runs.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+import models as suite  # noqa: E402
+
+DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.int64): "int64",
+          np.dtype(np.int32): "int32"}
+
+
+def run(cmd, **kw):
+    p = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd[:3]), p.returncode,
+                                                    (p.stderr or p.stdout).strip()[-500:]))
+    return p.stdout
+
+
+def graph_inputs(onnx_path):
+    import onnx
+    m = onnx.load(onnx_path, load_external_data=False)
+    inits = {t.name for t in m.graph.initializer}
+    return [i.name for i in m.graph.input if i.name not in inits]
+
+
+def write_inputs(onnx_path, arrays, folder):
+    """inputs.json for ort_bench.js and the .npy files for kiln."""
+    specs, npys = [], []
+    for i, (name, x) in enumerate(zip(graph_inputs(onnx_path), arrays)):
+        x = np.ascontiguousarray(x)
+        raw = os.path.join(folder, "in%d.bin" % i)
+        x.tofile(raw)
+        npy = os.path.join(folder, "in%d.npy" % i)
+        np.save(npy, x)
+        specs.append({"name": name, "dtype": DTYPES[x.dtype], "dims": list(x.shape),
+                      "file": raw})
+        npys.append(npy)
+    path = os.path.join(folder, "inputs.json")
+    with open(path, "w") as f:
+        json.dump(specs, f)
+    return path, npys
+
+
+def kiln_times(kiln, lib, npys, threads, iterations, warmup):
+    cmd = [kiln, "bench", lib, "--json", "--iterations", str(iterations),
+           "--warmup", str(warmup), "--threads", str(threads)]
+    for n in npys:
+        cmd += ["--input", n]
+    return json.loads(run(cmd))["times_ms"]
+
+
+def ort_times(onnx_path, inputs_json, threads, iterations, warmup, out_dir=None):
+    cmd = ["node", os.path.join(HERE, "ort_bench.js"), onnx_path, inputs_json,
+           str(threads), str(iterations), str(warmup)]
+    if out_dir:
+        cmd.append(out_dir)
+    return json.loads(run(cmd))["times_ms"]
+
+
+def parity(kiln, lib, onnx_path, npys, inputs_json, folder):
+    """max |kiln - ORT| / max |ORT| over the first output."""
+    kdir = os.path.join(folder, "kiln-out")
+    odir = os.path.join(folder, "ort-out")
+    os.makedirs(odir, exist_ok=True)
+    cmd = [kiln, "run", lib, "--save-outputs", kdir]
+    for n in npys:
+        cmd += ["--input", n]
+    run(cmd)
+    ort_times(onnx_path, inputs_json, 1, 1, 0, odir)
+    got = [f for f in sorted(os.listdir(kdir)) if f.endswith(".npy")]
+    k = np.load(os.path.join(kdir, got[0])).astype(np.float64).ravel()
+    o = np.fromfile(os.path.join(odir, "0.bin"), dtype=np.float32).astype(np.float64)
+    if k.size != o.size:
+        return float("nan")
+    scale = float(np.max(np.abs(o))) or 1.0
+    return float(np.max(np.abs(k - o))) / scale
+
+
+def measure(kiln, lib, onnx_path, npys, inputs_json, args):
+    """{threads: (kiln median ms, ORT median ms)}, alternating rounds."""
+    out = {}
+    for n in args.threads:
+        k, o = [], []
+        for _ in range(args.rounds):
+            k += kiln_times(kiln, lib, npys, n, args.iterations, args.warmup)
+            o += ort_times(onnx_path, inputs_json, n, args.iterations, args.warmup)
+        out[n] = (statistics.median(k), statistics.median(o))
+    return out
+
+
+def bench_model(kiln, name, args):
+    onnx_path, in_path, _ = suite.export(name, args.work)
+    folder = os.path.join(args.work, "bench-" + name)
+    os.makedirs(folder, exist_ok=True)
+    lib = os.path.join(folder, "lib%s.so" % name)
+    run([kiln, "compile", onnx_path, "-o", lib, "-q"])
+    inputs_json, npys = write_inputs(onnx_path, [np.load(in_path)], folder)
+    row = {"model": name, "parity": parity(kiln, lib, onnx_path, npys, inputs_json, folder)}
+    for n, (k, o) in measure(kiln, lib, onnx_path, npys, inputs_json, args).items():
+        row["kiln_ms_%dt" % n] = k
+        row["ort_ms_%dt" % n] = o
+        row["ratio_%dt" % n] = k / o
+    return row
+
+
+def micro_models(folder):
+    """(name, flops, onnx path, input arrays) for the microbenchmarks."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    rng = np.random.default_rng(0)
+    out = []
+
+    def save(name, nodes, inputs, outputs, inits):
+        graph = helper.make_graph(nodes, name, inputs, outputs, initializer=inits)
+        m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        path = os.path.join(folder, name + ".onnx")
+        onnx.save(m, path)
+        return path
+
+    for n in (256, 512, 1024):
+        w = numpy_helper.from_array(rng.standard_normal((n, n)).astype(np.float32), "w")
+        path = save("sgemm_%d" % n, [helper.make_node("MatMul", ["a", "w"], ["c"])],
+                    [helper.make_tensor_value_info("a", TensorProto.FLOAT, [n, n])],
+                    [helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])], [w])
+        out.append(("sgemm %d^3" % n, 2.0 * n ** 3, path,
+                    [rng.standard_normal((n, n)).astype(np.float32)]))
+    # ResNet's most common convolutions: 3x3 64->64 and 1x1 256->64 at 56x56.
+    for name, cin, cout, k, hw in (("conv3x3 64->64 56x56", 64, 64, 3, 56),
+                                   ("conv1x1 256->64 56x56", 256, 64, 1, 56)):
+        w = numpy_helper.from_array(
+            (rng.standard_normal((cout, cin, k, k)) * 0.05).astype(np.float32), "w")
+        stem = name.split()[0] + "_%d_%d" % (cin, cout)
+        path = save(stem, [helper.make_node("Conv", ["x", "w"], ["y"], pads=[k // 2] * 4)],
+                    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, hw, hw])],
+                    [w])
+        out.append((name, 2.0 * cout * cin * k * k * hw * hw, path,
+                    [rng.standard_normal((1, cin, hw, hw)).astype(np.float32)]))
+    return out
+
+
+def fma_peak(folder):
+    exe = os.path.join(folder, "fma_peak")
+    run(["cc", "-O2", "-mavx2", "-mfma", os.path.join(HERE, "fma_peak.c"), "-o", exe])
+    # The best of three: the peak is what the core can do, not the noise.
+    return max(json.loads(run([exe, "200000000"]))["gflops"] for _ in range(3))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("kiln")
+    ap.add_argument("--models", default=",".join(suite.MODELS))
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--iterations", type=int, default=10)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--micro", action="store_true")
+    ap.add_argument("--no-models", action="store_true")
+    ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-models"))
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    args.threads = [int(t) for t in args.threads.split(",") if t]
+    kiln = os.path.abspath(args.kiln)
+    if not os.path.exists(os.path.join(HERE, "node_modules", "onnxruntime-node")):
+        sys.exit("bench.py: ONNX Runtime is missing: run `npm install --ignore-scripts` "
+                 "in %s first" % HERE)
+    os.makedirs(args.work, exist_ok=True)
+    report = {"machine": {"cpu": platform.processor() or platform.machine(),
+                          "cores": os.cpu_count()},
+              "settings": {"iterations": args.iterations, "warmup": args.warmup,
+                           "rounds": args.rounds, "threads": args.threads},
+              "models": [], "micro": []}
+    head = "".join(" %9s %9s %7s" % ("kiln %dT" % n, "ORT %dT" % n, "ratio")
+                   for n in args.threads)
+    if not args.no_models:
+        print("%-20s%s %9s" % ("model (ms)", head, "parity"), flush=True)
+        for name in [m for m in args.models.split(",") if m]:
+            try:
+                row = bench_model(kiln, name, args)
+            except RuntimeError as e:
+                print("%-20s error: %s" % (name, e), flush=True)
+                report["models"].append({"model": name, "error": str(e)})
+                continue
+            report["models"].append(row)
+            print("%-20s%s %9.2g" % (name, "".join(
+                " %9.2f %9.2f %7.2f" % (row["kiln_ms_%dt" % n], row["ort_ms_%dt" % n],
+                                        row["ratio_%dt" % n]) for n in args.threads),
+                row["parity"]), flush=True)
+        rows = [r for r in report["models"] if "error" not in r]
+        if rows:
+            geo = {n: math.exp(statistics.mean(math.log(r["ratio_%dt" % n]) for r in rows))
+                   for n in args.threads}
+            report["geomean_ratio"] = {str(n): g for n, g in geo.items()}
+            print("%-20s%s" % ("geomean kiln/ORT", "".join(
+                " %9s %9s %7.2f" % ("", "", geo[n]) for n in args.threads)), flush=True)
+    if args.micro:
+        folder = os.path.join(args.work, "bench-micro")
+        os.makedirs(folder, exist_ok=True)
+        peak = fma_peak(folder)
+        report["fma_peak_gflops"] = peak
+        print("\nFP32 FMA peak of one core (fma_peak.c): %.1f GFLOP/s" % peak)
+        print("%-24s %10s %10s %10s %10s" % ("kernel", "kiln GF/s", "ORT GF/s",
+                                             "kiln/peak", "ORT/peak"), flush=True)
+        for name, flops, path, arrays in micro_models(folder):
+            sub = os.path.join(folder, path.split("/")[-1][:-5])
+            os.makedirs(sub, exist_ok=True)
+            lib = os.path.join(sub, "libmicro.so")
+            run([kiln, "compile", path, "-o", lib, "-q"])
+            inputs_json, npys = write_inputs(path, arrays, sub)
+            k = statistics.median(kiln_times(kiln, lib, npys, 1, args.iterations, args.warmup))
+            o = statistics.median(ort_times(path, inputs_json, 1, args.iterations, args.warmup))
+            kg, og = flops / k * 1e-6, flops / o * 1e-6
+            report["micro"].append({"kernel": name, "kiln_ms": k, "ort_ms": o,
+                                    "kiln_gflops": kg, "ort_gflops": og,
+                                    "kiln_fraction_of_peak": kg / peak,
+                                    "ort_fraction_of_peak": og / peak})
+            print("%-24s %10.2f %10.2f %9.1f%% %9.1f%%" % (name, kg, og, 100 * kg / peak,
+                                                             100 * og / peak), flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(report, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
