@@ -336,7 +336,8 @@ int checkModel(const CheckRequest &request) {
                            : targetDesc.label();
   // What the target does in software rather than hardware.
   if (!targetDesc.hasFloat32)
-    notes.push_back(targetDesc.cpu + " has no FPU: float32 arithmetic calls the compiler "
+    notes.push_back("no hardware floating point on " + targetDesc.label() +
+                    " (no FPU, or a soft-float ABI): float32 arithmetic calls the compiler "
                     "runtime's software floating point (libgcc or compiler-rt)");
   if (targetDesc.bareMetal)
     notes.push_back("bare metal: kiln writes an object or static library (no shared "

@@ -237,10 +237,13 @@ int compileModel(const CompileRequest &request) {
                 "' has no operating system, so no shared libraries: write an "
                 "object (-o " + info.name + ".o) or a static library (-o lib" +
                 info.name + ".a)");
+  if (!targetDesc.elf && *kind == OutputKind::SharedLibrary)
+    return fail("kiln links shared libraries for ELF targets only; for '" + targetDesc.triple +
+                "' write an object (-o " + info.name + ".o)");
   info.targetLabel = targetDesc.label();
   PipelineOptions pipelineOptions;
   pipelineOptions.indexBitwidth = targetDesc.pointerBits;
-  pipelineOptions.expandFloatMinMax = targetDesc.bareMetal;
+  pipelineOptions.expandFloatMinMax = targetDesc.expandFloatMinMax;
 
   bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
   Progress progress(request.input, terminal && !request.quiet,
@@ -305,6 +308,20 @@ int compileModel(const CompileRequest &request) {
     return 0;
   }
   readWorkspace(*module, info);
+  // Sizes must fit the target's pointers (index arithmetic is that wide).
+  if (targetDesc.pointerBits < 64) {
+    int64_t limit = int64_t(1) << (targetDesc.pointerBits - 1);
+    int64_t largest = info.workspaceSize;
+    for (const TensorInfo &t : info.inputs)
+      largest = std::max(largest, t.numBytes());
+    for (const TensorInfo &t : info.outputs)
+      largest = std::max(largest, t.numBytes());
+    if (largest >= limit)
+      return failNow(request.input + ": a tensor or the workspace needs " +
+                     std::to_string(largest) + " bytes, more than a " +
+                     std::to_string(targetDesc.pointerBits) + "-bit target '" +
+                     targetDesc.triple + "' can address");
+  }
   OutputKind codeKind = *kind == OutputKind::LLVMIR || *kind == OutputKind::Assembly
                             ? *kind
                             : OutputKind::Object;

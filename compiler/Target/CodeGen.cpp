@@ -340,7 +340,7 @@ llvm::StringMap<int64_t> readStackUsage(StringRef path) {
     int64_t bytes;
     if (fields.size() != 3 || fields[1].getAsInteger(10, bytes))
       continue;
-    StringRef fn = fields[0].rsplit(':').second;
+    StringRef fn = fields[0].split(':').second; // "<module>:<function>"
     frames[fn] = fields[2] == "static" ? bytes : -1;
   }
   return frames;
@@ -398,6 +398,8 @@ LogicalResult measureObject(StringRef bytes, bool bareMetal, CodeStats &stats,
     int64_t size = static_cast<int64_t>(section.getSize());
     if (flags & llvm::ELF::SHF_EXECINSTR)
       stats.codeSize += size;
+    else if (section.getType() == llvm::ELF::SHT_NOBITS)
+      stats.bssSize += size;
     else if (flags & llvm::ELF::SHF_WRITE)
       stats.dataSize += size;
     else
@@ -515,6 +517,8 @@ LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
                                      : llvm::CodeGenFileType::ObjectFile;
     if (tm->addPassesToEmitFile(pm, os, nullptr, type)) {
       error = "the target cannot emit this kind of file";
+      if (measure)
+        llvm::sys::fs::remove(stackUsagePath);
       return failure();
     }
     pm.run(*m);

@@ -226,14 +226,16 @@ typedef struct kiln_model_desc {
     const CodeStats &c = info.stats;
     os << "/* What the model's code needs on " << info.targetLabel << ", in bytes.\n"
        << " * Flash: code, constants (weights, tables) and initial data; RAM: the\n"
-       << " * workspace and static data; stack: the deepest chain of frames below\n"
-       << " * " << n << "_run, its own included (not counting memcpy/memset); -1 if\n"
-       << " * unknown. */\n"
+       << " * workspace and static data; stack: the deepest chain of the generated\n"
+       << " * code's frames below " << n << "_run, its own included, without what it\n"
+       << " * calls outside (memcpy/memset, compiler-runtime helpers): add a margin\n"
+       << " * for those; -1 if unknown. */\n"
        << "#define " << n << "_CODE_SIZE " << c.codeSize << "\n"
        << "#define " << n << "_CONST_SIZE " << c.constSize << "\n"
-       << "#define " << n << "_DATA_SIZE " << c.dataSize << "\n"
+       << "#define " << n << "_DATA_SIZE " << c.dataSize + c.bssSize << "\n"
        << "#define " << n << "_FLASH_SIZE " << c.codeSize + c.constSize + c.dataSize << "\n"
-       << "#define " << n << "_RAM_SIZE " << info.workspaceSize + c.dataSize << "\n"
+       << "#define " << n << "_RAM_SIZE " << info.workspaceSize + c.dataSize + c.bssSize
+       << "\n"
        << "#define " << n << "_STACK_SIZE " << c.stackSize << "\n\n";
   }
   auto tensors = [&](const std::vector<TensorInfo> &list, StringRef kind) {

@@ -44,10 +44,12 @@ struct CodeStats {
   bool known = false;
   int64_t codeSize = 0;  ///< Executable sections (flash).
   int64_t constSize = 0; ///< Read-only data: weights, tables (flash).
-  int64_t dataSize = 0;  ///< Writable static data, initialised or not (RAM).
-  /// Bytes of stack NAME_run needs: the deepest chain of frames in the
-  /// call graph of the generated code (not counting the C library's
-  /// memcpy/memset). -1 when a frame is dynamic or the graph recursive.
+  int64_t dataSize = 0;  ///< Initialised writable data (flash and RAM).
+  int64_t bssSize = 0;   ///< Zero-initialised writable data (RAM).
+  /// Bytes of stack NAME_run's own code needs: the deepest chain of frames
+  /// in the call graph of the generated code, not counting what it calls
+  /// outside (the C library's memcpy/memset, compiler-runtime helpers), so
+  /// not an upper bound. -1 when a frame is dynamic or the graph recursive.
   int64_t stackSize = -1;
 };
 
@@ -91,6 +93,10 @@ struct TargetDescription {
   bool bareMetal = false;
   bool hasFloat32 = true; ///< Hardware single precision.
   bool hasFloat64 = true; ///< Hardware double precision.
+  bool elf = true;        ///< Objects are ELF (kiln links shared libraries for ELF only).
+  /// Float min/max must become compare and select: outside x86 and AArch64
+  /// LLVM may call libm's fminf/fmaxf/fmaximumf for them.
+  bool expandFloatMinMax = false;
   /// "cortex-m4 (thumbv7em-unknown-none-eabihf)", for messages.
   std::string label() const;
 };

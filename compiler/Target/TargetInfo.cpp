@@ -95,7 +95,32 @@ createTargetMachine(const TargetOptions &options, std::string &error) {
     error = "unknown target '" + options.triple + "': " + error;
     return nullptr;
   }
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "", ""));
+  if (!generic) {
+    error = "cannot describe target '" + triple.str() + "'";
+    return nullptr;
+  }
+  // --mattr: "+name" or "-name", each a feature this target has.
+  SmallVector<StringRef> requested;
+  StringRef(options.features).split(requested, ',', -1, /*KeepEmpty=*/true);
+  for (StringRef f : requested) {
+    if (options.features.empty())
+      break;
+    StringRef name = f.drop_front();
+    bool known = llvm::any_of(generic->getAllProcessorFeatures(),
+                              [&](const llvm::SubtargetFeatureKV &kv) { return name == kv.Key; });
+    if (f.size() < 2 || (f[0] != '+' && f[0] != '-') || !known) {
+      error = "--mattr: '" + f.str() + "' is not +FEATURE or -FEATURE with a feature of '" +
+              triple.str() + "'";
+      return nullptr;
+    }
+  }
   std::string cpu = options.cpu, features = options.features;
+  if (cpu == "native" && !host) {
+    error = "--mcpu=native only applies to the host ('" + triple.str() +
+            "' is not the machine kiln runs on)";
+    return nullptr;
+  }
   if ((cpu.empty() && host) || cpu == "native") {
     cpu = llvm::sys::getHostCPUName().str();
     std::string hf = hostFeatures();
@@ -103,14 +128,15 @@ createTargetMachine(const TargetOptions &options, std::string &error) {
   }
   if (cpu.empty())
     cpu = defaultCpu(triple);
-  if (cpu != "generic") {
-    std::unique_ptr<llvm::MCSubtargetInfo> sti(
-        target->createMCSubtargetInfo(triple, "", ""));
-    if (!sti || !sti->isCPUStringValid(cpu)) {
-      error = "unknown --mcpu '" + cpu + "' for target '" + triple.str() + "'";
-      return nullptr;
-    }
+  if (cpu != "generic" && !generic->isCPUStringValid(cpu)) {
+    error = "unknown --mcpu '" + cpu + "' for target '" + triple.str() + "'";
+    return nullptr;
   }
+  // A soft-float ABI (arm-*-eabi, not eabihf) keeps floats out of FPU
+  // registers and, like clang, out of the FPU: firmware for such a core may
+  // not have one or may not enable it.
+  if ((triple.isARM() || triple.isThumb()) && triple.getEnvironment() == llvm::Triple::EABI)
+    features = features.empty() ? "+soft-float" : "+soft-float," + features;
   llvm::CodeGenOptLevel level = llvm::CodeGenOptLevel::Aggressive;
   switch (options.optLevel) {
   case 0: level = llvm::CodeGenOptLevel::None; break;
@@ -142,7 +168,14 @@ LogicalResult describeTarget(const TargetOptions &options, TargetDescription &de
   desc.triple = triple.str();
   desc.cpu = tm->getTargetCPU().str();
   desc.pointerBits = tm->createDataLayout().getPointerSizeInBits();
+  if (desc.pointerBits < 32) {
+    error = "target '" + desc.triple + "' has " + std::to_string(desc.pointerBits) +
+            "-bit pointers; kiln compiles for 32- and 64-bit targets";
+    return failure();
+  }
   desc.bareMetal = isBareMetalTriple(triple);
+  desc.elf = triple.isOSBinFormatELF();
+  desc.expandFloatMinMax = !triple.isX86() && !triple.isAArch64();
   desc.hasFloat32 = desc.hasFloat64 = true;
   if (triple.isARM() || triple.isThumb()) {
     const llvm::MCSubtargetInfo &sti = *tm->getMCSubtargetInfo();
@@ -178,8 +211,26 @@ LogicalResult checkTargetSupport(ModuleOp module, const TargetDescription &targe
       return;
     // Moving float64 bits around needs no FPU.
     StringRef name = op->getName().getStringRef();
-    if (name == "arith.constant" || name == "arith.select" || name == "arith.bitcast")
+    // Moving bits, or flipping the sign bit, needs no FPU.
+    if (name == "arith.constant" || name == "arith.select" || name == "arith.bitcast" ||
+        name == "math.absf" || name == "arith.negf" || name == "math.copysign")
       return;
+    // Without an FPU, LLVM turns these into calls to libm (sqrtf, floorf,
+    // ...), which a kiln object does not use.
+    bool libm = !target.hasFloat32 &&
+                (name == "math.sqrt" || name == "math.rsqrt" || name == "math.floor" ||
+                 name == "math.ceil" || name == "math.round" || name == "math.roundeven" ||
+                 name == "math.trunc" || name == "math.fma");
+    if (libm) {
+      if (!reported.insert(op->getLoc()).second)
+        return;
+      std::string label = opLabel(op->getLoc());
+      op->emitError() << (label.empty() ? std::string() : label + ": ") << name
+                      << " is not supported on " << target.label()
+                      << ": without an FPU it would call the C math library, which kiln's "
+                         "objects do not use";
+      return;
+    }
     if (llvm::none_of(op->getOperandTypes(), isFloat64) &&
         llvm::none_of(op->getResultTypes(), isFloat64))
       return;
@@ -190,7 +241,7 @@ LogicalResult checkTargetSupport(ModuleOp module, const TargetDescription &targe
                     << "float64 arithmetic (" << name << ") is not supported on "
                     << target.label() << ": "
                     << (target.hasFloat32 ? "its FPU has single precision only"
-                                          : "it has no FPU")
+                                          : "it has no FPU in use")
                     << ", and kiln does not emulate float64";
   });
   return success(reported.empty());

@@ -205,8 +205,11 @@ def run_test(kiln, target, test_id, tol, timeout):
                     name, "x".join(str(d) for d in x.shape)))
         for what, cmd in (("compile", compile_cmd),
                           ("link", target.link(folder))):
-            p = subprocess.run(cmd, stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, timeout=timeout)
+            try:
+                p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                return False, "%s: timed out after %g s" % (what, timeout)
             if p.returncode != 0:
                 return False, "%s: %s" % (
                     what, first_line(p.stdout.decode(errors="replace")))

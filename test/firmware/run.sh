@@ -66,7 +66,7 @@ if not a or a.keys() != b.keys():
 worst = 0.0
 for i in sorted(a):
     (ca, la), (cb, lb) = a[i], b[i]
-    if ca != cb:
+    if ca != cb or len(la) != len(lb):
         sys.exit("firmware: sample %d: class %d on the %s, %d on the host" % (i, ca, cpu, cb))
     for x, y in zip(la, lb):
         if abs(x - y) > 1e-5 + 1e-4 * abs(y):
@@ -85,6 +85,9 @@ ticks = re.search(r"systick: (\d+) ticks for (\d+) inferences", fw)
 cal = re.search(r"systick: (\d+) ticks for 2000000 loop instructions", fw)
 if not (stack and ticks and cal):
     sys.exit("firmware: no stack or SysTick figures in the output")
+if int(stack.group(1)) <= 0 or int(stack.group(2)) <= 0:
+    sys.exit("firmware: stack figures %s, %s: the measured stack and the header's "
+             "digits_STACK_SIZE must both be positive" % stack.groups())
 per_tick = 2000000 / int(cal.group(1))
 insns = int(ticks.group(1)) * per_tick / int(ticks.group(2))
 print("firmware: stack measured %s bytes (header: digits_STACK_SIZE %s, "

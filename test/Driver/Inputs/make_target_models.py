@@ -34,6 +34,9 @@ def main():
           [helper.make_node("GridSample", ["x", "grid"], ["y"], name="sample",
                             padding_mode="border")],
           [vi("x", [1, 1, 4, 4]), vi("grid", [1, 3, 3, 2])], [vi("y", [1, 1, 3, 3])])
+    # What only libm computes without an FPU.
+    model(out, "sqrt", [helper.make_node("Sqrt", ["x"], ["y"], name="root")],
+          [vi("x", [4])], [vi("y", [4])])
     model(out, "double",
           [helper.make_node("Relu", ["a"], ["r"], name="relu"),
            helper.make_node("Add", ["r", "b"], ["y"], name="add_doubles")],
