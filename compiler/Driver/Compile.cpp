@@ -226,6 +226,7 @@ int compileModel(const CompileRequest &request) {
   target.cpu = request.cpu;
   target.features = request.features;
   target.optLevel = request.optLevel;
+  target.freestanding = request.freestanding;
   TargetDescription targetDesc;
   {
     std::string error;

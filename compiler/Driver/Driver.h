@@ -21,6 +21,7 @@ struct CompileRequest {
   std::vector<std::string> inputShapes;
   std::string target, cpu, features;
   int optLevel = 3;
+  bool freestanding = false; ///< Define memcpy/memmove/memset in the object.
   std::string name;   ///< "" = from the model's file name.
   std::string header; ///< "" = NAME.h beside the output.
   bool onnxShapeInference = true;

@@ -68,6 +68,11 @@ cl::opt<std::string> targetCpu(
 cl::opt<std::string> targetFeatures(
     "mattr", cl::desc("Target features, e.g. +avx2,-avx512f"),
     cl::value_desc("features"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
+cl::opt<bool> freestanding(
+    "freestanding",
+    cl::desc("The object defines memcpy, memmove and memset itself (weak, hidden), "
+             "for firmware linked without a C library"),
+    cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<unsigned> optLevel("O", cl::desc("Optimisation level 0-3 (default 3)"),
                            cl::Prefix, cl::init(3), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> modelName(
@@ -184,6 +189,7 @@ int main(int argc, char **argv) {
     r.cpu = targetCpu;
     r.features = targetFeatures;
     r.optLevel = static_cast<int>(optLevel);
+    r.freestanding = freestanding;
     r.name = modelName;
     r.header = headerPath;
     r.onnxShapeInference = !noOnnxInference;

@@ -80,6 +80,9 @@ struct TargetOptions {
   std::string cpu;    ///< Empty: the host CPU for the host, else generic.
   std::string features;
   int optLevel = 3;
+  /// The object defines memcpy/memmove/memset (and Arm's __aeabi_mem*
+  /// forms) itself, weak and hidden, so firmware links without a C library.
+  bool freestanding = false;
 };
 
 /// What the rest of the compiler needs to know about the target machine.

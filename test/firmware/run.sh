@@ -12,10 +12,18 @@
 # must be the same and its logits equal within 1e-4 (relative) / 1e-5, and
 # the accuracy must be torch's (examples/digits/expected.txt).
 #
-#   usage: bash test/firmware/run.sh BUILD_DIR [cortex-m4|cortex-m7]
+# With --freestanding, kiln's object brings its own memcpy/memmove/memset
+# (and __aeabi_mem*), and must need nothing from outside at all.
+#
+#   usage: bash test/firmware/run.sh BUILD_DIR [cortex-m4|cortex-m7] [--freestanding]
 set -euo pipefail
 BUILD_DIR=$(cd "$1" && pwd)
 CPU=${2:-cortex-m4}
+FREESTANDING=${3:-}
+if [[ -n $FREESTANDING && $FREESTANDING != --freestanding ]]; then
+  echo "run.sh: unknown option '$FREESTANDING'" >&2
+  exit 2
+fi
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 FW=$SRC/test/firmware
 case $CPU in
@@ -23,20 +31,25 @@ case $CPU in
   cortex-m7) MACHINE=mps2-an500 FPU=fpv5-d16 ;;
   *) echo "run.sh: unknown CPU '$CPU' (cortex-m4 or cortex-m7)" >&2; exit 2 ;;
 esac
-OUT=$BUILD_DIR/firmware-$CPU
+OUT=$BUILD_DIR/firmware-$CPU${FREESTANDING:+-freestanding}
 rm -rf "$OUT" && mkdir -p "$OUT/target" "$OUT/host"
 run() { echo "+ $*" >&2; "$@"; }
 TEST_SET=$SRC/examples/digits/test_set.bin
 
 run "$BUILD_DIR/bin/kiln" compile "$SRC/examples/digits/digits.onnx" \
-  --target=thumbv7em-none-eabihf --mcpu="$CPU" -o "$OUT/target/digits.o"
+  --target=thumbv7em-none-eabihf --mcpu="$CPU" $FREESTANDING -o "$OUT/target/digits.o"
 run arm-none-eabi-gcc -mcpu="$CPU" -mthumb -mfloat-abi=hard -mfpu="$FPU" \
   -std=c11 -O2 -Wall -Werror -I"$OUT/target" --specs=rdimon.specs -Wl,-z,noexecstack \
   -T "$FW/mps2-an386.ld" "$FW/startup.c" "$FW/digits_main.c" "$OUT/target/digits.o" \
   -o "$OUT/target/digits.elf"
 # The model object uses no heap and nothing from the C library but memcpy,
 # memmove and memset (here newlib's __aeabi_mem* forms of them).
-undefined=$(arm-none-eabi-nm -u "$OUT/target/digits.o" | awk '{print $2}' |
+undefined=$(arm-none-eabi-nm -u "$OUT/target/digits.o" | awk '{print $2}')
+if [[ -n $FREESTANDING && -n $undefined ]]; then
+  echo "firmware: the --freestanding digits.o needs:" $undefined >&2
+  exit 1
+fi
+undefined=$(echo "$undefined" |
   grep -vE '^(memcpy|memmove|memset|__aeabi_mem(cpy|move|set|clr)[48]?)$' || true)
 if [[ -n $undefined ]]; then
   echo "firmware: digits.o needs more than memcpy/memmove/memset: $undefined" >&2
