@@ -85,6 +85,33 @@ int64_t normalize(int64_t axis, int64_t rank) {
   return axis >= 0 && axis < rank ? axis : -1;
 }
 
+/// "ReduceMean (opset 17): cannot run the dynamic batch dim 'N' one item at
+/// a time: <why>; pin the batch with --input-shape for static code".
+std::string refusal(Operation *op, StringRef dimName, const Twine &why) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("onnx.");
+  std::string opset;
+  if (auto module = op->getParentOfType<ModuleOp>())
+    if (auto attr = module->getAttrOfType<IntegerAttr>("onnx.opset"))
+      opset = " (opset " + std::to_string(attr.getInt()) + ")";
+  return (name + opset + ": cannot run the dynamic batch dim '" + dimName +
+          "' one item at a time: " + why + "; pin the batch with --input-shape for static code")
+      .str();
+}
+
+/// The axes of `list` (in [-rank, rank)) that lie before `batch`, or
+/// std::nullopt when one of them is the batch axis.
+std::optional<int64_t> axesBefore(ArrayRef<int64_t> list, int64_t rank, int64_t batch) {
+  int64_t before = 0;
+  for (int64_t a : list) {
+    int64_t n = normalize(a, rank);
+    if (n == batch)
+      return std::nullopt;
+    before += n >= 0 && n < batch;
+  }
+  return before;
+}
+
 class Analysis {
 public:
   explicit Analysis(StringRef dimName) : dimName(dimName) {}
@@ -147,15 +174,7 @@ private:
   }
 
   LogicalResult fail(Operation *op, StringRef reason) {
-    StringRef name = op->getName().getStringRef();
-    name.consume_front("onnx.");
-    std::string opset;
-    if (auto module = op->getParentOfType<ModuleOp>())
-      if (auto attr = module->getAttrOfType<IntegerAttr>("onnx.opset"))
-        opset = " (opset " + std::to_string(attr.getInt()) + ")";
-    return op->emitError() << name << opset << ": cannot run the dynamic batch dim '"
-                           << dimName << "' one item at a time: " << reason
-                           << "; pin the batch with --input-shape for static code";
+    return op->emitError() << refusal(op, dimName, reason);
   }
 
   /// Numpy broadcasting: the batched operands' axes, aligned to the
@@ -236,14 +255,10 @@ private:
       }
       return Verdict::no("it reduces over every axis, the batch's too");
     }
-    int64_t before = 0;
-    for (int64_t a : *axesList) {
-      int64_t n = normalize(a, rank);
-      if (n == b)
-        return Verdict::no("it reduces over the batch axis");
-      before += n >= 0 && n < b;
-    }
-    set(op->getResult(0), keepdims ? b : b - before);
+    std::optional<int64_t> before = axesBefore(*axesList, rank, b);
+    if (!before)
+      return Verdict::no("it reduces over the batch axis");
+    set(op->getResult(0), keepdims ? b : b - *before);
     return Verdict::ok();
   }
 
@@ -422,14 +437,10 @@ Verdict Analysis::rule(Operation *op) {
       list = onnx::constantInts(op->getOperand(1));
     if (!list)
       return Verdict::no("without constant axes it would squeeze the batch dim too");
-    int64_t before = 0;
-    for (int64_t a : *list) {
-      int64_t n = normalize(a, rank);
-      if (n == b)
-        return Verdict::no("it squeezes the batch dim");
-      before += n >= 0 && n < b;
-    }
-    set(op->getResult(0), b - before);
+    std::optional<int64_t> before = axesBefore(*list, rank, b);
+    if (!before)
+      return Verdict::no("it squeezes the batch dim");
+    set(op->getResult(0), b - *before);
     return Verdict::ok();
   }
   if (isa<onnx::UnsqueezeOp>(op)) {
@@ -695,16 +706,7 @@ struct OnnxDynamicBatchValuesPass
     auto record = [&](Operation *op, const Twine &why) {
       if (!message.empty())
         return;
-      StringRef opName = op->getName().getStringRef();
-      opName.consume_front("onnx.");
-      std::string opset;
-      if (auto module = op->getParentOfType<ModuleOp>())
-        if (auto attr = module->getAttrOfType<IntegerAttr>("onnx.opset"))
-          opset = " (opset " + std::to_string(attr.getInt()) + ")";
-      message = (opName + opset + ": cannot run the dynamic batch dim '" + name +
-                 "' one item at a time: " + why +
-                 "; pin the batch with --input-shape for static code")
-                    .str();
+      message = refusal(op, name, why);
       at = op->getLoc();
     };
     func.walk([&](Operation *op) {
