@@ -156,30 +156,29 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   b.SetInsertPoint(bad);
   b.CreateRet(llvm::ConstantInt::get(i32, 1)); // KILN_STATUS_INVALID_ARGUMENT
 
+  // An exported NAME_<suffix>(names...), with its entry block to build in.
+  auto exported = [&](StringRef suffix, llvm::Type *result,
+                      ArrayRef<StringRef> names) -> llvm::Function * {
+    SmallVector<llvm::Type *> params(names.size(), ptr);
+    auto *f = llvm::Function::Create(llvm::FunctionType::get(result, params, false),
+                                     llvm::GlobalValue::ExternalLinkage,
+                                     info.name + "_" + suffix, m);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    for (auto [arg, name] : llvm::zip(f->args(), names))
+      arg.setName(name);
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", f));
+    return f;
+  };
+
   // NAME_run: one item.
-  auto *runType = llvm::FunctionType::get(i32, {ptr, ptr, ptr}, false);
-  auto *run = llvm::Function::Create(runType, llvm::GlobalValue::ExternalLinkage,
-                                     info.name + "_run", m);
-  run->addFnAttr(llvm::Attribute::NoUnwind);
-  run->getArg(0)->setName("inputs");
-  run->getArg(1)->setName("outputs");
-  run->getArg(2)->setName("workspace");
-  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", run));
+  llvm::Function *run = exported("run", i32, {"inputs", "outputs", "workspace"});
   b.CreateRet(b.CreateCall(items, {run->getArg(0), run->getArg(1), run->getArg(2),
                                    llvm::ConstantInt::get(i64, 1)}));
 
   // NAME_run_dims: the dynamic dims' values, then as NAME_run; a static
   // model ignores `dims` (which may be NULL).
-  auto *dimsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr}, false);
-  auto *runDims = llvm::Function::Create(dimsType, llvm::GlobalValue::ExternalLinkage,
-                                         info.name + "_run_dims", m);
-  runDims->addFnAttr(llvm::Attribute::NoUnwind);
-  runDims->getArg(0)->setName("dims");
-  runDims->getArg(1)->setName("inputs");
-  runDims->getArg(2)->setName("outputs");
-  runDims->getArg(3)->setName("workspace");
-  auto *dimsEntry = llvm::BasicBlock::Create(ctx, "entry", runDims);
-  b.SetInsertPoint(dimsEntry);
+  llvm::Function *runDims =
+      exported("run_dims", i32, {"dims", "inputs", "outputs", "workspace"});
   llvm::Value *n = llvm::ConstantInt::get(i64, 1);
   if (dynamic) {
     auto *noDims = llvm::BasicBlock::Create(ctx, "no_dims", runDims);
@@ -194,12 +193,7 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
                                    runDims->getArg(3), n}));
 
   // NAME_workspace_size: the same for every batch size (one item at a time).
-  auto *wsType = llvm::FunctionType::get(i64, {ptr}, false);
-  auto *wsSize = llvm::Function::Create(wsType, llvm::GlobalValue::ExternalLinkage,
-                                        info.name + "_workspace_size", m);
-  wsSize->addFnAttr(llvm::Attribute::NoUnwind);
-  wsSize->getArg(0)->setName("dims");
-  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", wsSize));
+  exported("workspace_size", i64, {"dims"});
   b.CreateRet(llvm::ConstantInt::get(i64, info.workspaceSize));
   return success();
 }

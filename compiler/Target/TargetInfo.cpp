@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Target/Target.h"
+#include "dialects/Onnx/IR/OnnxOps.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
@@ -186,16 +188,12 @@ LogicalResult describeTarget(const TargetOptions &options, TargetDescription &de
 }
 
 void collectOpLabels(ModuleOp module, llvm::DenseMap<Location, std::string> &labels) {
-  std::string opset;
-  if (auto attr = module->getAttrOfType<IntegerAttr>("onnx.opset"))
-    opset = " (opset " + std::to_string(attr.getInt()) + ")";
   module->walk([&](Operation *op) {
-    StringRef name = op->getName().getStringRef();
     // Not NoValue or constants: they share the location of the node they
     // were made for.
-    if (name.consume_front("onnx.") && name != "NoValue" &&
+    if (op->getName().getDialectNamespace() == "onnx" && !isa<onnx::NoValueOp>(op) &&
         !op->hasTrait<OpTrait::ConstantLike>())
-      labels.try_emplace(op->getLoc(), name.str() + opset);
+      labels.try_emplace(op->getLoc(), onnx::opLabel(op));
   });
 }
 
@@ -203,13 +201,18 @@ LogicalResult checkTargetSupport(ModuleOp module, const TargetDescription &targe
                                  llvm::function_ref<std::string(Location)> opLabel) {
   if (target.hasFloat64)
     return success();
-  // One error per ONNX node: its first float64 operation.
+  // One error per ONNX node: its first operation the target cannot do.
   llvm::DenseSet<Location> reported;
+  auto report = [&](Operation *op, const Twine &why) {
+    if (!reported.insert(op->getLoc()).second)
+      return;
+    std::string label = opLabel(op->getLoc());
+    op->emitError() << (label.empty() ? std::string() : label + ": ") << why;
+  };
   module->walk([&](Operation *op) {
     StringRef dialect = op->getName().getDialectNamespace();
     if (dialect != "arith" && dialect != "math")
       return;
-    // Moving float64 bits around needs no FPU.
     StringRef name = op->getName().getStringRef();
     // Moving bits, or flipping the sign bit, needs no FPU.
     if (name == "arith.constant" || name == "arith.select" || name == "arith.bitcast" ||
@@ -222,27 +225,19 @@ LogicalResult checkTargetSupport(ModuleOp module, const TargetDescription &targe
                  name == "math.ceil" || name == "math.round" || name == "math.roundeven" ||
                  name == "math.trunc" || name == "math.fma");
     if (libm) {
-      if (!reported.insert(op->getLoc()).second)
-        return;
-      std::string label = opLabel(op->getLoc());
-      op->emitError() << (label.empty() ? std::string() : label + ": ") << name
-                      << " is not supported on " << target.label()
-                      << ": without an FPU it would call the C math library, which kiln's "
-                         "objects do not use";
+      report(op, name + " is not supported on " + target.label() +
+                     ": without an FPU it would call the C math library, which kiln's "
+                     "objects do not use");
       return;
     }
     if (llvm::none_of(op->getOperandTypes(), isFloat64) &&
         llvm::none_of(op->getResultTypes(), isFloat64))
       return;
-    if (!reported.insert(op->getLoc()).second)
-      return;
-    std::string label = opLabel(op->getLoc());
-    op->emitError() << (label.empty() ? std::string() : label + ": ")
-                    << "float64 arithmetic (" << name << ") is not supported on "
-                    << target.label() << ": "
-                    << (target.hasFloat32 ? "its FPU has single precision only"
-                                          : "it has no FPU in use")
-                    << ", and kiln does not emulate float64";
+    report(op, "float64 arithmetic (" + name + ") is not supported on " + target.label() +
+                   ": " +
+                   (target.hasFloat32 ? "its FPU has single precision only"
+                                      : "it has no FPU in use") +
+                   ", and kiln does not emulate float64");
   });
   return success(reported.empty());
 }

@@ -88,13 +88,7 @@ int64_t normalize(int64_t axis, int64_t rank) {
 /// "ReduceMean (opset 17): cannot run the dynamic batch dim 'N' one item at
 /// a time: <why>; pin the batch with --input-shape for static code".
 std::string refusal(Operation *op, StringRef dimName, const Twine &why) {
-  StringRef name = op->getName().getStringRef();
-  name.consume_front("onnx.");
-  std::string opset;
-  if (auto module = op->getParentOfType<ModuleOp>())
-    if (auto attr = module->getAttrOfType<IntegerAttr>("onnx.opset"))
-      opset = " (opset " + std::to_string(attr.getInt()) + ")";
-  return (name + opset + ": cannot run the dynamic batch dim '" + dimName +
+  return (onnx::opLabel(op) + ": cannot run the dynamic batch dim '" + dimName +
           "' one item at a time: " + why + "; pin the batch with --input-shape for static code")
       .str();
 }

@@ -41,6 +41,16 @@ std::optional<SmallVector<int64_t>> constantInts(Value v) {
 
 bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
 
+std::string opLabel(Operation *op) {
+  StringRef name = op->getName().getStringRef();
+  name.consume_front("onnx.");
+  std::string label = name.str();
+  if (auto module = op->getParentOfType<ModuleOp>())
+    if (auto opset = module->getAttrOfType<IntegerAttr>("onnx.opset"))
+      label += " (opset " + std::to_string(opset.getInt()) + ")";
+  return label;
+}
+
 FailureOr<MaybeShape> broadcastShapes(Operation *op,
                                       ArrayRef<MaybeShape> shapes) {
   size_t rank = 0;

@@ -2,7 +2,8 @@
 //
 // Shared by the shape functions, verifiers and folders of the onnx dialect:
 // reading constant operands, numpy broadcasting, axis normalisation and
-// refining a result's type without ever contradicting what is known.
+// refining a result's type without ever contradicting what is known. Also
+// how every pass's diagnostics name an onnx op (opLabel).
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +16,7 @@
 #include "mlir/IR/Value.h"
 
 #include <optional>
+#include <string>
 
 namespace kiln::onnx {
 
@@ -34,6 +36,10 @@ std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
 
 /// True if `v` is absent (`none`).
 bool isNone(mlir::Value v);
+
+/// How diagnostics name an onnx op: its type and the model's opset, e.g.
+/// "Pad (opset 18)" (the opset is left out when the module has none).
+std::string opLabel(mlir::Operation *op);
 
 /// Numpy (multidirectional) broadcasting. Fails, with a diagnostic on `op`,
 /// when two static dims disagree and neither is 1.

@@ -393,14 +393,6 @@ SmallVector<Value> kiln::lowering::forLoop(OpBuilder &b, Location loc, Value lo,
   return SmallVector<Value>(loop.getResults());
 }
 
-std::string kiln::lowering::opLabel(Operation *op) {
-  std::string label = op->getName().getStringRef().drop_front(5).str();
-  if (auto module = op->getParentOfType<ModuleOp>())
-    if (auto opset = module->getAttrOfType<IntegerAttr>("onnx.opset"))
-      label += " (opset " + std::to_string(opset.getInt()) + ")";
-  return label;
-}
-
 namespace {
 /// Offsets, sizes and strides selecting index `at` of dim `axis` of `type`.
 void sliceAtIndex(OpBuilder &b, RankedTensorType type, int64_t axis, OpFoldResult at,

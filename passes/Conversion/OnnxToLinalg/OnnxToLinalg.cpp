@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/OnnxToLinalg/Passes.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -126,7 +127,7 @@ struct ConvertOnnxToLinalgPass
                               ? it->second
                               : std::string("this combination of attributes "
                                             "and types is not supported yet");
-        failedOp->emitError() << opLabel(failedOp)
+        failedOp->emitError() << kiln::onnx::opLabel(failedOp)
                               << ": not supported by the CPU backend: " << why;
       } else {
         module.emitError("lowering onnx to linalg failed");
@@ -147,7 +148,7 @@ struct ConvertOnnxToLinalgPass
     module.walk([&](Operation *op) {
       if (!isOnnxOp(op) || isStructural(op))
         return;
-      std::string name = opLabel(op);
+      std::string name = kiln::onnx::opLabel(op);
       if (!lowered.contains(op->getName().getStringRef())) {
         op->emitError() << name
                         << ": operator not supported by the CPU backend yet";

@@ -69,10 +69,6 @@ mlir::LogicalResult lowerControlFlow(mlir::ModuleOp module);
 mlir::LogicalResult unsupported(mlir::ConversionPatternRewriter &rewriter,
                                 mlir::Operation *op, const llvm::Twine &reason);
 
-/// How diagnostics name an onnx op: its type and the model's opset, e.g.
-/// "Pad (opset 18)" (the opset is left out when the module has none).
-std::string opLabel(mlir::Operation *op);
-
 /// Where unsupported() records reasons while the pass runs (nullptr: off).
 void setFailureLog(llvm::DenseMap<mlir::Operation *, std::string> *log);
 
