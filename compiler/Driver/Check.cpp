@@ -132,14 +132,8 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
   PassManager pm(&context);
   pm.addPass(createConvertOnnxToLinalgPass());
   FirstError first{"", loc};
-  llvm::DenseMap<Location, std::string> labels;
-  collectOpLabels(*module, labels);
-  auto lower = [&]() -> LogicalResult {
-    if (failed(pm.run(*module)))
-      return failure();
-    return checkTargetSupport(*module, target, [&](Location l) { return labels.lookup(l); });
-  };
-  if (succeeded(captureFirstError(context, first, lower)))
+  if (succeeded(captureFirstError(context, first,
+                                  [&] { return lowerForTarget(pm, *module, target); })))
     return "";
   return first.seen ? first.message : "not supported by the CPU backend";
 }
@@ -294,14 +288,8 @@ int checkModel(const CheckRequest &request) {
         OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
         PassManager pm(&context);
         pm.addPass(createConvertOnnxToLinalgPass());
-        llvm::DenseMap<Location, std::string> labels;
-        collectOpLabels(*copy, labels);
-        (void)captureFirstError(context, *wholeModel, [&]() -> LogicalResult {
-          if (failed(pm.run(*copy)))
-            return failure();
-          return checkTargetSupport(*copy, targetDesc,
-                                    [&](Location l) { return labels.lookup(l); });
-        });
+        (void)captureFirstError(context, *wholeModel,
+                                [&] { return lowerForTarget(pm, *copy, targetDesc); });
       }
       if (wholeModel->seen && wholeModel->loc == op->getLoc())
         record(op->getLoc(), name, wholeModel->message);

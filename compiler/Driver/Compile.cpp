@@ -283,17 +283,9 @@ int compileModel(const CompileRequest &request) {
                    : p == Phase::Lower     ? "linalg"
                    : p == Phase::Bufferize ? "bufferize"
                                            : "llvm");
-    llvm::DenseMap<Location, std::string> labels;
-    if (p == Phase::Lower)
-      collectOpLabels(*module, labels);
     PassManager pm(&context);
     addPhasePasses(pm, p, pipelineOptions);
-    if (failed(pm.run(*module)))
-      return 1;
-    if (p == Phase::Lower &&
-        failed(checkTargetSupport(*module, targetDesc, [&](Location loc) {
-          return labels.lookup(loc);
-        })))
+    if (failed(p == Phase::Lower ? lowerForTarget(pm, *module, targetDesc) : pm.run(*module)))
       return 1;
   }
 

@@ -11,8 +11,6 @@
 #define KILN_COMPILER_TARGET_TARGET_H
 
 #include "mlir/IR/BuiltinOps.h"
-#include "llvm/ADT/DenseMap.h"
-#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <memory>
@@ -23,6 +21,10 @@ namespace llvm {
 class TargetMachine;
 class Triple;
 } // namespace llvm
+
+namespace mlir {
+class PassManager;
+} // namespace mlir
 
 namespace kiln {
 
@@ -115,19 +117,13 @@ createTargetMachine(const TargetOptions &options, std::string &error);
 mlir::LogicalResult describeTarget(const TargetOptions &options,
                                    TargetDescription &desc, std::string &error);
 
-/// Reports (as errors on the offending ops) arithmetic the target cannot do
-/// in hardware and kiln does not emulate: float64 on FPUs without double
-/// precision. `opLabel` names the ONNX op an op was lowered from (by its
-/// location), e.g. "Max (opset 13)". Run on the module after lowering to
-/// linalg; fails when anything was reported.
-mlir::LogicalResult
-checkTargetSupport(mlir::ModuleOp module, const TargetDescription &target,
-                   llvm::function_ref<std::string(mlir::Location)> opLabel);
-
-/// "Max (opset 13)" for each onnx op's location in `module`, for
-/// checkTargetSupport's messages after the ops are lowered.
-void collectOpLabels(mlir::ModuleOp module,
-                     llvm::DenseMap<mlir::Location, std::string> &labels);
+/// Runs `pm`, which lowers `module`'s onnx ops, then reports (as errors on
+/// the lowered ops, named by the onnx op each came from, e.g. "Max (opset
+/// 13)") arithmetic the target cannot do in hardware and kiln does not
+/// emulate: float64 on FPUs without double precision, and without an FPU
+/// what only libm computes. Fails when `pm` fails or anything was reported.
+mlir::LogicalResult lowerForTarget(mlir::PassManager &pm, mlir::ModuleOp module,
+                                   const TargetDescription &target);
 
 enum class OutputKind { MLIR, LLVMIR, Assembly, Object, SharedLibrary, StaticLibrary };
 

@@ -16,6 +16,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/MC/MCSubtargetInfo.h"
@@ -187,18 +189,19 @@ LogicalResult describeTarget(const TargetOptions &options, TargetDescription &de
   return success();
 }
 
-void collectOpLabels(ModuleOp module, llvm::DenseMap<Location, std::string> &labels) {
+LogicalResult lowerForTarget(PassManager &pm, ModuleOp module,
+                             const TargetDescription &target) {
+  // Each onnx op's label, by location, before the ops are lowered. Not
+  // NoValue or constants: they share the location of the node they were
+  // made for.
+  llvm::DenseMap<Location, std::string> labels;
   module->walk([&](Operation *op) {
-    // Not NoValue or constants: they share the location of the node they
-    // were made for.
     if (op->getName().getDialectNamespace() == "onnx" && !isa<onnx::NoValueOp>(op) &&
         !op->hasTrait<OpTrait::ConstantLike>())
       labels.try_emplace(op->getLoc(), onnx::opLabel(op));
   });
-}
-
-LogicalResult checkTargetSupport(ModuleOp module, const TargetDescription &target,
-                                 llvm::function_ref<std::string(Location)> opLabel) {
+  if (failed(pm.run(module)))
+    return failure();
   if (target.hasFloat64)
     return success();
   // One error per ONNX node: its first operation the target cannot do.
@@ -206,7 +209,7 @@ LogicalResult checkTargetSupport(ModuleOp module, const TargetDescription &targe
   auto report = [&](Operation *op, const Twine &why) {
     if (!reported.insert(op->getLoc()).second)
       return;
-    std::string label = opLabel(op->getLoc());
+    std::string label = labels.lookup(op->getLoc());
     op->emitError() << (label.empty() ? std::string() : label + ": ") << why;
   };
   module->walk([&](Operation *op) {
