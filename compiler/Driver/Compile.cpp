@@ -245,6 +245,13 @@ int compileModel(const CompileRequest &request) {
   PipelineOptions pipelineOptions;
   pipelineOptions.indexBitwidth = targetDesc.pointerBits;
   pipelineOptions.expandFloatMinMax = targetDesc.expandFloatMinMax;
+  pipelineOptions.vectorBits = targetDesc.vectorBits;
+  pipelineOptions.vectorRegisters = targetDesc.vectorRegisters;
+  // Threads come from the runtime, which shared and static libraries for
+  // the host carry; objects stay single-threaded and need no runtime.
+  pipelineOptions.parallelLoops =
+      (*kind == OutputKind::SharedLibrary || *kind == OutputKind::StaticLibrary) &&
+      !targetDesc.bareMetal && targetDesc.pointerBits == 64 && isHostTriple(request.target);
 
   bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
   Progress progress(request.input, terminal && !request.quiet,
@@ -332,7 +339,9 @@ int compileModel(const CompileRequest &request) {
     break;
   case OutputKind::SharedLibrary:
     progress.phase("link");
-    if (!makeParent(output, error) || failed(linkSharedLibrary(bytes, output, error)))
+    if (!makeParent(output, error) ||
+        failed(linkSharedLibrary(bytes, pipelineOptions.parallelLoops ? runtimeArchive() : "",
+                                 output, error)))
       return failNow(error);
     break;
   case OutputKind::StaticLibrary: {

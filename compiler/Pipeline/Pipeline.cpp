@@ -61,7 +61,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     addDynamicBatchCheck(pm);
     pm.addPass(createConvertOnnxToLinalgPass());
     pm.addPass(createCanonicalizerPass());
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createFuseElementwisePass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;
@@ -85,11 +85,26 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addPass(createEmptyArgumentsPass());
     pm.addPass(createFlattenGlobalsPass());
     pm.addPass(createLowerCopiesPass());
+    VectorizeContractionsPassOptions kernels;
+    kernels.vectorBits = options.vectorBits;
+    kernels.vectorRegisters = options.vectorRegisters;
+    kernels.parallel = options.parallelLoops;
+    pm.addNestedPass<func::FuncOp>(createVectorizeContractionsPass(kernels));
+    VectorizeElementwisePassOptions elementwise;
+    elementwise.vectorBits = options.vectorBits;
+    elementwise.parallel = options.parallelLoops;
+    pm.addNestedPass<func::FuncOp>(createVectorizeElementwisePass(elementwise));
     pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+    if (options.parallelLoops) {
+      OutlineParallelLoopsPassOptions outline;
+      outline.indexBitwidth = options.indexBitwidth;
+      pm.addPass(createOutlineParallelLoopsPass(outline));
+    }
     pm.addPass(createExpandMathPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
     pm.addPass(createSCFToControlFlowPass());
+    pm.addPass(createConvertVectorToLLVMPass());
     // Float min/max as compare and select: LLVM would call libm's
     // fminf/fmaxf/fmaximumf where the FPU has no such instruction.
     if (options.expandFloatMinMax)

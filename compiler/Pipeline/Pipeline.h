@@ -40,6 +40,12 @@ struct PipelineOptions {
   /// Lower float min/max to compare and select (targets whose FPU lacks
   /// them, where LLVM would call libm).
   bool expandFloatMinMax = false;
+  /// The target's vector registers (0 bits: no vector kernels).
+  unsigned vectorBits = 0;
+  unsigned vectorRegisters = 16;
+  /// Large kernels run their outer loop through the runtime's
+  /// kiln_parallel_for (hosted targets, outputs linked with the runtime).
+  bool parallelLoops = false;
 };
 
 /// Adds the passes of `phase` (not the ones before it) to `pm`.

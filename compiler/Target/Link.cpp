@@ -22,8 +22,8 @@ using namespace mlir;
 
 namespace kiln {
 
-LogicalResult linkSharedLibrary(StringRef objectBytes, StringRef path,
-                                std::string &error) {
+LogicalResult linkSharedLibrary(StringRef objectBytes, StringRef runtimeArchive,
+                                StringRef path, std::string &error) {
   llvm::SmallString<128> objPath;
   int fd;
   if (std::error_code ec =
@@ -42,6 +42,15 @@ LogicalResult linkSharedLibrary(StringRef objectBytes, StringRef path,
       "-soname",  soname.c_str(),    "-z",        "noexecstack",
       "-z",       "relro",           "-z",        "now",
       "--hash-style=gnu", "--build-id=none", "--eh-frame-hdr", obj.c_str()};
+  // Archive members are taken only for symbols the model leaves undefined.
+  // The runtime's worker threads run code of this library for the life of
+  // the process: it must stay mapped after dlclose.
+  std::string runtime = runtimeArchive.str();
+  if (!runtime.empty()) {
+    args.push_back(runtime.c_str());
+    args.push_back("-z");
+    args.push_back("nodelete");
+  }
   std::string messages;
   llvm::raw_string_ostream errs(messages);
   lld::Result result =

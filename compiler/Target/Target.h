@@ -102,6 +102,10 @@ struct TargetDescription {
   /// Float min/max must become compare and select: outside x86 and AArch64
   /// LLVM may call libm's fminf/fmaxf/fmaximumf for them.
   bool expandFloatMinMax = false;
+  /// Vector registers the kernels may use: width in bits (0: none worth
+  /// using) and count.
+  unsigned vectorBits = 0;
+  unsigned vectorRegisters = 16;
   /// "cortex-m4 (thumbv7em-unknown-none-eabihf)", for messages.
   std::string label() const;
 };
@@ -140,8 +144,11 @@ mlir::LogicalResult emitCode(mlir::ModuleOp module, const ModelInfo &info,
                              const TargetOptions &options, OutputKind kind,
                              Bytes &out, CodeStats &stats, std::string &error);
 
-/// Links one object into a shared library at `path` with lld, in-process.
+/// Links one object into a shared library at `path` with lld, in-process,
+/// with what it needs of the runtime archive at `runtimeArchive` (its
+/// kiln_parallel_for; skipped when empty).
 mlir::LogicalResult linkSharedLibrary(llvm::StringRef objectBytes,
+                                      llvm::StringRef runtimeArchive,
                                       llvm::StringRef path, std::string &error);
 
 /// Writes a static library of the object plus the members of the runtime

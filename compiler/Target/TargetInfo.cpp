@@ -181,8 +181,18 @@ LogicalResult describeTarget(const TargetOptions &options, TargetDescription &de
   desc.elf = triple.isOSBinFormatELF();
   desc.expandFloatMinMax = !triple.isX86() && !triple.isAArch64();
   desc.hasFloat32 = desc.hasFloat64 = true;
+  const llvm::MCSubtargetInfo &sti = *tm->getMCSubtargetInfo();
+  if (triple.isX86()) {
+    if (sti.checkFeatures("+avx512f"))
+      desc.vectorBits = 512, desc.vectorRegisters = 32;
+    else if (sti.checkFeatures("+avx"))
+      desc.vectorBits = 256, desc.vectorRegisters = 16;
+    else if (sti.checkFeatures("+sse2"))
+      desc.vectorBits = 128, desc.vectorRegisters = 16;
+  } else if (triple.isAArch64() && sti.checkFeatures("+neon")) {
+    desc.vectorBits = 128, desc.vectorRegisters = 32;
+  }
   if (triple.isARM() || triple.isThumb()) {
-    const llvm::MCSubtargetInfo &sti = *tm->getMCSubtargetInfo();
     desc.hasFloat32 = sti.checkFeatures("+vfp2sp") && !sti.checkFeatures("+soft-float");
     desc.hasFloat64 = desc.hasFloat32 && sti.checkFeatures("+fp64");
   }

@@ -1,18 +1,203 @@
-//===- parallel.c - The parallel_for hook -------------------------*- C -*-===//
+//===- parallel.c - The parallel_for hook and its thread pool -----*- C -*-===//
 //
-// kiln_parallel_for, the hook generated code calls for its parallel loops.
-// Serial today: the whole range runs as one chunk on the calling thread. A
-// thread pool, when it comes, lives here and is the runtime's only global
-// state (see STYLE.md).
+// kiln_parallel_for, the hook generated code calls for its parallel loops,
+// and the runtime's one piece of global state: a pool of worker threads,
+// created at the first parallel loop that wants them and kept for the
+// process's life. The range [0, n) is split statically into one chunk per
+// thread; the calling thread runs chunk 0 and waits for the others.
+//
+// The thread count: kiln_set_num_threads(), else the KILN_NUM_THREADS
+// environment variable read once, else 1. One thread means no worker is
+// ever created and every loop runs on the calling thread.
+//
+// Workers spin briefly on a generation counter before sleeping on a
+// condition variable: a model issues a parallel loop per convolution, and
+// waking a sleeping thread costs more than most of them take. Parallel loops
+// from several host threads take turns; a loop started from inside a chunk
+// runs serially on that thread.
+//
+// Without POSIX threads (firmware) the hook is serial.
 //
 //===----------------------------------------------------------------------===//
 
+#if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
+#undef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
 #include "kiln/runtime.h"
 
-void kiln_parallel_for(int64_t n,
-                       void (*fn)(void *ctx, int64_t begin, int64_t end),
-                       void *ctx) {
+#include <stdlib.h>
+
+#if defined(__unix__) || defined(__APPLE__)
+#define KILN_HAVE_PTHREADS 1
+#include <pthread.h>
+#include <stdatomic.h>
+#endif
+
+/// Upper bound on threads (the caller included).
+#define KILN_MAX_THREADS 256
+
+typedef void (*kiln_chunk_fn)(void *ctx, int64_t begin, int64_t end);
+
+static void run_chunk(kiln_chunk_fn fn, void *ctx, int64_t n, int parts, int part) {
+  int64_t begin = n * part / parts, end = n * (part + 1) / parts;
+  if (begin < end)
+    fn(ctx, begin, end);
+}
+
+static int clamp_threads(long n) {
+  if (n < 1)
+    return 1;
+  return n > KILN_MAX_THREADS ? KILN_MAX_THREADS : (int)n;
+}
+
+#ifdef KILN_HAVE_PTHREADS
+
+static inline void cpu_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/// Spins of a waiting worker before it sleeps (tens of microseconds).
+#define KILN_SPINS (1 << 15)
+
+static struct {
+  pthread_mutex_t run;  ///< One parallel loop at a time.
+  pthread_mutex_t lock; ///< Guards sleeping and the thread count.
+  pthread_cond_t wake;
+  _Atomic unsigned long generation; ///< Bumped once per parallel loop.
+  _Atomic int pending;              ///< Workers yet to finish this loop.
+  _Atomic int requested;            ///< 0: not yet resolved.
+  int workers;                      ///< Started so far (under lock).
+  /* The current loop; written before generation is bumped. */
+  kiln_chunk_fn fn;
+  void *ctx;
+  int64_t n;
+  int parts;
+} pool = {.run = PTHREAD_MUTEX_INITIALIZER,
+          .lock = PTHREAD_MUTEX_INITIALIZER,
+          .wake = PTHREAD_COND_INITIALIZER};
+
+static _Thread_local int in_chunk;
+
+/// The generation current when each worker was started: the worker waits
+/// for the next one.
+static unsigned long birth_generation[KILN_MAX_THREADS];
+
+static void *worker_main(void *arg) {
+  int id = (int)(intptr_t)arg; /* 1 .. workers */
+  in_chunk = 1;
+  unsigned long seen = birth_generation[id];
+  for (;;) {
+    unsigned long g;
+    int spins = 0;
+    while ((g = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen) {
+      if (++spins < KILN_SPINS) {
+        cpu_relax();
+        continue;
+      }
+      pthread_mutex_lock(&pool.lock);
+      while ((g = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen)
+        pthread_cond_wait(&pool.wake, &pool.lock);
+      pthread_mutex_unlock(&pool.lock);
+      break;
+    }
+    seen = g;
+    if (id < pool.parts)
+      run_chunk(pool.fn, pool.ctx, pool.n, pool.parts, id);
+    atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel);
+  }
+  return NULL;
+}
+
+static int resolve_threads(void) {
+  int n = atomic_load_explicit(&pool.requested, memory_order_relaxed);
+  if (n > 0)
+    return n;
+  const char *env = getenv("KILN_NUM_THREADS");
+  n = clamp_threads(env ? strtol(env, NULL, 10) : 1);
+  int expected = 0;
+  atomic_compare_exchange_strong(&pool.requested, &expected, n);
+  return atomic_load_explicit(&pool.requested, memory_order_relaxed);
+}
+
+/// Starts workers up to `wanted` (under pool.run); returns how many run.
+static int start_workers(int wanted) {
+  pthread_mutex_lock(&pool.lock);
+  while (pool.workers < wanted) {
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* pool.run is held: no loop starts before this worker has its birth. */
+    birth_generation[pool.workers + 1] =
+        atomic_load_explicit(&pool.generation, memory_order_relaxed);
+    int failed = pthread_create(&thread, &attr, worker_main,
+                                (void *)(intptr_t)(pool.workers + 1));
+    pthread_attr_destroy(&attr);
+    if (failed)
+      break; /* Run with the threads there are. */
+    ++pool.workers;
+  }
+  int started = pool.workers;
+  pthread_mutex_unlock(&pool.lock);
+  return started;
+}
+
+void kiln_set_num_threads(int n) {
+  atomic_store_explicit(&pool.requested, clamp_threads(n), memory_order_relaxed);
+}
+
+int kiln_get_num_threads(void) { return resolve_threads(); }
+
+void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   if (n <= 0 || !fn)
     return;
-  fn(ctx, 0, n);
+  int threads = resolve_threads();
+  if (threads <= 1 || n == 1 || in_chunk) {
+    fn(ctx, 0, n);
+    return;
+  }
+  pthread_mutex_lock(&pool.run);
+  int workers = start_workers(threads - 1);
+  int parts = workers + 1 < threads ? workers + 1 : threads;
+  if (parts > n)
+    parts = (int)n;
+  pool.fn = fn;
+  pool.ctx = ctx;
+  pool.n = n;
+  pool.parts = parts;
+  /* Every started worker acknowledges every loop, even without a chunk. */
+  atomic_store_explicit(&pool.pending, workers, memory_order_relaxed);
+  pthread_mutex_lock(&pool.lock);
+  atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
+  pthread_cond_broadcast(&pool.wake);
+  pthread_mutex_unlock(&pool.lock);
+  in_chunk = 1;
+  run_chunk(fn, ctx, n, parts, 0);
+  in_chunk = 0;
+  while (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0)
+    cpu_relax();
+  pthread_mutex_unlock(&pool.run);
 }
+
+#else /* !KILN_HAVE_PTHREADS */
+
+static int requested_threads = 1;
+
+void kiln_set_num_threads(int n) { requested_threads = clamp_threads(n); }
+
+int kiln_get_num_threads(void) { return 1; }
+
+void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
+  (void)requested_threads;
+  if (n <= 0 || !fn)
+    return;
+  run_chunk(fn, ctx, n, 1, 0);
+}
+
+#endif

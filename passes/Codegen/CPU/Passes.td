@@ -55,4 +55,99 @@ def EmptyArgumentsPass : Pass<"kiln-empty-arguments", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def VectorizeContractionsPass
+    : Pass<"kiln-vectorize-contractions", "mlir::func::FuncOp"> {
+  let summary = "Register-blocked vector kernels for f32 matmul/conv generics";
+  let description = [{
+    Every `linalg.generic` on buffers that multiplies two f32 inputs and
+    accumulates into its output (MatMul, Gemm, Conv, batched and grouped
+    forms) becomes loops around a register-blocked outer-product kernel:
+    an MR x (NV vectors) tile of the output is held in vector registers
+    across all reduction loops, each step loads NV vectors of the operand
+    that is contiguous along the innermost output dim, broadcasts MR
+    scalars of the other operand and multiply-adds (contracted to FMA).
+    Remainders use smaller static tiles and masked loads/stores. The
+    summation order of every output element is unchanged. Generics that do
+    not fit (no contiguous operand along the innermost output dim, dynamic
+    ranges, other element types) stay for the loop lowering.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "0",
+           "Width of the target's vector registers in bits (0: do nothing)">,
+    Option<"vectorRegisters", "vector-registers", "unsigned", "16",
+           "Number of vector registers">,
+    Option<"parallel", "parallel", "bool", "false",
+           "Mark one loop of each large enough kernel kiln.parallel">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def FuseElementwisePass : Pass<"kiln-fuse-elementwise"> {
+  let summary = "Fuse elementwise linalg ops, but not into contractions";
+  let description = [{
+    Upstream's elementwise fusion (with its reshape propagation and
+    constant folding), except that no producer is fused into a
+    multiply-accumulate contraction (MatMul, Gemm, Conv): those must keep
+    the two-input form the vector kernels of
+    `kiln-vectorize-contractions` match. The producer stays a separate,
+    vectorisable elementwise loop; fusing it would recompute it for every
+    element it meets in the reduction.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
+def VectorizeElementwisePass
+    : Pass<"kiln-vectorize-elementwise", "mlir::func::FuncOp"> {
+  let summary = "Vectorise the innermost loop of f32 generics on buffers";
+  let description = [{
+    A `linalg.generic` on f32 buffers whose innermost loop dim is parallel,
+    and along which every operand is either contiguous (last index) or
+    constant, becomes loops around one vector step: contiguous operands are
+    vector loads and stores, the others scalar loads broadcast, and the
+    body's arith/math ops are rebuilt on vectors. The outer loops keep the
+    generic's order, so each output element is updated in the same order as
+    by the scalar loops. A static tail is one masked step. Runs after
+    `kiln-vectorize-contractions`, on what it left.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", "0",
+           "Width of the target's vector registers in bits (0: do nothing)">,
+    Option<"parallel", "parallel", "bool", "false",
+           "Mark the outermost parallel loop of large enough generics kiln.parallel">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
+def OutlineParallelLoopsPass
+    : Pass<"kiln-outline-parallel-loops", "mlir::ModuleOp"> {
+  let summary = "Run loops marked kiln.parallel through kiln_parallel_for";
+  let description = [{
+    Each `scf.for` marked `kiln.parallel` (constant bounds, no results,
+    independent iterations) is outlined into a private function
+    `fn(ctx, begin, end)` running iterations [begin, end), and replaced by
+    `kiln_parallel_for(trip_count, fn, ctx)`, the runtime's hook. `ctx` is
+    a stack struct in the caller's entry block holding what the body uses
+    from outside: memrefs as LLVM descriptors, index values as i64, other
+    scalars as they are; constants and constant globals are recreated in
+    `fn`. A loop that captures anything else stays serial.
+  }];
+  let options = [
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", "64",
+           "Index width of the later LLVM lowering (memref descriptors)">,
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 #endif // KILN_PASSES_CODEGEN_CPU_PASSES_TD

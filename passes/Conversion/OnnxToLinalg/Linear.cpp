@@ -11,8 +11,11 @@
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
+#include <cstring>
 #include <map>
 
 using namespace mlir;
@@ -49,6 +52,41 @@ struct MatMulPattern : public OpConversionPattern<onnx::MatMulOp> {
   }
 };
 
+/// `v` transposed at compile time, if it is a 2-D constant (Gemm's transB
+/// weights: the kernels want the output's columns contiguous).
+std::optional<Value> transposedConstant(OpBuilder &b, Location loc, Value v) {
+  auto constant = v.getDefiningOp<onnx::ConstantOp>();
+  ElementsAttr value = constant ? constant.getValueAttr() : ElementsAttr();
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+  if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
+      type.getElementTypeBitWidth() % 8)
+    return std::nullopt;
+  ArrayRef<char> data;
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    if (dense.isSplat())
+      return std::nullopt;
+    data = dense.getRawData();
+  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
+    AsmResourceBlob *blob = res.getRawHandle().getBlob();
+    if (!blob)
+      return std::nullopt;
+    data = blob->getData();
+  } else {
+    return std::nullopt;
+  }
+  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
+  size_t width = type.getElementTypeBitWidth() / 8;
+  if (data.size() != size_t(rows * cols) * width)
+    return std::nullopt;
+  std::vector<char> out(data.size());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(&out[(c * rows + r) * width], &data[(r * cols + c) * width], width);
+  auto target = RankedTensorType::get({cols, rows}, signlessType(type.getElementType()));
+  return arith::ConstantOp::create(
+      b, loc, target, DenseElementsAttr::getFromRawBuffer(target, out));
+}
+
 /// Y = alpha * A' * B' + beta * C.
 struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -63,18 +101,26 @@ struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {
     Type et = resultType.getElementType();
     MLIRContext *ctx = rewriter.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    Value bValue = adaptor.getB();
+    bool transB = op.getTransB();
+    if (transB) {
+      if (std::optional<Value> t = transposedConstant(rewriter, loc, op.getB())) {
+        bValue = *t;
+        transB = false;
+      }
+    }
     // Loops: m, k, n.
     AffineMap aMap = AffineMap::get(
         3, 0, op.getTransA() ? ArrayRef<AffineExpr>{d(1), d(0)}
                              : ArrayRef<AffineExpr>{d(0), d(1)}, ctx);
     AffineMap bMap = AffineMap::get(
-        3, 0, op.getTransB() ? ArrayRef<AffineExpr>{d(2), d(1)}
-                             : ArrayRef<AffineExpr>{d(1), d(2)}, ctx);
+        3, 0, transB ? ArrayRef<AffineExpr>{d(2), d(1)}
+                     : ArrayRef<AffineExpr>{d(1), d(2)}, ctx);
     AffineMap outMap = AffineMap::get(3, 0, {d(0), d(2)}, ctx);
     Value init = filledTensor(rewriter, loc, resultType,
                               scalarConstant(rewriter, loc, et, 0));
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, resultType, ValueRange{adaptor.getA(), adaptor.getB()},
+        rewriter, loc, resultType, ValueRange{adaptor.getA(), bValue},
         ValueRange{init}, ArrayRef<AffineMap>{aMap, bMap, outMap},
         ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
                                       utils::IteratorType::reduction,
@@ -126,6 +172,23 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   auto wType = cast<RankedTensorType>(w.getType());
   int64_t sp = xp.getRank() - 2;
   int64_t n = xp.getDimSize(0), c = xp.getDimSize(1), m = wType.getDimSize(0);
+  // A 1x1 convolution with stride 1 over its whole input is a matmul per
+  // image: one flat spatial dim gives the kernels one long contiguous row
+  // instead of short ones (a 7x7 map: 49 columns, not 7).
+  if (sp > 1 && llvm::all_of(wType.getShape().drop_front(2), [](int64_t k) { return k == 1; }) &&
+      llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
+      xp.getShape().drop_front(2) == yType.getShape().drop_front(2)) {
+    int64_t size = 1;
+    for (int64_t d : xp.getShape().drop_front(2))
+      size *= d;
+    Type et = xp.getElementType();
+    Value x1 = reshapeTensor(b, loc, x, RankedTensorType::get({n, c, size}, et));
+    Value w1 = reshapeTensor(
+        b, loc, w, RankedTensorType::get({m, wType.getDimSize(1), 1}, et));
+    Value y1 = buildConv(b, loc, x1, w1, bias, g, {1}, {1},
+                         RankedTensorType::get({n, m, size}, et));
+    return reshapeTensor(b, loc, y1, yType);
+  }
   int64_t cg = c / g, mg = m / g;
   Type et = xp.getElementType();
   SmallVector<int64_t> kernel(wType.getShape().drop_front(2));

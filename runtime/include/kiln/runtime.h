@@ -13,7 +13,8 @@
 //
 // Self-contained: includes only <stddef.h> and <stdint.h>; usable from C and
 // C++. No function here aborts; failures are reported as kiln_status codes.
-// There is no global mutable state, and only kiln_session_create allocates.
+// The only global mutable state is the thread pool behind kiln_parallel_for;
+// only kiln_session_create allocates.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,11 +100,25 @@ int64_t kiln_dtype_size(int32_t dtype);
 
 /// Calls \p fn over the index range [0, \p n), split into chunks
 /// [begin, end) that together cover every index exactly once; \p ctx is
-/// passed through. The hook generated code calls for parallel loops. Serial
-/// today: one call fn(ctx, 0, n) on the calling thread, none when n <= 0.
+/// passed through. The hook generated code calls for parallel loops. With
+/// more than one thread (kiln_set_num_threads, else KILN_NUM_THREADS) the
+/// chunks run on a pool of worker threads, started at the first such call
+/// and kept; the calling thread runs the first chunk and returns when all
+/// are done. One thread: one call fn(ctx, 0, n) on the calling thread.
+/// Nothing is called when n <= 0.
 void kiln_parallel_for(int64_t n,
                        void (*fn)(void *ctx, int64_t begin, int64_t end),
                        void *ctx);
+
+/// Sets the number of threads parallel loops use, the calling thread
+/// included (clamped to [1, 256]); 1 means no threads at all. Takes effect
+/// at the next parallel loop. Without it the count comes from the
+/// KILN_NUM_THREADS environment variable, read once, else 1.
+void kiln_set_num_threads(int n);
+
+/// The number of threads parallel loops use (1 where the runtime was built
+/// without POSIX threads).
+int kiln_get_num_threads(void);
 
 /// A tensor as a host passes it to kiln_session_run: a dense row-major buffer
 /// and the dtype and shape the host believes it has. The host owns all of it.

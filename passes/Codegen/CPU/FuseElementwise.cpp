@@ -1,0 +1,71 @@
+//===- FuseElementwise.cpp - kiln-fuse-elementwise pass --------------------===//
+//
+// Upstream's linalg elementwise fusion with one difference in its control
+// function: producers are never fused into a multiply-accumulate
+// contraction, which must stay in the form kiln-vectorize-contractions
+// turns into register-blocked kernels.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#define DEBUG_TYPE "kiln-fuse-elementwise"
+
+namespace kiln {
+#define GEN_PASS_DEF_FUSEELEMENTWISEPASS
+#include "passes/Codegen/CPU/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// A generic with a reduction whose body is out + x * y (in any order).
+bool isContraction(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || generic.getNumReductionLoops() == 0 || generic.getNumDpsInputs() != 2 ||
+      generic.getNumDpsInits() != 1)
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 3 || yield.getValues().size() != 1)
+    return false;
+  Operation *add = yield.getValues()[0].getDefiningOp();
+  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add))
+    return false;
+  return llvm::any_of(add->getOperands(), [](Value v) {
+    Operation *mul = v.getDefiningOp();
+    return mul && isa<arith::MulFOp, arith::MulIOp>(mul);
+  });
+}
+
+struct FuseElementwisePass
+    : public kiln::impl::FuseElementwisePassBase<FuseElementwisePass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    linalg::ControlFusionFn control = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse() && !isContraction(fused->getOwner());
+    };
+    RewritePatternSet patterns(context);
+    linalg::populateElementwiseOpsFusionPatterns(patterns, control);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+    tensor::populateBubbleUpExpandShapePatterns(patterns);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+    context->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, control);
+    // Not converging within the default iteration limit is not an error:
+    // what was fused stays fused.
+    (void)applyPatternsGreedily(getOperation(), std::move(patterns),
+                                GreedyRewriteConfig().setUseTopDownTraversal(true));
+  }
+};
+
+} // namespace

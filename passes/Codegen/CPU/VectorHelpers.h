@@ -1,0 +1,65 @@
+//===- VectorHelpers.h - Shared pieces of the CPU vector passes ---*- C++ -*-===//
+//
+// Loads and stores of 1-D vectors along a memref's innermost dim, masked
+// when only the first `on` lanes are in bounds (a static tail).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_CODEGEN_CPU_VECTORHELPERS_H
+#define KILN_PASSES_CODEGEN_CPU_VECTORHELPERS_H
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace kiln::vec {
+
+/// True for a memref whose innermost dim has unit stride (vector loads and
+/// stores along it are contiguous).
+inline bool innermostContiguous(mlir::Value v) {
+  auto type = mlir::dyn_cast<mlir::MemRefType>(v.getType());
+  if (!type || type.getRank() == 0 || !type.hasStaticShape())
+    return false;
+  llvm::SmallVector<int64_t> strides;
+  int64_t offset;
+  if (mlir::failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// A constant mask with the first `on` of `size` lanes set.
+inline mlir::Value constantMask(mlir::OpBuilder &b, mlir::Location loc, int64_t size,
+                                int64_t on) {
+  llvm::SmallVector<bool> bits(size, false);
+  std::fill_n(bits.begin(), on, true);
+  auto type = mlir::VectorType::get({size}, b.getI1Type());
+  return mlir::arith::ConstantOp::create(
+      b, loc, mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits)));
+}
+
+/// `type` read at `idx` of `mem`; lanes from `on` on are not read (zero).
+inline mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
+                        mlir::ValueRange idx, mlir::VectorType type, int64_t on) {
+  int64_t size = type.getNumElements();
+  if (on == size)
+    return mlir::vector::LoadOp::create(b, loc, type, mem, idx);
+  mlir::Value zero = mlir::arith::ConstantOp::create(
+      b, loc, type, b.getZeroAttr(type));
+  return mlir::vector::MaskedLoadOp::create(b, loc, type, mem, idx,
+                                            constantMask(b, loc, size, on), zero);
+}
+
+/// Writes the first `on` lanes of `value` at `idx` of `mem`.
+inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mlir::Value mem,
+                  mlir::ValueRange idx, int64_t on) {
+  int64_t size = mlir::cast<mlir::VectorType>(value.getType()).getNumElements();
+  if (on == size)
+    mlir::vector::StoreOp::create(b, loc, value, mem, idx);
+  else
+    mlir::vector::MaskedStoreOp::create(b, loc, mem, idx, constantMask(b, loc, size, on),
+                                        value);
+}
+
+} // namespace kiln::vec
+
+#endif // KILN_PASSES_CODEGEN_CPU_VECTORHELPERS_H

@@ -1,0 +1,472 @@
+//===- VectorizeContractions.cpp - kiln-vectorize-contractions pass --------===//
+//
+// f32 contractions (MatMul, Gemm, Conv and their batched/grouped forms, as
+// the lowering writes them: one linalg.generic computing out += x * y) are
+// rewritten into loops around a register-blocked outer-product kernel.
+//
+// Roles, read off the indexing maps:
+//   N  the innermost output dim; the "row" operand is contiguous along it
+//      (its last index is N * s + terms without N; s = 1 for matmuls and
+//      stride-1 convs, s > 1 for strided convs);
+//   M  an output dim the "column" operand has and the row operand does not
+//      (the matmul's m, the conv's output channel);
+//   the column operand never depends on N.
+// The kernel keeps an MR x NV tile of vectors of the output in registers
+// while the reduction loops run, loading NV vectors of the row operand and
+// broadcasting MR scalars of the column operand per step:
+//
+//   loops over parallel dims the column operand has (batch, group)
+//     m tiles of MR (the last one M % MR rows, under an scf.if)
+//       loops over the other parallel dims (output rows of a conv)
+//         n tiles of NV vectors (the last one partial, its last vector masked)
+//           acc = out tile; for reduction dims: acc += bcast(col) * row; out = acc
+//
+// When the row operand is the larger one (a convolution's activations
+// against its weights), the m tiles go innermost instead, so that a panel
+// of the row operand stays in cache while every m tile passes over it.
+// The outermost loop with two or more iterations of a large enough kernel
+// is marked kiln.parallel for kiln-outline-parallel-loops.
+//
+// Every output element is summed in the generic's own reduction order; the
+// multiply-add is marked contractible, so LLVM may use FMA.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
+
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/AffineExprVisitor.h"
+
+#include <functional>
+
+#define DEBUG_TYPE "kiln-vectorize-contractions"
+
+namespace kiln {
+#define GEN_PASS_DEF_VECTORIZECONTRACTIONSPASS
+#include "passes/Codegen/CPU/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// How one generic maps onto the kernel.
+struct Contraction {
+  linalg::GenericOp op;
+  Value row, col, out;
+  AffineMap rowMap, colMap, outMap;
+  unsigned dimN = 0;
+  std::optional<unsigned> dimM;
+  int64_t strideN = 1;            ///< Coefficient of N in the row's last index.
+  SmallVector<unsigned> outer;    ///< Parallel dims the column operand has.
+  SmallVector<unsigned> inner;    ///< Other parallel dims (row and output only).
+  SmallVector<unsigned> reductions;
+  SmallVector<int64_t> ranges;
+  /// A linalg.fill of the output with a constant just before the generic:
+  /// the accumulators start from that constant and the fill goes.
+  linalg::FillOp fill;
+  std::optional<float> fillValue;
+};
+
+/// Kernel shape for one target.
+struct TileShape {
+  int64_t lanes; ///< f32 elements per vector.
+  int64_t nv;    ///< Vectors per tile row.
+  int64_t mr;    ///< Tile rows.
+};
+
+/// The coefficient of `dim` in `expr` if `expr` is linear in it.
+std::optional<int64_t> coefficient(AffineExpr expr, unsigned dim, unsigned numDims) {
+  if (!expr.isPureAffine())
+    return std::nullopt;
+  MLIRContext *ctx = expr.getContext();
+  auto at = [&](int64_t v) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> repl(numDims, getAffineConstantExpr(0, ctx));
+    repl[dim] = getAffineConstantExpr(v, ctx);
+    auto c = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replaceDims(repl), numDims, 0));
+    if (!c)
+      return std::nullopt;
+    return c.getValue();
+  };
+  auto c0 = at(0), c1 = at(1), c2 = at(2);
+  if (!c0 || !c1 || !c2 || *c2 - *c0 != 2 * (*c1 - *c0))
+    return std::nullopt;
+  return *c1 - *c0;
+}
+
+bool usesDim(AffineMap map, unsigned dim) {
+  return llvm::any_of(map.getResults(),
+                      [&](AffineExpr e) { return e.isFunctionOfDim(dim); });
+}
+
+/// out = out + a * b over f32, in either operand order.
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  Block &body = op.getRegion().front();
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues().size() == 1
+                 ? yield.getValues()[0].getDefiningOp<arith::AddFOp>()
+                 : nullptr;
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2);
+  Value other = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  if (add.getLhs() != acc && add.getRhs() != acc)
+    return false;
+  auto mul = other.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return false;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) ||
+         (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+std::optional<Contraction> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !isMultiplyAccumulate(op) ||
+      !llvm::all_of(op->getOperandTypes(), [](Type t) {
+        return cast<MemRefType>(t).getElementType().isF32();
+      }))
+    return std::nullopt;
+  Contraction c;
+  c.op = op;
+  c.ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(c.ranges, [](int64_t r) { return r <= 0; }))
+    return std::nullopt; // Dynamic or empty.
+  unsigned nd = op.getNumLoops();
+  c.out = op.getDpsInitOperand(0)->get();
+  c.outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!kiln::vec::innermostContiguous(c.out) || !c.outMap.isProjectedPermutation() ||
+      c.outMap.getNumResults() == 0)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  // Parallel dims are exactly the output's dims.
+  for (unsigned d = 0; d < nd; ++d) {
+    bool inOut = c.outMap.isFunctionOfDim(d);
+    if (inOut != (iters[d] == utils::IteratorType::parallel))
+      return std::nullopt;
+    if (!inOut)
+      c.reductions.push_back(d);
+  }
+  c.dimN = cast<AffineDimExpr>(c.outMap.getResults().back()).getPosition();
+
+  // The row operand: its last index has N, linearly; nothing else has N.
+  Value ins[2] = {op.getDpsInputOperand(0)->get(), op.getDpsInputOperand(1)->get()};
+  AffineMap maps[2] = {op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
+                       op.getMatchingIndexingMap(op.getDpsInputOperand(1))};
+  int rowIdx = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (!usesDim(maps[i], c.dimN))
+      continue;
+    if (rowIdx != -1 || maps[i].getNumResults() == 0)
+      return std::nullopt;
+    rowIdx = i;
+  }
+  if (rowIdx == -1)
+    return std::nullopt;
+  c.row = ins[rowIdx];
+  c.rowMap = maps[rowIdx];
+  c.col = ins[1 - rowIdx];
+  c.colMap = maps[1 - rowIdx];
+  if (!kiln::vec::innermostContiguous(c.row))
+    return std::nullopt;
+  ArrayRef<AffineExpr> rowExprs = c.rowMap.getResults();
+  for (AffineExpr e : rowExprs.drop_back())
+    if (e.isFunctionOfDim(c.dimN))
+      return std::nullopt;
+  std::optional<int64_t> s = coefficient(rowExprs.back(), c.dimN, nd);
+  if (!s || *s < 1 || *s > 4)
+    return std::nullopt;
+  c.strideN = *s;
+  for (AffineExpr e : c.colMap.getResults())
+    if (!e.isPureAffine())
+      return std::nullopt;
+  for (AffineExpr e : rowExprs)
+    if (!e.isPureAffine())
+      return std::nullopt;
+
+  // M: the innermost output dim the column operand has and the row lacks.
+  for (AffineExpr e : llvm::reverse(c.outMap.getResults().drop_back())) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (usesDim(c.colMap, d) && !usesDim(c.rowMap, d)) {
+      c.dimM = d;
+      break;
+    }
+  }
+  for (AffineExpr e : c.outMap.getResults().drop_back()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (c.dimM && d == *c.dimM)
+      continue;
+    (usesDim(c.colMap, d) ? c.outer : c.inner).push_back(d);
+  }
+  // Every output element is written by exactly one tile, so a fill just
+  // before the generic need not reach memory.
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
+    FloatAttr value;
+    if (fill.getOutputs().size() == 1 && fill.getOutputs()[0] == c.out &&
+        matchPattern(fill.getInputs()[0], m_Constant(&value))) {
+      c.fill = fill;
+      c.fillValue = value.getValueAsDouble();
+    }
+  }
+  return c;
+}
+
+TileShape chooseTile(const Contraction &c, int64_t lanes, int64_t registers) {
+  TileShape t;
+  t.lanes = lanes;
+  int64_t n = c.ranges[c.dimN];
+  int64_t maxNV = registers >= 32 ? 4 : 2;
+  t.nv = std::clamp<int64_t>((n + lanes - 1) / lanes, 1, maxNV);
+  int64_t m = c.dimM ? c.ranges[*c.dimM] : 1;
+  // Accumulators, the row vectors and one broadcast must fit.
+  t.mr = std::clamp<int64_t>((registers - t.nv - 1) / t.nv, 1, 8);
+  t.mr = std::min(t.mr, m);
+  return t;
+}
+
+class KernelBuilder {
+public:
+  KernelBuilder(Contraction c, TileShape t, bool parallel)
+      : c(c), t(t), parallelPending(parallel) {}
+
+  void build() {
+    OpBuilder b(c.op);
+    SmallVector<Value> ivs(c.op.getNumLoops(), index(b, 0));
+    // The larger operand is read once: a panel of it stays in cache while
+    // every tile of the other dim passes over it. With the row operand the
+    // larger (activations against a conv's weights), n tiles go outside the
+    // m tiles; otherwise m tiles outside.
+    bool nFirst = bytes(c.row) > bytes(c.col);
+    loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+      if (nFirst)
+        nLoops(b, ivs, std::nullopt);
+      else
+        mTiles(b, ivs);
+    });
+  }
+
+private:
+  Value index(OpBuilder &b, int64_t v) {
+    return arith::ConstantIndexOp::create(b, loc(), v);
+  }
+  Location loc() { return c.op.getLoc(); }
+
+  /// Marks `loop` as the kernel's parallel loop if none is yet, the kernel
+  /// is worth threads and the loop has two iterations or more.
+  void markParallel(scf::ForOp loop, int64_t trips) {
+    if (!parallelPending || trips < 2)
+      return;
+    loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+    parallelPending = false;
+  }
+
+  /// Nested scf.for over `dims` (whole ranges, step 1).
+  void loops(OpBuilder &b, ArrayRef<unsigned> dims, SmallVector<Value> &ivs,
+             const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
+    if (dims.empty())
+      return body(b, ivs);
+    auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, c.ranges[dims[0]]),
+                                   index(b, 1));
+    markParallel(loop, c.ranges[dims[0]]);
+    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+    ivs[dims[0]] = loop.getInductionVar();
+    loops(nb, dims.drop_front(), ivs, body);
+  }
+
+  /// Tiles of `step` over [0, total) of `dim`, the last one total % step
+  /// wide if that is not 0: one loop over all of them (the last under an
+  /// scf.if), or straight-line code for a single tile. `body` gets the
+  /// tile's width.
+  void tiled(OpBuilder &b, unsigned dim, int64_t total, int64_t step, SmallVector<Value> &ivs,
+             const std::function<void(OpBuilder &, SmallVector<Value> &, int64_t)> &body) {
+    int64_t full = total / step, rest = total % step, count = full + (rest ? 1 : 0);
+    if (count == 1) {
+      ivs[dim] = index(b, 0);
+      return body(b, ivs, rest ? rest : step);
+    }
+    auto loop =
+        scf::ForOp::create(b, loc(), index(b, 0), index(b, count * step), index(b, step));
+    markParallel(loop, count);
+    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+    ivs[dim] = loop.getInductionVar();
+    if (!rest)
+      return body(nb, ivs, step);
+    Value whole = arith::CmpIOp::create(nb, loc(), arith::CmpIPredicate::slt, ivs[dim],
+                                        index(nb, full * step));
+    auto branch = scf::IfOp::create(nb, loc(), whole, /*withElseRegion=*/true);
+    OpBuilder tb = branch.getThenBodyBuilder();
+    body(tb, ivs, step);
+    OpBuilder eb = branch.getElseBodyBuilder();
+    body(eb, ivs, rest);
+  }
+
+  static int64_t bytes(Value v) {
+    return cast<MemRefType>(v.getType()).getNumElements() * 4;
+  }
+
+  /// Tiles of M; inside each, the other parallel loops and the n tiles, or
+  /// (`inner`) straight to the kernel with the n tile `nv`/`lastLanes`.
+  void mTiles(OpBuilder &b, SmallVector<Value> &ivs,
+              std::optional<std::pair<int64_t, int64_t>> inner = std::nullopt) {
+    auto next = [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t mr) {
+      if (inner)
+        kernel(b, ivs, mr, inner->first, inner->second);
+      else
+        nLoops(b, ivs, mr);
+    };
+    if (!c.dimM)
+      return next(b, ivs, 1);
+    tiled(b, *c.dimM, c.ranges[*c.dimM], t.mr, ivs, next);
+  }
+
+  /// The other parallel loops and the n tiles; inside each, the kernel for
+  /// `mr` rows, or (no `mr`) the m tiles.
+  void nLoops(OpBuilder &b, SmallVector<Value> &ivs, std::optional<int64_t> mr) {
+    loops(b, c.inner, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) { nTiles(b, ivs, mr); });
+  }
+
+  void nTiles(OpBuilder &b, SmallVector<Value> &ivs, std::optional<int64_t> mr) {
+    tiled(b, c.dimN, c.ranges[c.dimN], t.nv * t.lanes, ivs,
+          [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t width) {
+            int64_t nv = (width + t.lanes - 1) / t.lanes;
+            int64_t lastLanes = width - (nv - 1) * t.lanes;
+            if (mr)
+              kernel(b, ivs, *mr, nv, lastLanes);
+            else
+              mTiles(b, ivs, std::make_pair(nv, lastLanes));
+          });
+  }
+
+  /// The indices of `map` at `ivs`, with dim M and N offset.
+  SmallVector<Value> indices(OpBuilder &b, AffineMap map, ArrayRef<Value> ivs,
+                             int64_t mOffset, int64_t nOffset) {
+    SmallVector<Value> at(ivs);
+    auto shift = [&](unsigned d, int64_t off) {
+      if (off)
+        at[d] = arith::AddIOp::create(b, loc(), at[d], index(b, off));
+    };
+    if (c.dimM)
+      shift(*c.dimM, mOffset);
+    shift(c.dimN, nOffset);
+    SmallVector<Value> result;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        result.push_back(at[d.getPosition()]);
+      else if (auto k = dyn_cast<AffineConstantExpr>(e))
+        result.push_back(index(b, k.getValue()));
+      else
+        result.push_back(affine::AffineApplyOp::create(
+            b, loc(), AffineMap::get(map.getNumDims(), 0, e), at));
+    }
+    return result;
+  }
+
+  /// `size` lanes at `idx` of `mem`, the first `on` of them read.
+  Value load(OpBuilder &b, Value mem, ValueRange idx, int64_t size, int64_t on) {
+    return kiln::vec::load(b, loc(), mem, idx, VectorType::get({size}, b.getF32Type()), on);
+  }
+
+  /// A vector of the row operand, `on` lanes valid.
+  Value rowVector(OpBuilder &b, ValueRange idx, int64_t on) {
+    int64_t s = c.strideN;
+    if (s == 1)
+      return load(b, c.row, idx, t.lanes, on);
+    // Every s-th element of a wide load that stops at the last one needed.
+    Value wide = load(b, c.row, idx, t.lanes * s, (on - 1) * s + 1);
+    SmallVector<int64_t> picks;
+    for (int64_t i = 0; i < t.lanes; ++i)
+      picks.push_back(i * s);
+    return vector::ShuffleOp::create(b, loc(), wide, wide, picks);
+  }
+
+  void kernel(OpBuilder &b, ArrayRef<Value> ivs, int64_t mr, int64_t nv, int64_t lastLanes) {
+    auto lanesOf = [&](int64_t v) { return v == nv - 1 ? lastLanes : t.lanes; };
+    SmallVector<Value> acc;
+    auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t v = 0; v < nv; ++v)
+        acc.push_back(c.fillValue
+                          ? Value(arith::ConstantOp::create(
+                                b, loc(), vecType, DenseElementsAttr::get(vecType, *c.fillValue)))
+                          : load(b, c.out, indices(b, c.outMap, ivs, i, v * t.lanes), t.lanes,
+                                 lanesOf(v)));
+    SmallVector<Value> kivs(ivs);
+    SmallVector<Value> result = reduce(b, kivs, c.reductions, acc, mr, nv, lanesOf);
+    for (int64_t i = 0; i < mr; ++i)
+      for (int64_t v = 0; v < nv; ++v) {
+        SmallVector<Value> idx = indices(b, c.outMap, ivs, i, v * t.lanes);
+        kiln::vec::store(b, loc(), result[i * nv + v], c.out, idx, lanesOf(v));
+      }
+  }
+
+  SmallVector<Value> reduce(OpBuilder &b, SmallVector<Value> &ivs, ArrayRef<unsigned> dims,
+                            ValueRange acc, int64_t mr, int64_t nv,
+                            const std::function<int64_t(int64_t)> &lanesOf) {
+    if (dims.empty())
+      return step(b, ivs, acc, mr, nv, lanesOf);
+    auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, c.ranges[dims[0]]),
+                                   index(b, 1), acc);
+    OpBuilder nb = OpBuilder::atBlockEnd(loop.getBody());
+    ivs[dims[0]] = loop.getInductionVar();
+    SmallVector<Value> next =
+        reduce(nb, ivs, dims.drop_front(), loop.getRegionIterArgs(), mr, nv, lanesOf);
+    scf::YieldOp::create(nb, loc(), next);
+    return SmallVector<Value>(loop.getResults());
+  }
+
+  SmallVector<Value> step(OpBuilder &b, ArrayRef<Value> ivs, ValueRange acc, int64_t mr,
+                          int64_t nv, const std::function<int64_t(int64_t)> &lanesOf) {
+    SmallVector<Value> rows;
+    for (int64_t v = 0; v < nv; ++v)
+      rows.push_back(rowVector(b, indices(b, c.rowMap, ivs, 0, v * t.lanes), lanesOf(v)));
+    auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+    auto contract = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract);
+    SmallVector<Value> next;
+    for (int64_t i = 0; i < mr; ++i) {
+      Value scalar = memref::LoadOp::create(b, loc(), c.col, indices(b, c.colMap, ivs, i, 0));
+      Value splat = vector::BroadcastOp::create(b, loc(), vecType, scalar);
+      for (int64_t v = 0; v < nv; ++v) {
+        Value prod = arith::MulFOp::create(b, loc(), splat, rows[v], contract);
+        next.push_back(arith::AddFOp::create(b, loc(), acc[i * nv + v], prod, contract));
+      }
+    }
+    return next;
+  }
+
+  Contraction c;
+  TileShape t;
+  bool parallelPending; ///< No loop is marked kiln.parallel yet.
+};
+
+struct VectorizeContractionsPass
+    : public kiln::impl::VectorizeContractionsPassBase<VectorizeContractionsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    if (vectorBits < 64 || vectorBits % 32)
+      return;
+    std::vector<Contraction> found;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (std::optional<Contraction> c = match(op))
+        found.push_back(*c);
+    });
+    for (Contraction &c : found) {
+      // Threads pay off from a few hundred thousand multiply-adds on.
+      int64_t work = 1;
+      for (int64_t r : c.ranges)
+        work *= r;
+      KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters),
+                    parallel && work >= (int64_t(1) << 18))
+          .build();
+      c.op.erase();
+      if (c.fill)
+        c.fill.erase();
+    }
+  }
+};
+
+} // namespace

@@ -1,0 +1,122 @@
+"""MatMul/Gemm/Conv models that exercise every tile shape of
+kiln-vectorize-contractions (full tiles, row and column remainders, a
+partial last vector, no M dim, broadcast batches, strided, dilated, grouped
+and depthwise convolutions, 1-D and 3-D; Gemm's transposed constant
+weights; 1x1 convolutions, flattened to one spatial dim where they can be), with float64 numpy references.
+
+    python3 make_kernel_models.py OUTDIR
+
+writes OUTDIR/NAME.onnx, NAME_x.npy and NAME_y.npy per model and
+OUTDIR/names.txt. Weights are initializers, as in exported models.
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+rng = np.random.default_rng(7)
+
+
+def save(out, name, nodes, x, weights, y):
+    inits = [numpy_helper.from_array(v.astype(np.float32), k) for k, v in weights.items()]
+    graph = helper.make_graph(
+        nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, y.shape)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    onnx.save(model, os.path.join(out, name + ".onnx"))
+    np.save(os.path.join(out, name + "_x.npy"), x.astype(np.float32))
+    np.save(os.path.join(out, name + "_y.npy"), y.astype(np.float32))
+    return name
+
+
+def rand(*shape):
+    return rng.standard_normal(shape).astype(np.float32)
+
+
+def conv_ref(x, w, b, strides, dilations, pads, group):
+    x = x.astype(np.float64)
+    w = w.astype(np.float64)
+    sp = x.ndim - 2
+    x = np.pad(x, [(0, 0), (0, 0)] + [(pads[i], pads[i + sp]) for i in range(sp)])
+    n, c = x.shape[:2]
+    m = w.shape[0]
+    k = w.shape[2:]
+    out = [(x.shape[2 + i] - dilations[i] * (k[i] - 1) - 1) // strides[i] + 1 for i in range(sp)]
+    y = np.zeros([n, m] + out)
+    cg, mg = c // group, m // group
+    for g in range(group):
+        for idx in np.ndindex(*k):
+            sl = tuple(slice(idx[i] * dilations[i],
+                             idx[i] * dilations[i] + strides[i] * (out[i] - 1) + 1, strides[i])
+                       for i in range(sp))
+            patch = x[(slice(None), slice(g * cg, (g + 1) * cg)) + sl]
+            wk = w[(slice(g * mg, (g + 1) * mg), slice(None)) + idx]
+            y[:, g * mg:(g + 1) * mg] += np.einsum("nc...,mc->nm...", patch, wk)
+    if b is not None:
+        y += b.astype(np.float64).reshape([1, m] + [1] * sp)
+    return y
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    names = []
+    # MatMul x[M, K] @ w[K, N]: full tiles, remainders in M and N, a short
+    # last vector, N below one vector, M = 1.
+    for m, k, n in [(12, 32, 64), (13, 17, 50), (7, 5, 3), (1, 40, 70), (30, 9, 129)]:
+        x, w = rand(m, k), rand(k, n)
+        names.append(save(out, "matmul_%dx%dx%d" % (m, k, n),
+                          [helper.make_node("MatMul", ["x", "w"], ["y"])], x, {"w": w},
+                          x.astype(np.float64) @ w))
+    # Batched with a broadcast weight, and a 1-D weight (no N dim left).
+    x, w = rand(2, 3, 5, 11), rand(11, 19)
+    names.append(save(out, "matmul_batched", [helper.make_node("MatMul", ["x", "w"], ["y"])],
+                      x, {"w": w}, x.astype(np.float64) @ w))
+    x, w = rand(6, 10), rand(10)
+    names.append(save(out, "matmul_vector", [helper.make_node("MatMul", ["x", "w"], ["y"])],
+                      x, {"w": w}, x.astype(np.float64) @ w))
+    # Gemm with bias (as init) and alpha/beta.
+    x, w, c = rand(9, 21), rand(21, 35), rand(35)
+    names.append(save(out, "gemm_bias", [helper.make_node("Gemm", ["x", "w", "c"], ["y"],
+                                                          alpha=0.5, beta=2.0)],
+                      x, {"w": w, "c": c}, 0.5 * (x.astype(np.float64) @ w) + 2.0 * c))
+    # Gemm with constant weights in [N, K] (torch's Linear): transposed at
+    # compile time.
+    x, w, c = rand(5, 33), rand(70, 33), rand(70)
+    names.append(save(out, "gemm_transb", [helper.make_node("Gemm", ["x", "w", "c"], ["y"],
+                                                            transB=1)],
+                      x, {"w": w, "c": c}, x.astype(np.float64) @ w.T + c))
+    # Convolutions: (input shape, weight shape, strides, dilations, pads, group, bias).
+    convs = [
+        ("conv3x3", (1, 8, 20, 20), (16, 8, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1, True),
+        ("conv3x3_s2", (2, 5, 17, 19), (9, 5, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 1, True),
+        ("conv_s3_dil2", (1, 3, 23, 29), (7, 3, 3, 2), [3, 3], [2, 2], [0, 2, 1, 0], 1, False),
+        ("conv1x1", (1, 24, 7, 7), (40, 24, 1, 1), [1, 1], [1, 1], [0, 0, 0, 0], 1, True),
+        ("conv1x1_padded", (2, 6, 7, 5), (10, 6, 1, 1), [1, 1], [1, 1], [1, 0, 1, 2], 1, False),
+        ("conv1x1_s2", (1, 6, 9, 9), (10, 6, 1, 1), [2, 2], [1, 1], [0, 0, 0, 0], 1, True),
+        ("conv_grouped", (1, 12, 9, 33), (18, 4, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 3, True),
+        ("conv_depthwise_s2", (1, 16, 15, 15), (16, 1, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 16,
+         True),
+        ("conv1d", (3, 4, 50), (6, 4, 5), [1], [1], [2, 2], 1, True),
+        ("conv3d", (1, 2, 5, 6, 21), (4, 2, 3, 3, 3), [1, 1, 2], [1, 1, 1], [1, 1, 1, 1, 1, 1],
+         1, False),
+    ]
+    for name, xs, ws, strides, dil, pads, group, has_bias in convs:
+        x, w = rand(*xs), rand(*ws)
+        b = rand(ws[0]) if has_bias else None
+        inputs = ["x", "w"] + (["b"] if has_bias else [])
+        weights = {"w": w}
+        if has_bias:
+            weights["b"] = b
+        node = helper.make_node("Conv", inputs, ["y"], strides=strides, dilations=dil,
+                                pads=pads, group=group, kernel_shape=list(ws[2:]))
+        names.append(save(out, name, [node], x, weights,
+                          conv_ref(x, w, b, strides, dil, pads, group)))
+    with open(os.path.join(out, "names.txt"), "w") as f:
+        f.write("\n".join(names) + "\n")
+
+
+if __name__ == "__main__":
+    main()

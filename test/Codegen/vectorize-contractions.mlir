@@ -1,0 +1,150 @@
+// RUN: kiln-opt %s --kiln-vectorize-contractions="vector-bits=256 vector-registers=16" --canonicalize --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-vectorize-contractions --split-input-file | FileCheck %s --check-prefix=NONE
+// Register-blocked kernels for f32 contractions on buffers. With 256-bit
+// vectors and 16 registers, a 13x20 output is tiled 6 rows x 2 vectors.
+// The weight (8x20) is larger than the input (13x8), so the column tiles
+// are the outer loop: two of them, the last (4 columns, one masked vector)
+// under an scf.if; inside each, a loop over three row tiles, the last (one
+// row) under an scf.if. Without vector registers (the default) nothing
+// changes.
+
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+// CHECK-LABEL: func.func @matmul(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<13x8xf32>, %[[W:[a-z0-9]+]]: memref<8x20xf32>, %[[Y:[a-z0-9]+]]: memref<13x20xf32>)
+// CHECK-DAG: %[[MASK:.+]] = arith.constant dense<[true, true, true, true, false, false, false, false]> : vector<8xi1>
+// CHECK-DAG: %[[C12:.+]] = arith.constant 12 : index
+// CHECK-DAG: %[[C16:.+]] = arith.constant 16 : index
+// CHECK-DAG: %[[C18:.+]] = arith.constant 18 : index
+// CHECK-DAG: %[[C6:.+]] = arith.constant 6 : index
+// CHECK: scf.for %[[N:.+]] = %{{.+}} to %{{.+}} step %[[C16]] {
+// CHECK-NEXT: %[[FULLN:.+]] = arith.cmpi slt, %[[N]], %[[C16]]
+// CHECK-NEXT: scf.if %[[FULLN]] {
+// CHECK-NEXT: scf.for %[[M:.+]] = %{{.+}} to %[[C18]] step %[[C6]] {
+// CHECK-NEXT: %[[FULLM:.+]] = arith.cmpi slt, %[[M]], %[[C12]]
+// CHECK-NEXT: scf.if %[[FULLM]] {
+// CHECK-COUNT-12: vector.load %[[Y]]
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK: vector.load %[[W]]
+// CHECK: vector.load %[[W]]
+// CHECK: %[[S:.+]] = memref.load %[[X]][%[[M]],
+// CHECK: %[[B:.+]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// CHECK: arith.mulf %[[B]], {{.+}} fastmath<contract> : vector<8xf32>
+// CHECK: arith.addf {{.+}} fastmath<contract> : vector<8xf32>
+// CHECK-COUNT-12: vector.store
+// The last row: one row of accumulators.
+// CHECK: } else {
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>) {
+// The last column tile: one masked vector.
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: vector.maskedload %[[Y]][%{{.+}}, %[[N]]], %[[MASK]]
+// CHECK: vector.maskedstore
+// CHECK-NOT: linalg.generic
+// NONE-LABEL: func.func @matmul(
+// NONE: linalg.generic
+func.func @matmul(%x: memref<13x8xf32>, %w: memref<8x20xf32>, %y: memref<13x20xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<13x8xf32>, memref<8x20xf32>) outs(%y : memref<13x20xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// A stride-2 convolution (loops n, g, mg, cg, kh, kw, oh, ow as the
+// lowering writes them): each row vector is every other element of a wide
+// load that stops at the last element needed.
+#x = affine_map<(n, g, mg, cg, kh, kw, oh, ow) -> (n, g, cg, oh * 2 + kh, ow * 2 + kw)>
+#w = affine_map<(n, g, mg, cg, kh, kw, oh, ow) -> (g, mg, cg, kh, kw)>
+#y = affine_map<(n, g, mg, cg, kh, kw, oh, ow) -> (n, g, mg, oh, ow)>
+// CHECK-LABEL: func.func @conv_s2(
+// CHECK: vector.maskedload {{.+}} : memref<1x1x3x17x17xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.shuffle {{.+}} [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK-NOT: linalg.generic
+func.func @conv_s2(%x: memref<1x1x3x17x17xf32>, %w: memref<1x4x3x3x3xf32>, %y: memref<1x1x4x8x8xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction", "reduction", "parallel", "parallel"]}
+      ins(%x, %w : memref<1x1x3x17x17xf32>, memref<1x4x3x3x3xf32>) outs(%y : memref<1x1x4x8x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// B transposed: no operand is contiguous along the output's last dim, so
+// the generic stays for the loop lowering.
+#a = affine_map<(m, k, n) -> (m, k)>
+#bt = affine_map<(m, k, n) -> (n, k)>
+#c = affine_map<(m, k, n) -> (m, n)>
+// CHECK-LABEL: func.func @transposed(
+// CHECK: linalg.generic
+func.func @transposed(%x: memref<4x8xf32>, %w: memref<20x8xf32>, %y: memref<4x20xf32>) {
+  linalg.generic {indexing_maps = [#a, #bt, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<4x8xf32>, memref<20x8xf32>) outs(%y : memref<4x20xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// A constant fill of the output just before: the accumulators start from
+// the constant and the fill goes (every element is written by one tile).
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+// CHECK-LABEL: func.func @filled(
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<2x8xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK-NOT: vector.load %[[Y]]
+// CHECK: scf.for {{.+}} iter_args(%{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]])
+// CHECK: vector.store {{.+}}, %[[Y]]
+func.func @filled(%x: memref<2x4xf32>, %w: memref<4x8xf32>, %y: memref<2x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<2x8xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x4xf32>, memref<4x8xf32>) outs(%y : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
+// -----
+
+// The input (20x3) larger than the weight (3x8): row tiles outside (8 rows
+// each: with one vector per row, 8 accumulators fit).
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+// CHECK-LABEL: func.func @tall(
+// CHECK-DAG: %[[C8:.+]] = arith.constant 8 : index
+// CHECK-DAG: %[[C24:.+]] = arith.constant 24 : index
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[C24]] step %[[C8]] {
+// CHECK-NOT: scf.for
+// CHECK: vector.load
+func.func @tall(%x: memref<20x3xf32>, %w: memref<3x8xf32>, %y: memref<20x8xf32>) {
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<20x3xf32>, memref<3x8xf32>) outs(%y : memref<20x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
