@@ -32,6 +32,7 @@
 #if defined(__unix__) || defined(__APPLE__)
 #define KILN_HAVE_PTHREADS 1
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #endif
 
@@ -64,20 +65,24 @@ static inline void cpu_relax(void) {
 
 /// Spins of a waiting worker before it sleeps (tens of microseconds).
 #define KILN_SPINS (1 << 15)
+/// state = generation * KILN_STATE_PARTS + chunks (chunks <= KILN_MAX_THREADS).
+#define KILN_STATE_PARTS 512ul
 
 static struct {
   pthread_mutex_t run;  ///< One parallel loop at a time.
   pthread_mutex_t lock; ///< Guards sleeping and the thread count.
   pthread_cond_t wake;
-  _Atomic unsigned long generation; ///< Bumped once per parallel loop.
-  _Atomic int pending;              ///< Workers yet to finish this loop.
+  /// The loop's generation (bumped once per parallel loop) times
+  /// KILN_STATE_PARTS plus its number of chunks, in one word so that a
+  /// worker reads both at once.
+  _Atomic unsigned long state;
+  _Atomic int pending; ///< Workers yet to finish this loop's chunks.
   _Atomic int requested;            ///< 0: not yet resolved.
   int workers;                      ///< Started so far (under lock).
   /* The current loop; written before generation is bumped. */
   kiln_chunk_fn fn;
   void *ctx;
   int64_t n;
-  int parts;
 } pool = {.run = PTHREAD_MUTEX_INITIALIZER,
           .lock = PTHREAD_MUTEX_INITIALIZER,
           .wake = PTHREAD_COND_INITIALIZER};
@@ -93,22 +98,28 @@ static void *worker_main(void *arg) {
   in_chunk = 1;
   unsigned long seen = birth_generation[id];
   for (;;) {
-    unsigned long g;
+    unsigned long s;
     int spins = 0;
-    while ((g = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen) {
+    while ((s = atomic_load_explicit(&pool.state, memory_order_acquire)) /
+               KILN_STATE_PARTS == seen) {
       if (++spins < KILN_SPINS) {
         cpu_relax();
         continue;
       }
       pthread_mutex_lock(&pool.lock);
-      while ((g = atomic_load_explicit(&pool.generation, memory_order_acquire)) == seen)
+      while ((s = atomic_load_explicit(&pool.state, memory_order_acquire)) /
+                 KILN_STATE_PARTS == seen)
         pthread_cond_wait(&pool.wake, &pool.lock);
       pthread_mutex_unlock(&pool.lock);
       break;
     }
-    seen = g;
-    if (id < pool.parts)
-      run_chunk(pool.fn, pool.ctx, pool.n, pool.parts, id);
+    seen = s / KILN_STATE_PARTS;
+    /* Workers without a chunk in this loop are not waited for and touch
+       nothing: the next loop may already be filling the pool in. */
+    int parts = (int)(s % KILN_STATE_PARTS);
+    if (id >= parts)
+      continue;
+    run_chunk(pool.fn, pool.ctx, pool.n, parts, id);
     atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel);
   }
   return NULL;
@@ -135,7 +146,7 @@ static int start_workers(int wanted) {
     pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     /* pool.run is held: no loop starts before this worker has its birth. */
     birth_generation[pool.workers + 1] =
-        atomic_load_explicit(&pool.generation, memory_order_relaxed);
+        atomic_load_explicit(&pool.state, memory_order_relaxed) / KILN_STATE_PARTS;
     int failed = pthread_create(&thread, &attr, worker_main,
                                 (void *)(intptr_t)(pool.workers + 1));
     pthread_attr_destroy(&attr);
@@ -170,18 +181,25 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   pool.fn = fn;
   pool.ctx = ctx;
   pool.n = n;
-  pool.parts = parts;
-  /* Every started worker acknowledges every loop, even without a chunk. */
-  atomic_store_explicit(&pool.pending, workers, memory_order_relaxed);
+  atomic_store_explicit(&pool.pending, parts - 1, memory_order_relaxed);
+  unsigned long generation =
+      atomic_load_explicit(&pool.state, memory_order_relaxed) / KILN_STATE_PARTS + 1;
   pthread_mutex_lock(&pool.lock);
-  atomic_fetch_add_explicit(&pool.generation, 1, memory_order_release);
+  atomic_store_explicit(&pool.state, generation * KILN_STATE_PARTS + (unsigned long)parts,
+                        memory_order_release);
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   in_chunk = 1;
   run_chunk(fn, ctx, n, parts, 0);
   in_chunk = 0;
-  while (atomic_load_explicit(&pool.pending, memory_order_acquire) > 0)
-    cpu_relax();
+  /* Spin for the others; yield the core if they take long (more threads
+     than cores). */
+  for (int spins = 0; atomic_load_explicit(&pool.pending, memory_order_acquire) > 0; ++spins) {
+    if (spins < KILN_SPINS)
+      cpu_relax();
+    else
+      sched_yield();
+  }
   pthread_mutex_unlock(&pool.run);
 }
 

@@ -3,13 +3,17 @@
 // Unit tests for kiln_runtime: a hand-written fake model (one float32 input
 // and one float32 output of shape [2,3], y = x * 2, with a 64-byte workspace
 // aligned to 16) run through the session helper, with every check the session
-// makes provoked once; plus the status and dtype names and kiln_parallel_for.
+// makes provoked once; plus the status and dtype names and kiln_parallel_for
+// with its thread pool (chunks cover the range once, run on other threads,
+// nested loops serial, thousands of loops in a row).
 // Prints each failure and exits non-zero if there was any.
 //
 //===----------------------------------------------------------------------===//
 
 #include "kiln/runtime.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -480,38 +484,92 @@ static void test_status_and_dtype_names(void) {
 
 typedef struct cover_ctx {
   int hits[100];
-  int calls;
-  int bad_range;
+  _Atomic int calls;
+  _Atomic int bad_range;
+  _Atomic int other_thread; /* chunks run off the calling thread */
+  pthread_t caller;
+  int nested;               /* each chunk starts a parallel loop itself */
+  _Atomic int nested_bad;
 } cover_ctx;
+
+static void count_all(void *ctx, int64_t begin, int64_t end) {
+  _Atomic int *count = ctx;
+  atomic_fetch_add(count, (int)(end - begin));
+}
 
 static void cover(void *ctx, int64_t begin, int64_t end) {
   cover_ctx *c = ctx;
-  ++c->calls;
+  atomic_fetch_add(&c->calls, 1);
+  if (!pthread_equal(pthread_self(), c->caller))
+    atomic_store(&c->other_thread, 1);
   if (begin < 0 || end > 100 || begin >= end) {
-    c->bad_range = 1;
+    atomic_store(&c->bad_range, 1);
     return;
   }
   for (int64_t i = begin; i < end; ++i)
     ++c->hits[i];
+  if (c->nested) {
+    /* Runs serially on this thread: one call over the whole range. */
+    _Atomic int count = 0;
+    kiln_parallel_for(10, count_all, &count);
+    if (atomic_load(&count) != 10)
+      atomic_store(&c->nested_bad, 1);
+  }
+}
+
+/// Every index of [0, n) covered exactly once, by at most `threads` chunks
+/// (one when threads is 1), off the calling thread somewhere when threads
+/// and n allow it.
+static void check_cover(int threads, int64_t n, int nested) {
+  cover_ctx c;
+  memset(&c, 0, sizeof c);
+  c.caller = pthread_self();
+  c.nested = nested;
+  kiln_parallel_for(n, cover, &c);
+  CHECK(!c.bad_range, "threads=%d n=%lld: a chunk outside [0,n)", threads, (long long)n);
+  for (int64_t i = 0; i < 100; ++i)
+    CHECK(c.hits[i] == (i < n ? 1 : 0), "threads=%d n=%lld: index %lld hit %d times",
+          threads, (long long)n, (long long)i, c.hits[i]);
+  int calls = atomic_load(&c.calls);
+  CHECK(n > 0 || calls == 0, "n=%lld: fn called", (long long)n);
+  CHECK(calls <= threads, "threads=%d n=%lld: %d chunks", threads, (long long)n, calls);
+  CHECK(threads > 1 || n <= 0 || calls == 1, "one thread, n=%lld: %d chunks", (long long)n,
+        calls);
+  CHECK(!(threads > 1 && n > 1) || atomic_load(&c.other_thread),
+        "threads=%d n=%lld: every chunk ran on the calling thread", threads, (long long)n);
+  CHECK(!atomic_load(&c.nested_bad), "threads=%d: a nested loop missed indices", threads);
 }
 
 static void test_parallel_for(void) {
-  static const int64_t kSizes[] = {0, 1, 7, 100};
-  for (size_t k = 0; k < sizeof kSizes / sizeof kSizes[0]; ++k) {
-    int64_t n = kSizes[k];
+  static const int64_t kSizes[] = {0, 1, 2, 3, 7, 100};
+  static const int kThreads[] = {1, 2, 4, 3, 1};
+  CHECK(kiln_get_num_threads() == 1, "default threads %d, want 1 (KILN_NUM_THREADS unset)",
+        kiln_get_num_threads());
+  for (size_t t = 0; t < sizeof kThreads / sizeof kThreads[0]; ++t) {
+    kiln_set_num_threads(kThreads[t]);
+    CHECK(kiln_get_num_threads() == kThreads[t], "set %d threads, got %d", kThreads[t],
+          kiln_get_num_threads());
+    for (size_t k = 0; k < sizeof kSizes / sizeof kSizes[0]; ++k)
+      check_cover(kThreads[t], kSizes[k], 0);
+    check_cover(kThreads[t], 100, 1);
     cover_ctx c;
     memset(&c, 0, sizeof c);
-    kiln_parallel_for(n, cover, &c);
-    CHECK(!c.bad_range, "n=%lld: a chunk outside [0,n)", (long long)n);
-    for (int64_t i = 0; i < 100; ++i)
-      CHECK(c.hits[i] == (i < n ? 1 : 0), "n=%lld: index %lld hit %d times",
-            (long long)n, (long long)i, c.hits[i]);
-    CHECK(n > 0 || c.calls == 0, "n=0: fn called");
+    c.caller = pthread_self();
+    kiln_parallel_for(-5, cover, &c);
+    CHECK(atomic_load(&c.calls) == 0, "n=-5: fn called");
   }
-  cover_ctx c;
-  memset(&c, 0, sizeof c);
-  kiln_parallel_for(-5, cover, &c);
-  CHECK(c.calls == 0, "n=-5: fn called");
+  /* Many short loops in a row: every one complete before the next. */
+  kiln_set_num_threads(2);
+  int bad = 0;
+  for (int i = 0; i < 20000 && !bad; ++i) {
+    _Atomic int count = 0;
+    kiln_parallel_for(64, count_all, &count);
+    bad = atomic_load(&count) != 64;
+  }
+  CHECK(!bad, "a loop of 20000 returned before all its chunks ran");
+  kiln_set_num_threads(0);
+  CHECK(kiln_get_num_threads() == 1, "0 threads clamps to 1, got %d", kiln_get_num_threads());
+  kiln_set_num_threads(1);
 }
 
 int main(void) {
