@@ -1,13 +1,16 @@
 //===- LowerCopies.cpp - kiln-lower-copies pass ----------------------------===//
 //
-// Strided memref.copy would need MLIR's runtime library; make it a
-// linalg.copy instead, which becomes plain loops.
+// Strided memref.copy would need MLIR's runtime library; make it an
+// identity linalg.generic instead, which becomes plain (vectorisable)
+// loops. A pad (the whole buffer filled with a constant, then the source
+// copied into a window of it) fills only the border around the window.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
 
 #define DEBUG_TYPE "kiln-lower-copies"
 
@@ -24,6 +27,73 @@ bool contiguous(Type type) {
   return m && m.getLayout().isIdentity();
 }
 
+/// The constant a fill-like op writes into all of `buffer`: linalg.fill, or
+/// linalg.map without inputs that yields a constant.
+std::optional<Value> constantFill(Operation *op, Value buffer, Operation *&fill) {
+  fill = op;
+  if (auto f = dyn_cast_or_null<linalg::FillOp>(op)) {
+    if (f.getOutputs().size() == 1 && f.getOutputs()[0] == buffer &&
+        matchPattern(f.getInputs()[0], m_Constant()))
+      return f.getInputs()[0];
+    return std::nullopt;
+  }
+  auto map = dyn_cast_or_null<linalg::MapOp>(op);
+  if (!map || !map.getInputs().empty() || map.getInit() != buffer)
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+  Value v = yield.getValues().size() == 1 ? yield.getValues()[0] : Value();
+  if (!v || !matchPattern(v, m_Constant()) || v.getParentRegion() == &map.getMapper())
+    return std::nullopt;
+  return v;
+}
+
+/// fill(buffer); copy(src, subview(buffer)) -> fills of the slabs of
+/// buffer outside the window (two per padded dim, corners twice), then the
+/// copy. Only static, unit-stride windows.
+void fillBorderOnly(memref::CopyOp copy) {
+  auto window = copy.getTarget().getDefiningOp<memref::SubViewOp>();
+  if (!window || !window->hasOneUse())
+    return;
+  Value buffer = window.getSource();
+  Operation *before = window->getPrevNode();
+  if (before == copy.getSource().getDefiningOp())
+    before = before->getPrevNode();
+  Operation *fill;
+  std::optional<Value> value = constantFill(before, buffer, fill);
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!value || !type || !type.hasStaticShape() ||
+      !window.hasUnitStride() || !llvm::all_of(window.getStaticOffsets(), [](int64_t o) {
+        return !ShapedType::isDynamic(o);
+      }) || !llvm::all_of(window.getStaticSizes(), [](int64_t s) {
+        return !ShapedType::isDynamic(s);
+      }))
+    return;
+  // Nothing else may use the buffer between the fill and the copy.
+  for (Operation *op = fill->getNextNode(); op != copy; op = op->getNextNode())
+    if (op != window && op != copy.getSource().getDefiningOp())
+      return;
+  OpBuilder b(fill);
+  Location loc = fill->getLoc();
+  ArrayRef<int64_t> shape = type.getShape();
+  ArrayRef<int64_t> offsets = window.getStaticOffsets(), sizes = window.getStaticSizes();
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> ones(rank, 1);
+  auto slab = [&](int64_t dim, int64_t from, int64_t count) {
+    if (count <= 0)
+      return;
+    SmallVector<int64_t> off(rank, 0), size(shape);
+    off[dim] = from;
+    size[dim] = count;
+    Value part = memref::SubViewOp::create(b, loc, buffer, off, size, ones);
+    linalg::FillOp::create(b, loc, *value, part);
+  };
+  for (int64_t d = 0; d < rank; ++d) {
+    slab(d, 0, offsets[d]);
+    slab(d, offsets[d] + sizes[d], shape[d] - offsets[d] - sizes[d]);
+  }
+  fill->erase();
+}
+
 struct LowerCopiesPass
     : public kiln::impl::LowerCopiesPassBase<LowerCopiesPass> {
   void runOnOperation() override {
@@ -34,8 +104,17 @@ struct LowerCopiesPass
         copies.push_back(op);
     });
     for (memref::CopyOp op : copies) {
+      fillBorderOnly(op);
       OpBuilder b(op);
-      linalg::CopyOp::create(b, op.getLoc(), op.getSource(), op.getTarget());
+      auto type = cast<MemRefType>(op.getTarget().getType());
+      AffineMap identity = b.getMultiDimIdentityMap(type.getRank());
+      linalg::GenericOp::create(
+          b, op.getLoc(), op.getSource(), op.getTarget(),
+          ArrayRef<AffineMap>{identity, identity},
+          SmallVector<utils::IteratorType>(type.getRank(), utils::IteratorType::parallel),
+          [](OpBuilder &nb, Location loc, ValueRange args) {
+            linalg::YieldOp::create(nb, loc, args[0]);
+          });
       op.erase();
     }
   }

@@ -20,13 +20,15 @@ def ExpandMathPass : Pass<"kiln-expand-math", "mlir::ModuleOp"> {
 }
 
 def LowerCopiesPass : Pass<"kiln-lower-copies", "mlir::ModuleOp"> {
-  let summary = "Turn non-contiguous memref.copy into linalg.copy loops";
+  let summary = "Turn non-contiguous memref.copy into loops; pad borders only";
   let description = [{
     `memref.copy` between strided views would lower to a call into MLIR's
     C runner library; generated code has no such library. Copies where
-    either side is not identity-laid-out become `linalg.copy`, which the
-    loop lowering expands in place. Contiguous copies stay and become
-    `memcpy` intrinsics.
+    either side is not identity-laid-out become an identity
+    `linalg.generic` (plain loops, which `kiln-vectorize-elementwise` can
+    vectorise). Contiguous copies stay and become `memcpy` intrinsics.
+    A bufferized pad, a constant fill of a whole buffer followed by a copy
+    into a static window of it, fills only the slabs around the window.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }

@@ -7,7 +7,8 @@
 // Roles, read off the indexing maps:
 //   N  the innermost output dim; the "row" operand is contiguous along it
 //      (its last index is N * s + terms without N; s = 1 for matmuls and
-//      stride-1 convs, s > 1 for strided convs);
+//      stride-1 convs, s > 1 for strided convs: every s-th element of a
+//      wide load up to s = 4, a gather beyond);
 //   M  an output dim the "column" operand has and the row operand does not
 //      (the matmul's m, the conv's output channel);
 //   the column operand never depends on N.
@@ -179,7 +180,7 @@ std::optional<Contraction> match(linalg::GenericOp op) {
     if (e.isFunctionOfDim(c.dimN))
       return std::nullopt;
   std::optional<int64_t> s = coefficient(rowExprs.back(), c.dimN, nd);
-  if (!s || *s < 1 || *s > 4)
+  if (!s || *s < 1 || *s > 1024)
     return std::nullopt;
   c.strideN = *s;
   for (AffineExpr e : c.colMap.getResults())
@@ -189,13 +190,14 @@ std::optional<Contraction> match(linalg::GenericOp op) {
     if (!e.isPureAffine())
       return std::nullopt;
 
-  // M: the innermost output dim the column operand has and the row lacks.
+  // M: the longest output dim the column operand has and the row lacks
+  // (innermost on ties). A matmul of [197, 1, 768] by [768, 2304] has m of
+  // 1 but a batch of 197 that the weight does not have: the rows.
   for (AffineExpr e : llvm::reverse(c.outMap.getResults().drop_back())) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
-    if (usesDim(c.colMap, d) && !usesDim(c.rowMap, d)) {
+    if (usesDim(c.colMap, d) && !usesDim(c.rowMap, d) &&
+        (!c.dimM || c.ranges[d] > c.ranges[*c.dimM]))
       c.dimM = d;
-      break;
-    }
   }
   for (AffineExpr e : c.outMap.getResults().drop_back()) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
@@ -376,6 +378,19 @@ private:
     int64_t s = c.strideN;
     if (s == 1)
       return load(b, c.row, idx, t.lanes, on);
+    if (s > 4) {
+      // Far apart (a ViT's 16x16 patches): a gather.
+      auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+      auto offsetType = VectorType::get({t.lanes}, b.getI32Type());
+      SmallVector<int32_t> offsets;
+      for (int64_t i = 0; i < t.lanes; ++i)
+        offsets.push_back(int32_t(i * s));
+      Value offsetVec = arith::ConstantOp::create(
+          b, loc(), DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
+      Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
+      return vector::GatherOp::create(b, loc(), vecType, c.row, idx, offsetVec,
+                                      kiln::vec::constantMask(b, loc(), t.lanes, on), zero);
+    }
     // Every s-th element of a wide load that stops at the last one needed.
     Value wide = load(b, c.row, idx, t.lanes * s, (on - 1) * s + 1);
     SmallVector<int64_t> picks;

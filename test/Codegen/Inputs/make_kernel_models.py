@@ -74,6 +74,9 @@ def main():
     x, w = rand(2, 3, 5, 11), rand(11, 19)
     names.append(save(out, "matmul_batched", [helper.make_node("MatMul", ["x", "w"], ["y"])],
                       x, {"w": w}, x.astype(np.float64) @ w))
+    x, w = rand(7, 1, 9), rand(9, 20)
+    names.append(save(out, "matmul_rows_in_batch", [helper.make_node("MatMul", ["x", "w"], ["y"])],
+                      x, {"w": w}, x.astype(np.float64) @ w))
     x, w = rand(6, 10), rand(10)
     names.append(save(out, "matmul_vector", [helper.make_node("MatMul", ["x", "w"], ["y"])],
                       x, {"w": w}, x.astype(np.float64) @ w))
@@ -100,6 +103,8 @@ def main():
         ("conv_depthwise_s2", (1, 16, 15, 15), (16, 1, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 16,
          True),
         ("conv1d", (3, 4, 50), (6, 4, 5), [1], [1], [2, 2], 1, True),
+        ("conv_patch16", (1, 3, 64, 80), (12, 3, 16, 16), [16, 16], [1, 1], [0, 0, 0, 0], 1,
+         True),
         ("conv3d", (1, 2, 5, 6, 21), (4, 2, 3, 3, 3), [1, 1, 2], [1, 1, 1], [1, 1, 1, 1, 1, 1],
          1, False),
     ]
