@@ -89,7 +89,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     kernels.vectorBits = options.vectorBits;
     kernels.vectorRegisters = options.vectorRegisters;
     kernels.parallel = options.parallelLoops;
-    pm.addNestedPass<func::FuncOp>(createVectorizeContractionsPass(kernels));
+    pm.addPass(createVectorizeContractionsPass(kernels));
     VectorizeElementwisePassOptions elementwise;
     elementwise.vectorBits = options.vectorBits;
     elementwise.parallel = options.parallelLoops;

@@ -148,3 +148,33 @@ func.func @tall(%x: memref<20x3xf32>, %w: memref<3x8xf32>, %y: memref<20x8xf32>)
   }
   return
 }
+
+// -----
+
+// Constant weights as the row operand are packed at compile time into
+// [column tiles][reduction steps][tile width]: here 10 columns at 8 lanes x
+// 2 vectors are one tile of 16, zero-padded, read whole (no masks); the
+// original global goes.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+memref.global "private" constant @w : memref<3x10xf32> = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0], [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0], [20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0]]>
+// CHECK-NOT: memref.global "private" constant @w
+// CHECK-LABEL: func.func @packed(
+// CHECK: %[[FLAT:.+]] = memref.get_global @__kiln_packed_0 : memref<48xf32>
+// CHECK: %[[PANEL:.+]] = memref.expand_shape %[[FLAT]] {{.+}} into memref<1x3x16xf32>
+// CHECK: scf.for %[[K:[a-z0-9]+]] =
+// CHECK: vector.load %[[PANEL]][%{{.+}}, %[[K]], %{{.+}}] : memref<1x3x16xf32>, vector<8xf32>
+// CHECK: vector.load %[[PANEL]][%{{.+}}, %[[K]], %{{.+}}] : memref<1x3x16xf32>, vector<8xf32>
+// CHECK: memref.global "private" constant @__kiln_packed_0 : memref<48xf32> = dense_resource<__kiln_packed_0> {alignment = 64 : i64}
+func.func @packed(%x: memref<4x3xf32>, %y: memref<4x10xf32>) {
+  %w = memref.get_global @w : memref<3x10xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<4x3xf32>, memref<3x10xf32>) outs(%y : memref<4x10xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -58,7 +58,7 @@ def EmptyArgumentsPass : Pass<"kiln-empty-arguments", "mlir::ModuleOp"> {
 }
 
 def VectorizeContractionsPass
-    : Pass<"kiln-vectorize-contractions", "mlir::func::FuncOp"> {
+    : Pass<"kiln-vectorize-contractions", "mlir::ModuleOp"> {
   let summary = "Register-blocked vector kernels for f32 matmul/conv generics";
   let description = [{
     Every `linalg.generic` on buffers that multiplies two f32 inputs and
@@ -69,8 +69,11 @@ def VectorizeContractionsPass
     that is contiguous along the innermost output dim, broadcasts MR
     scalars of the other operand and multiply-adds (contracted to FMA).
     Remainders use smaller static tiles and masked loads/stores. The
-    summation order of every output element is unchanged. Generics that do
-    not fit (no contiguous operand along the innermost output dim, dynamic
+    summation order of every output element is unchanged. Constant weights
+    read as the row operand (a matmul's) are packed at compile time into
+    one contiguous, zero-padded panel per tile of columns, in the kernel's
+    reading order (new private globals; unused originals removed). Generics
+    that do not fit (no contiguous operand along the innermost output dim, dynamic
     ranges, other element types) stay for the loop lowering.
   }];
   let options = [

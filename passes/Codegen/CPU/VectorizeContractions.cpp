@@ -37,7 +37,11 @@
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/BuiltinDialect.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/AffineExprVisitor.h"
 
 #include <functional>
@@ -231,14 +235,77 @@ TileShape chooseTile(const Contraction &c, int64_t lanes, int64_t registers) {
   return t;
 }
 
+/// The value of a pure affine expression at `dims`.
+int64_t evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
+  if (auto d = dyn_cast<AffineDimExpr>(e))
+    return dims[d.getPosition()];
+  if (auto k = dyn_cast<AffineConstantExpr>(e))
+    return k.getValue();
+  auto bin = cast<AffineBinaryOpExpr>(e);
+  int64_t l = evaluate(bin.getLHS(), dims), r = evaluate(bin.getRHS(), dims);
+  switch (e.getKind()) {
+  case AffineExprKind::Add:
+    return l + r;
+  case AffineExprKind::Mul:
+    return l * r;
+  case AffineExprKind::FloorDiv:
+    return llvm::divideFloorSigned(l, r);
+  case AffineExprKind::CeilDiv:
+    return llvm::divideCeilSigned(l, r);
+  case AffineExprKind::Mod:
+    return ((l % r) + r) % r;
+  default:
+    return 0;
+  }
+}
+
+/// The f32 data of the constant global a row operand views (through
+/// reshapes of identity layout), if it is one.
+std::optional<ArrayRef<float>> constantData(Value v, ModuleOp module) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto e = dyn_cast<memref::ExpandShapeOp>(def)) {
+      v = e.getSrc();
+      continue;
+    }
+    if (auto cs = dyn_cast<memref::CollapseShapeOp>(def)) {
+      v = cs.getSrc();
+      continue;
+    }
+    auto get = dyn_cast<memref::GetGlobalOp>(def);
+    auto global = get ? module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()) : nullptr;
+    if (!global || !global.getConstant() || !global.getType().getLayout().isIdentity())
+      return std::nullopt;
+    Attribute init = global.getInitialValueAttr();
+    ArrayRef<char> raw;
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(init)) {
+      if (dense.isSplat())
+        return std::nullopt;
+      raw = dense.getRawData();
+    } else if (auto res = dyn_cast_or_null<DenseResourceElementsAttr>(init)) {
+      AsmResourceBlob *blob = res.getRawHandle().getBlob();
+      if (!blob)
+        return std::nullopt;
+      raw = blob->getData();
+    } else {
+      return std::nullopt;
+    }
+    if (!global.getType().getElementType().isF32() ||
+        raw.size() != size_t(global.getType().getNumElements()) * 4)
+      return std::nullopt;
+    return ArrayRef<float>(reinterpret_cast<const float *>(raw.data()), raw.size() / 4);
+  }
+  return std::nullopt;
+}
+
 class KernelBuilder {
 public:
   KernelBuilder(Contraction c, TileShape t, bool parallel)
       : c(c), t(t), parallelPending(parallel) {}
 
-  void build() {
+  void build(ModuleOp module, unsigned &packCount) {
     OpBuilder b(c.op);
     SmallVector<Value> ivs(c.op.getNumLoops(), index(b, 0));
+    pack(b, module, packCount);
     // The larger operand is read once: a panel of it stays in cache while
     // every tile of the other dim passes over it. With the row operand the
     // larger (activations against a conv's weights), n tiles go outside the
@@ -257,6 +324,76 @@ private:
     return arith::ConstantIndexOp::create(b, loc(), v);
   }
   Location loc() { return c.op.getLoc(); }
+
+  /// Constant weights as the row operand: packs them at compile time into
+  /// [N tiles][reduction steps][tile width] (zero-padded), so that each
+  /// kernel reads one contiguous panel in the order it multiplies.
+  void pack(OpBuilder &b, ModuleOp module, unsigned &packCount) {
+    if (c.strideN != 1)
+      return;
+    ArrayRef<AffineExpr> exprs = c.rowMap.getResults();
+    SmallVector<utils::IteratorType> iters = c.op.getIteratorTypesArray();
+    for (auto [j, e] : llvm::enumerate(exprs))
+      for (unsigned d = 0; d < c.ranges.size(); ++d)
+        if (e.isFunctionOfDim(d) && iters[d] == utils::IteratorType::parallel &&
+            !(j + 1 == exprs.size() && d == c.dimN))
+          return; // The panel would depend on an outer loop.
+    std::optional<ArrayRef<float>> data = constantData(c.row, module);
+    if (!data)
+      return;
+    auto rowType = cast<MemRefType>(c.row.getType());
+    if (!rowType.getLayout().isIdentity())
+      return;
+    SmallVector<int64_t> strides = computeSuffixProduct(rowType.getShape());
+    int64_t n = c.ranges[c.dimN], nr = t.nv * t.lanes, tiles = (n + nr - 1) / nr;
+    int64_t steps = 1;
+    for (unsigned d : c.reductions)
+      steps *= c.ranges[d];
+    std::vector<float> packed(size_t(tiles * steps * nr), 0.0f);
+    SmallVector<int64_t> at(c.ranges.size(), 0);
+    for (int64_t r = 0; r < steps; ++r) {
+      // The reduction dims of step r, in loop order.
+      int64_t rest = r;
+      for (unsigned d : llvm::reverse(c.reductions)) {
+        at[d] = rest % c.ranges[d];
+        rest /= c.ranges[d];
+      }
+      at[c.dimN] = 0;
+      int64_t base = 0;
+      for (auto [j, e] : llvm::enumerate(exprs))
+        base += evaluate(e, at) * strides[j];
+      if (base < 0 || base + n > int64_t(data->size()))
+        return; // Never for a valid generic; do not read outside.
+      for (int64_t col = 0; col < n; ++col)
+        packed[size_t(((col / nr) * steps + r) * nr + col % nr)] = (*data)[base + col];
+    }
+    MLIRContext *ctx = b.getContext();
+    auto flatType = MemRefType::get({tiles * steps * nr}, b.getF32Type());
+    std::string name = ("__kiln_packed_" + Twine(packCount++)).str();
+    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+    auto value = DenseResourceElementsAttr::get(
+        RankedTensorType::get(flatType.getShape(), b.getF32Type()), name,
+        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
+    auto global = memref::GlobalOp::create(mb, c.op.getLoc(), name,
+                                           mb.getStringAttr("private"), flatType, value,
+                                           /*constant=*/true, mb.getI64IntegerAttr(64));
+    (void)global;
+    Value flat = memref::GetGlobalOp::create(b, loc(), flatType, name);
+    packedRow = memref::ExpandShapeOp::create(
+        b, loc(), MemRefType::get({tiles, steps, nr}, b.getF32Type()), flat,
+        ArrayRef<ReassociationIndices>{{0, 1, 2}});
+    packedWidth = nr;
+    (void)ctx;
+  }
+
+  /// The reduction step of `ivs` in the packed panel's order.
+  Value reductionStep(OpBuilder &b, ArrayRef<Value> ivs) {
+    Value step = index(b, 0);
+    for (unsigned d : c.reductions)
+      step = arith::AddIOp::create(
+          b, loc(), arith::MulIOp::create(b, loc(), step, index(b, c.ranges[d])), ivs[d]);
+    return step;
+  }
 
   /// Marks `loop` as the kernel's parallel loop if none is yet, the kernel
   /// is worth threads and the loop has two iterations or more.
@@ -437,8 +574,18 @@ private:
   SmallVector<Value> step(OpBuilder &b, ArrayRef<Value> ivs, ValueRange acc, int64_t mr,
                           int64_t nv, const std::function<int64_t(int64_t)> &lanesOf) {
     SmallVector<Value> rows;
-    for (int64_t v = 0; v < nv; ++v)
-      rows.push_back(rowVector(b, indices(b, c.rowMap, ivs, 0, v * t.lanes), lanesOf(v)));
+    if (packedRow) {
+      // Zero-padded panels: whole vectors, no masks.
+      Value tile = arith::DivUIOp::create(b, loc(), ivs[c.dimN], index(b, packedWidth));
+      Value r = reductionStep(b, ivs);
+      auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+      for (int64_t v = 0; v < nv; ++v)
+        rows.push_back(vector::LoadOp::create(b, loc(), vecType, packedRow,
+                                              ValueRange{tile, r, index(b, v * t.lanes)}));
+    } else {
+      for (int64_t v = 0; v < nv; ++v)
+        rows.push_back(rowVector(b, indices(b, c.rowMap, ivs, 0, v * t.lanes), lanesOf(v)));
+    }
     auto vecType = VectorType::get({t.lanes}, b.getF32Type());
     auto contract = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract);
     SmallVector<Value> next;
@@ -456,6 +603,8 @@ private:
   Contraction c;
   TileShape t;
   bool parallelPending; ///< No loop is marked kiln.parallel yet.
+  Value packedRow;      ///< [tiles][steps][width] when the weights are packed.
+  int64_t packedWidth = 0;
 };
 
 struct VectorizeContractionsPass
@@ -464,11 +613,13 @@ struct VectorizeContractionsPass
   void runOnOperation() override {
     if (vectorBits < 64 || vectorBits % 32)
       return;
+    ModuleOp module = getOperation();
     std::vector<Contraction> found;
-    getOperation().walk([&](linalg::GenericOp op) {
+    module.walk([&](linalg::GenericOp op) {
       if (std::optional<Contraction> c = match(op))
         found.push_back(*c);
     });
+    unsigned packCount = 0;
     for (Contraction &c : found) {
       // Threads pay off from a few hundred thousand multiply-adds on.
       int64_t work = 1;
@@ -476,11 +627,25 @@ struct VectorizeContractionsPass
         work *= r;
       KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters),
                     parallel && work >= (int64_t(1) << 18))
-          .build();
+          .build(module, packCount);
       c.op.erase();
       if (c.fill)
         c.fill.erase();
     }
+    if (!packCount)
+      return;
+    // Weights now only read packed: drop the dead views and globals.
+    SmallVector<Operation *> dead;
+    module.walk([&](Operation *op) {
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::GetGlobalOp>(op))
+        dead.push_back(op);
+    });
+    for (Operation *op : llvm::reverse(dead))
+      if (op->use_empty())
+        op->erase();
+    for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (global.isPrivate() && SymbolTable::symbolKnownUseEmpty(global, module))
+        global.erase();
   }
 };
 
