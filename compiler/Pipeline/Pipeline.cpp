@@ -62,6 +62,9 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addPass(createConvertOnnxToLinalgPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwisePass());
+    // Unit dims out of every generic (reshape propagation leaves matmuls
+    // with 768x1x1 outputs, whose innermost dim would be the kernels' N).
+    pm.addPass(createLinalgFoldUnitExtentDimsPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
     return;
