@@ -178,3 +178,49 @@ func.func @packed(%x: memref<4x3xf32>, %y: memref<4x10xf32>) {
   }
   return
 }
+
+// -----
+
+// Around the kernel: the shared zero init (filled once, copied in), and
+// an out-of-place ReLU into a graph output, with the kernel's own output
+// dead afterwards, fold into the kernel: accumulators start at 0, the
+// ReLU is applied in registers, the tile goes straight to %y. The zero
+// buffer, now unread, is not filled either.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @fused(
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<2x8xf32>, %[[WS:[a-z0-9]+]]: memref<128xi8>)
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK: %[[ZERO:.+]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK: scf.for {{.+}} iter_args(%{{.+}} = %[[ZERO]], %{{.+}} = %[[ZERO]])
+// CHECK: %[[R0:.+]] = arith.maximumf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK: vector.store %[[R0]], %[[Y]]
+// CHECK-NOT: linalg.
+func.func @fused(%x: memref<2x4xf32>, %w: memref<4x8xf32>, %y: memref<2x8xf32>, %ws: memref<128xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %zeros = memref.view %ws[%c0][] : memref<128xi8> to memref<2x8xf32>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%zeros : memref<2x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  %t = memref.view %ws[%c64][] : memref<128xi8> to memref<2x8xf32>
+  memref.copy %zeros, %t : memref<2x8xf32> to memref<2x8xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x4xf32>, memref<4x8xf32>) outs(%t : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%t : memref<2x8xf32>) outs(%y : memref<2x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
@@ -27,26 +28,6 @@ bool contiguous(Type type) {
   return m && m.getLayout().isIdentity();
 }
 
-/// The constant a fill-like op writes into all of `buffer`: linalg.fill, or
-/// linalg.map without inputs that yields a constant.
-std::optional<Value> constantFill(Operation *op, Value buffer, Operation *&fill) {
-  fill = op;
-  if (auto f = dyn_cast_or_null<linalg::FillOp>(op)) {
-    if (f.getOutputs().size() == 1 && f.getOutputs()[0] == buffer &&
-        matchPattern(f.getInputs()[0], m_Constant()))
-      return f.getInputs()[0];
-    return std::nullopt;
-  }
-  auto map = dyn_cast_or_null<linalg::MapOp>(op);
-  if (!map || !map.getInputs().empty() || map.getInit() != buffer)
-    return std::nullopt;
-  auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
-  Value v = yield.getValues().size() == 1 ? yield.getValues()[0] : Value();
-  if (!v || !matchPattern(v, m_Constant()) || v.getParentRegion() == &map.getMapper())
-    return std::nullopt;
-  return v;
-}
-
 /// fill(buffer); copy(src, subview(buffer)) -> fills of the slabs of
 /// buffer outside the window (two per padded dim, corners twice), then the
 /// copy. Only static, unit-stride windows.
@@ -58,8 +39,8 @@ void fillBorderOnly(memref::CopyOp copy) {
   Operation *before = window->getPrevNode();
   if (before == copy.getSource().getDefiningOp())
     before = before->getPrevNode();
-  Operation *fill;
-  std::optional<Value> value = constantFill(before, buffer, fill);
+  Operation *fill = before;
+  std::optional<Value> value = kiln::vec::constantFill(before, buffer);
   auto type = dyn_cast<MemRefType>(buffer.getType());
   if (!value || !type || !type.hasStaticShape() ||
       !window.hasUnitStride() || !llvm::all_of(window.getStaticOffsets(), [](int64_t o) {

@@ -9,8 +9,10 @@
 #define KILN_PASSES_CODEGEN_CPU_VECTORHELPERS_H
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
 
 namespace kiln::vec {
 
@@ -59,6 +61,22 @@ inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mli
     mlir::vector::MaskedStoreOp::create(b, loc, mem, idx, constantMask(b, loc, size, on),
                                         value);
 }
+
+/// True if every op of `op`'s body (but the yield) is a one-result
+/// arith/math op on scalar ints and floats: the body can be rebuilt on
+/// vectors by vectorizeBody.
+bool vectorisableBody(mlir::linalg::GenericOp op);
+
+/// Rebuilds the body of `op` on vectors of `lanes` lanes at `b`: `map`
+/// holds the vector for each block argument used; values from above the
+/// op are broadcast. Returns the vectors the body yields.
+llvm::SmallVector<mlir::Value> vectorizeBody(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
+                                             mlir::IRMapping &map, int64_t lanes);
+
+/// The constant that `op` writes into every element of `buffer`, if it
+/// does: linalg.fill, or a linalg.map / linalg.generic without inputs
+/// whose body yields a constant defined outside it.
+std::optional<mlir::Value> constantFill(mlir::Operation *op, mlir::Value buffer);
 
 } // namespace kiln::vec
 

@@ -69,10 +69,17 @@ struct Contraction {
   SmallVector<unsigned> inner;    ///< Other parallel dims (row and output only).
   SmallVector<unsigned> reductions;
   SmallVector<int64_t> ranges;
-  /// A linalg.fill of the output with a constant just before the generic:
-  /// the accumulators start from that constant and the fill goes.
-  linalg::FillOp fill;
+  /// What writes the output just before the generic, folded into the
+  /// kernel (and erased): a constant fill (the accumulators start from the
+  /// constant) or a copy/broadcast generic (a conv's bias: they start from
+  /// its input).
+  Operation *init = nullptr;
   std::optional<float> fillValue;
+  linalg::GenericOp initCopy;
+  /// An in-place elementwise generic on the output just after (bias,
+  /// batch norm, activation, residual add): applied to the accumulators
+  /// before they are stored (and erased).
+  linalg::GenericOp epilogue;
 };
 
 /// Kernel shape for one target.
@@ -128,6 +135,119 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
   Value x = body.getArgument(0), y = body.getArgument(1);
   return (mul.getLhs() == x && mul.getRhs() == y) ||
          (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+/// The buffer `v` is a view of: through reshapes, subviews and casts, to
+/// a memref.view of the workspace (one per planned buffer), an argument or
+/// a global.
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
+      v = e.getSrc();
+    else if (auto cs = dyn_cast<memref::CollapseShapeOp>(def))
+      v = cs.getSrc();
+    else if (auto sv = dyn_cast<memref::SubViewOp>(def))
+      v = sv.getSource();
+    else if (auto cast = dyn_cast<memref::CastOp>(def))
+      v = cast.getSource();
+    else if (auto rc = dyn_cast<memref::ReinterpretCastOp>(def))
+      v = rc.getSource();
+    else
+      break;
+  }
+  return v;
+}
+
+/// `op` is an all-parallel generic on buffers whose other operands are
+/// f32 and each either contiguous along the last dim or independent of it
+/// (so that a kernel tile can load them as vectors or broadcast scalars),
+/// and that either writes exactly `out` (identity map; in place) or reads
+/// `out` (identity map) and writes another buffer of its shape without
+/// reading that one (out of place). Returns false otherwise.
+bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return false;
+  Value written = op.getDpsInitOperand(0)->get();
+  bool inPlace = written == out, readsOut = false;
+  if (!inPlace) {
+    auto type = cast<MemRefType>(written.getType());
+    if (type.getShape() != cast<MemRefType>(out.getType()).getShape() ||
+        !type.getElementType().isF32() || !kiln::vec::innermostContiguous(written) ||
+        op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty() == false ||
+        rootBuffer(written) == rootBuffer(out))
+      return false;
+  }
+  unsigned last = op.getNumLoops() - 1;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (in->get() == out) {
+      if (!map.isIdentity())
+        return false;
+      readsOut = true;
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return false;
+    // Another view of the output's (or the written) memory would be read
+    // before the tile is stored.
+    if (rootBuffer(in->get()) == rootBuffer(out) || rootBuffer(in->get()) == rootBuffer(written))
+      return false;
+    ArrayRef<AffineExpr> results = map.getResults();
+    for (size_t j = 0; j + 1 < results.size(); ++j)
+      if (results[j].isFunctionOfDim(last))
+        return false;
+    if (!results.empty() && results.back().isFunctionOfDim(last) &&
+        !kiln::vec::innermostContiguous(in->get()))
+      return false;
+  }
+  return inPlace || readsOut;
+}
+
+/// Nothing after `op` (in its block, nested regions included) touches the
+/// memory of `buffer`, a planned workspace buffer.
+bool deadAfter(Operation *op, Value buffer) {
+  Value root = rootBuffer(buffer);
+  if (!root.getDefiningOp<memref::ViewOp>())
+    return false; // An argument (a graph output) or a global.
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    WalkResult r = next->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (isa<MemRefType>(v.getType()) && rootBuffer(v) == root)
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return false;
+  }
+  return true;
+}
+
+/// The constant `copy`'s source holds in every element: it was filled with
+/// it earlier in the block, and since then only read (copied from).
+std::optional<float> copiedConstant(memref::CopyOp copy) {
+  Value src = copy.getSource(), root = rootBuffer(src);
+  for (Operation *op = copy->getPrevNode(); op; op = op->getPrevNode()) {
+    if (std::optional<Value> value = kiln::vec::constantFill(op, src)) {
+      FloatAttr attr;
+      if (matchPattern(*value, m_Constant(&attr)))
+        return attr.getValueAsDouble();
+      return std::nullopt;
+    }
+    bool touches = false;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        touches |= isa<MemRefType>(v.getType()) && rootBuffer(v) == root;
+    });
+    if (!touches)
+      continue;
+    auto other = dyn_cast<memref::CopyOp>(op);
+    if (!other || rootBuffer(other.getTarget()) == root)
+      return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 std::optional<Contraction> match(linalg::GenericOp op) {
@@ -209,16 +329,39 @@ std::optional<Contraction> match(linalg::GenericOp op) {
       continue;
     (usesDim(c.colMap, d) ? c.outer : c.inner).push_back(d);
   }
-  // Every output element is written by exactly one tile, so a fill just
-  // before the generic need not reach memory.
-  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op->getPrevNode())) {
-    FloatAttr value;
-    if (fill.getOutputs().size() == 1 && fill.getOutputs()[0] == c.out &&
-        matchPattern(fill.getInputs()[0], m_Constant(&value))) {
-      c.fill = fill;
-      c.fillValue = value.getValueAsDouble();
+  // Every output element is written by exactly one tile, so what writes
+  // it just before need not reach memory, and what updates it in place
+  // just after can be applied to the tile in registers.
+  Operation *before = op->getPrevNode();
+  auto initCopy = dyn_cast_or_null<memref::CopyOp>(before);
+  if (std::optional<Value> value = kiln::vec::constantFill(before, c.out)) {
+    FloatAttr attr;
+    if (matchPattern(*value, m_Constant(&attr))) {
+      c.init = before;
+      c.fillValue = attr.getValueAsDouble();
+    }
+  } else if (initCopy && initCopy.getTarget() == c.out) {
+    // A copy of a constant-filled buffer (inits shared by CSE).
+    if (std::optional<float> value = copiedConstant(initCopy)) {
+      c.init = initCopy;
+      c.fillValue = *value;
+    }
+  } else if (auto copy = dyn_cast_or_null<linalg::GenericOp>(before)) {
+    Block &body = copy.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (copy.getNumDpsInputs() == 1 && elementwiseOnOutput(copy, c.out) &&
+        body.getOperations().size() == 1 && yield.getValues().size() == 1 &&
+        yield.getValues()[0] == body.getArgument(0)) {
+      c.init = copy;
+      c.initCopy = copy;
     }
   }
+  // Out of place only when the output is dead after: the kernel then
+  // writes the epilogue's buffer instead.
+  if (auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode()))
+    if (elementwiseOnOutput(after, c.out) && kiln::vec::vectorisableBody(after) &&
+        (after.getDpsInitOperand(0)->get() == c.out || deadAfter(after, c.out)))
+      c.epilogue = after;
   return c;
 }
 
@@ -536,23 +679,64 @@ private:
     return vector::ShuffleOp::create(b, loc(), wide, wide, picks);
   }
 
+  /// Operand `in` of `op`, an elementwise generic on the output (identity
+  /// output map), at the output position `outIdx`: a vector when it moves
+  /// along the last dim, else a scalar broadcast.
+  Value operandAt(OpBuilder &b, linalg::GenericOp op, OpOperand *in, ArrayRef<Value> outIdx,
+                  int64_t on) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    unsigned last = op.getNumLoops() - 1;
+    SmallVector<Value> idx;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        idx.push_back(outIdx[d.getPosition()]);
+      else
+        idx.push_back(index(b, cast<AffineConstantExpr>(e).getValue()));
+    }
+    auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+    if (map.getNumResults() && map.getResults().back().isFunctionOfDim(last))
+      return kiln::vec::load(b, loc(), in->get(), idx, vecType, on);
+    return vector::BroadcastOp::create(b, loc(), vecType,
+                                       memref::LoadOp::create(b, loc(), in->get(), idx));
+  }
+
   void kernel(OpBuilder &b, ArrayRef<Value> ivs, int64_t mr, int64_t nv, int64_t lastLanes) {
     auto lanesOf = [&](int64_t v) { return v == nv - 1 ? lastLanes : t.lanes; };
     SmallVector<Value> acc;
     auto vecType = VectorType::get({t.lanes}, b.getF32Type());
     for (int64_t i = 0; i < mr; ++i)
-      for (int64_t v = 0; v < nv; ++v)
-        acc.push_back(c.fillValue
-                          ? Value(arith::ConstantOp::create(
-                                b, loc(), vecType, DenseElementsAttr::get(vecType, *c.fillValue)))
-                          : load(b, c.out, indices(b, c.outMap, ivs, i, v * t.lanes), t.lanes,
-                                 lanesOf(v)));
+      for (int64_t v = 0; v < nv; ++v) {
+        SmallVector<Value> idx = indices(b, c.outMap, ivs, i, v * t.lanes);
+        if (c.fillValue)
+          acc.push_back(arith::ConstantOp::create(
+              b, loc(), vecType, DenseElementsAttr::get(vecType, *c.fillValue)));
+        else if (c.initCopy)
+          acc.push_back(operandAt(b, c.initCopy, c.initCopy.getDpsInputOperand(0), idx,
+                                  lanesOf(v)));
+        else
+          acc.push_back(load(b, c.out, idx, t.lanes, lanesOf(v)));
+      }
     SmallVector<Value> kivs(ivs);
     SmallVector<Value> result = reduce(b, kivs, c.reductions, acc, mr, nv, lanesOf);
     for (int64_t i = 0; i < mr; ++i)
       for (int64_t v = 0; v < nv; ++v) {
         SmallVector<Value> idx = indices(b, c.outMap, ivs, i, v * t.lanes);
-        kiln::vec::store(b, loc(), result[i * nv + v], c.out, idx, lanesOf(v));
+        Value value = result[i * nv + v];
+        if (c.epilogue) {
+          Block &body = c.epilogue.getRegion().front();
+          IRMapping map;
+          for (OpOperand &operand : c.epilogue->getOpOperands()) {
+            BlockArgument arg = body.getArgument(operand.getOperandNumber());
+            if (arg.use_empty())
+              continue;
+            map.map(arg, operand.get() == c.out
+                             ? value
+                             : operandAt(b, c.epilogue, &operand, idx, lanesOf(v)));
+          }
+          value = kiln::vec::vectorizeBody(b, c.epilogue, map, t.lanes)[0];
+        }
+        Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
+        kiln::vec::store(b, loc(), value, target, idx, lanesOf(v));
       }
   }
 
@@ -629,9 +813,22 @@ struct VectorizeContractionsPass
                     parallel && work >= (int64_t(1) << 18))
           .build(module, packCount);
       c.op.erase();
-      if (c.fill)
-        c.fill.erase();
+      if (c.init)
+        c.init->erase();
+      if (c.epilogue)
+        c.epilogue.erase();
     }
+    // Fills nothing reads any more (the shared zero inits, once their
+    // copies are folded into kernels).
+    SmallVector<Operation *> fills;
+    module.walk([&](Operation *op) {
+      if (isa<linalg::FillOp, linalg::MapOp, linalg::GenericOp>(op) && op->getNumOperands() &&
+          kiln::vec::constantFill(op, op->getOperands().back()) &&
+          deadAfter(op, op->getOperands().back()))
+        fills.push_back(op);
+    });
+    for (Operation *op : fills)
+      op->erase();
     if (!packCount)
       return;
     // Weights now only read packed: drop the dead views and globals.

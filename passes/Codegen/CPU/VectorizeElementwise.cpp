@@ -32,8 +32,6 @@ using namespace mlir;
 
 namespace {
 
-bool isScalar(Type t) { return isa<FloatType>(t) || (isa<IntegerType>(t)); }
-
 /// Operand `operand` of `op` reads or writes along loop dim `last`:
 /// true (only in its last index, contiguous), false (not at all), or
 /// nullopt (some other way: the loop cannot be vectorised).
@@ -51,19 +49,6 @@ std::optional<bool> alongLast(linalg::GenericOp op, OpOperand &operand, unsigned
     return false;
   if (!kiln::vec::innermostContiguous(operand.get()))
     return std::nullopt;
-  return true;
-}
-
-bool vectorisableBody(linalg::GenericOp op) {
-  for (Operation &inner : op.getRegion().front().without_terminator()) {
-    StringRef dialect = inner.getName().getDialectNamespace();
-    if ((dialect != "arith" && dialect != "math") || inner.getNumRegions() ||
-        inner.getNumResults() != 1)
-      return false;
-    if (!llvm::all_of(inner.getOperandTypes(), isScalar) ||
-        !llvm::all_of(inner.getResultTypes(), isScalar))
-      return false;
-  }
   return true;
 }
 
@@ -149,33 +134,11 @@ private:
                        ? kiln::vec::load(b, loc(), mem, idx, vectorOf(arg.getType()), on)
                        : splat(b, memref::LoadOp::create(b, loc(), mem, idx)));
     }
-    auto lookup = [&](Value v) {
-      if (Value m = map.lookupOrNull(v))
-        return m;
-      // Defined above the generic: a scalar the same for every lane.
-      Value s = splat(b, v);
-      map.map(v, s);
-      return s;
-    };
-    for (Operation &inner : body.without_terminator()) {
-      if (inner.getNumOperands() == 0) {
-        // Constants: the scalar, then broadcast.
-        Operation *scalar = b.clone(inner);
-        map.map(inner.getResult(0), splat(b, scalar->getResult(0)));
-        continue;
-      }
-      SmallVector<Value> operands;
-      for (Value v : inner.getOperands())
-        operands.push_back(lookup(v));
-      OperationState state(inner.getLoc(), inner.getName().getStringRef(), operands,
-                           {vectorOf(inner.getResult(0).getType())}, inner.getAttrs());
-      map.map(inner.getResult(0), b.create(state)->getResult(0));
-    }
-    auto yield = cast<linalg::YieldOp>(body.getTerminator());
-    for (auto [i, value] : llvm::enumerate(yield.getValues())) {
+    SmallVector<Value> results = kiln::vec::vectorizeBody(b, op, map, lanes);
+    for (auto [i, value] : llvm::enumerate(results)) {
       OpOperand *out = op.getDpsInitOperand(i);
       SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(out), ivs);
-      kiln::vec::store(b, loc(), lookup(value), out->get(), idx, on);
+      kiln::vec::store(b, loc(), value, out->get(), idx, on);
     }
   }
 
@@ -195,7 +158,7 @@ struct VectorizeElementwisePass
     int64_t lanes = vectorBits / 32;
     SmallVector<std::pair<linalg::GenericOp, SmallVector<bool>>> found;
     getOperation().walk([&](linalg::GenericOp op) {
-      if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || !vectorisableBody(op))
+      if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || !kiln::vec::vectorisableBody(op))
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       if (llvm::any_of(ranges, [](int64_t r) { return r <= 0; }))

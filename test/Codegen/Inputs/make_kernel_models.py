@@ -2,7 +2,8 @@
 kiln-vectorize-contractions (full tiles, row and column remainders, a
 partial last vector, no M dim, broadcast batches, strided, dilated, grouped
 and depthwise convolutions, 1-D and 3-D; Gemm's transposed constant
-weights; 1x1 convolutions, flattened to one spatial dim where they can be), with float64 numpy references.
+weights; 1x1 convolutions, flattened to one spatial dim where they can be;
+epilogues folded into the kernels), with float64 numpy references.
 
     python3 make_kernel_models.py OUTDIR
 
@@ -119,6 +120,19 @@ def main():
                                 pads=pads, group=group, kernel_shape=list(ws[2:]))
         names.append(save(out, name, [node], x, weights,
                           conv_ref(x, w, b, strides, dil, pads, group)))
+    # Epilogues the kernels fold in: bias, ReLU, a residual add.
+    x, w, b = rand(1, 8, 9, 9), rand(8, 8, 3, 3), rand(8)
+    conv = conv_ref(x, w, b, [1, 1], [1, 1], [1, 1, 1, 1], 1)
+    names.append(save(out, "conv_residual_relu", [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("Add", ["c", "x"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"])], x, {"w": w, "b": b},
+        np.maximum(conv + x.astype(np.float64), 0)))
+    x, w, c = rand(4, 20), rand(20, 30), rand(30)
+    names.append(save(out, "gemm_relu", [
+        helper.make_node("Gemm", ["x", "w", "c"], ["g"]),
+        helper.make_node("Relu", ["g"], ["y"])], x, {"w": w, "c": c},
+        np.maximum(x.astype(np.float64) @ w + c, 0)))
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
 

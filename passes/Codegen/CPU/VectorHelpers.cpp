@@ -1,0 +1,91 @@
+//===- VectorHelpers.cpp - Shared pieces of the CPU vector passes ---------===//
+
+#include "passes/Codegen/CPU/VectorHelpers.h"
+
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace kiln::vec {
+
+static bool isScalar(Type t) { return isa<FloatType>(t) || isa<IntegerType>(t); }
+
+bool vectorisableBody(linalg::GenericOp op) {
+  for (Operation &inner : op.getRegion().front().without_terminator()) {
+    StringRef dialect = inner.getName().getDialectNamespace();
+    if ((dialect != "arith" && dialect != "math") || inner.getNumRegions() ||
+        inner.getNumResults() != 1)
+      return false;
+    if (!llvm::all_of(inner.getOperandTypes(), isScalar) ||
+        !llvm::all_of(inner.getResultTypes(), isScalar))
+      return false;
+  }
+  return true;
+}
+
+SmallVector<Value> vectorizeBody(OpBuilder &b, linalg::GenericOp op, IRMapping &map,
+                                 int64_t lanes) {
+  Block &body = op.getRegion().front();
+  Location loc = op.getLoc();
+  auto splat = [&](Value scalar) -> Value {
+    return vector::BroadcastOp::create(b, loc, VectorType::get({lanes}, scalar.getType()),
+                                       scalar);
+  };
+  auto lookup = [&](Value v) {
+    if (Value m = map.lookupOrNull(v))
+      return m;
+    // Defined above the generic: a scalar the same for every lane.
+    Value s = splat(v);
+    map.map(v, s);
+    return s;
+  };
+  for (Operation &inner : body.without_terminator()) {
+    if (inner.getNumOperands() == 0) {
+      // Constants: the scalar, then broadcast.
+      Operation *scalar = b.clone(inner);
+      map.map(inner.getResult(0), splat(scalar->getResult(0)));
+      continue;
+    }
+    SmallVector<Value> operands;
+    for (Value v : inner.getOperands())
+      operands.push_back(lookup(v));
+    OperationState state(inner.getLoc(), inner.getName().getStringRef(), operands,
+                         {VectorType::get({lanes}, inner.getResult(0).getType())},
+                         inner.getAttrs());
+    map.map(inner.getResult(0), b.create(state)->getResult(0));
+  }
+  SmallVector<Value> results;
+  for (Value v : cast<linalg::YieldOp>(body.getTerminator()).getValues())
+    results.push_back(lookup(v));
+  return results;
+}
+
+std::optional<Value> constantFill(Operation *op, Value buffer) {
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(op)) {
+    if (fill.getOutputs().size() == 1 && fill.getOutputs()[0] == buffer &&
+        matchPattern(fill.getInputs()[0], m_Constant()))
+      return fill.getInputs()[0];
+    return std::nullopt;
+  }
+  Region *body = nullptr;
+  if (auto map = dyn_cast_or_null<linalg::MapOp>(op)) {
+    if (!map.getInputs().empty() || map.getInit() != buffer)
+      return std::nullopt;
+    body = &map.getMapper();
+  } else if (auto generic = dyn_cast_or_null<linalg::GenericOp>(op)) {
+    if (generic.getNumDpsInputs() || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInitOperand(0)->get() != buffer ||
+        !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isPermutation())
+      return std::nullopt;
+    body = &generic.getRegion();
+  } else {
+    return std::nullopt;
+  }
+  auto yield = cast<linalg::YieldOp>(body->front().getTerminator());
+  Value v = yield.getValues().size() == 1 ? yield.getValues()[0] : Value();
+  if (!v || v.getParentRegion() == body || !matchPattern(v, m_Constant()))
+    return std::nullopt;
+  return v;
+}
+
+} // namespace kiln::vec
