@@ -115,8 +115,8 @@ cl::opt<int> iterations("iterations", cl::desc("Measured runs (default 100)"),
                         cl::init(100), cl::sub(benchCmd), cl::cat(kilnCategory));
 cl::opt<int> warmup("warmup", cl::desc("Unmeasured runs first (default 10)"),
                     cl::init(10), cl::sub(benchCmd), cl::cat(kilnCategory));
-cl::opt<int> threads("threads", cl::desc("Threads (default 1; the runtime is "
-                                         "serial today)"),
+cl::opt<int> threads("threads", cl::desc("Threads for the library's parallel loops, "
+                                         "through KILN_NUM_THREADS (default 1)"),
                      cl::init(1), cl::sub(benchCmd), cl::cat(kilnCategory));
 cl::opt<bool> json("json", cl::desc("Print one JSON object"), cl::init(false),
                    cl::sub(benchCmd), cl::sub(checkCmd), cl::cat(kilnCategory));

@@ -8,6 +8,19 @@ using namespace mlir;
 
 namespace kiln::vec {
 
+SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
+                                   ArrayRef<Value> dims) {
+  SmallVector<Value> result;
+  for (AffineExpr e : map.getResults()) {
+    if (auto d = dyn_cast<AffineDimExpr>(e))
+      result.push_back(dims[d.getPosition()]);
+    else
+      result.push_back(
+          arith::ConstantIndexOp::create(b, loc, cast<AffineConstantExpr>(e).getValue()));
+  }
+  return result;
+}
+
 static bool isScalar(Type t) { return isa<FloatType>(t) || isa<IntegerType>(t); }
 
 bool vectorisableBody(linalg::GenericOp op) {

@@ -62,6 +62,12 @@ inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mli
                                         value);
 }
 
+/// The indices of a projected permutation `map` (constants allowed) with
+/// its dims at `dims`.
+llvm::SmallVector<mlir::Value> permutedIndices(mlir::OpBuilder &b, mlir::Location loc,
+                                               mlir::AffineMap map,
+                                               llvm::ArrayRef<mlir::Value> dims);
+
 /// True if every op of `op`'s body (but the yield) is a one-result
 /// arith/math op on scalar ints and floats: the body can be rebuilt on
 /// vectors by vectorizeBody.

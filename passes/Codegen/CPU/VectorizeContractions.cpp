@@ -35,11 +35,10 @@
 
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
+#include "passes/Utils/ElementsData.h"
 
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AsmState.h"
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/AffineExprVisitor.h"
@@ -207,11 +206,12 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
 }
 
 /// Nothing after `op` (in its block, nested regions included) touches the
-/// memory of `buffer`, a planned workspace buffer.
+/// memory of `buffer`, a planned workspace buffer. Only for ops directly in
+/// a function's body: inside a loop, a later iteration could read it.
 bool deadAfter(Operation *op, Value buffer) {
   Value root = rootBuffer(buffer);
-  if (!root.getDefiningOp<memref::ViewOp>())
-    return false; // An argument (a graph output) or a global.
+  if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
+    return false; // An argument (a graph output) or a global; or nested.
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
     WalkResult r = next->walk([&](Operation *inner) {
       for (Value v : inner->getOperands())
@@ -418,24 +418,11 @@ std::optional<ArrayRef<float>> constantData(Value v, ModuleOp module) {
     auto global = get ? module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()) : nullptr;
     if (!global || !global.getConstant() || !global.getType().getLayout().isIdentity())
       return std::nullopt;
-    Attribute init = global.getInitialValueAttr();
-    ArrayRef<char> raw;
-    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(init)) {
-      if (dense.isSplat())
-        return std::nullopt;
-      raw = dense.getRawData();
-    } else if (auto res = dyn_cast_or_null<DenseResourceElementsAttr>(init)) {
-      AsmResourceBlob *blob = res.getRawHandle().getBlob();
-      if (!blob)
-        return std::nullopt;
-      raw = blob->getData();
-    } else {
+    std::optional<ArrayRef<char>> raw = kiln::rawElementData(global.getInitialValueAttr());
+    if (!raw || !global.getType().getElementType().isF32() ||
+        raw->size() != size_t(global.getType().getNumElements()) * 4)
       return std::nullopt;
-    }
-    if (!global.getType().getElementType().isF32() ||
-        raw.size() != size_t(global.getType().getNumElements()) * 4)
-      return std::nullopt;
-    return ArrayRef<float>(reinterpret_cast<const float *>(raw.data()), raw.size() / 4);
+    return ArrayRef<float>(reinterpret_cast<const float *>(raw->data()), raw->size() / 4);
   }
   return std::nullopt;
 }
@@ -686,13 +673,7 @@ private:
                   int64_t on) {
     AffineMap map = op.getMatchingIndexingMap(in);
     unsigned last = op.getNumLoops() - 1;
-    SmallVector<Value> idx;
-    for (AffineExpr e : map.getResults()) {
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        idx.push_back(outIdx[d.getPosition()]);
-      else
-        idx.push_back(index(b, cast<AffineConstantExpr>(e).getValue()));
-    }
+    SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, outIdx);
     auto vecType = VectorType::get({t.lanes}, b.getF32Type());
     if (map.getNumResults() && map.getResults().back().isFunctionOfDim(last))
       return kiln::vec::load(b, loc(), in->get(), idx, vecType, on);

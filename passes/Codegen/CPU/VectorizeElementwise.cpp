@@ -104,14 +104,7 @@ private:
   }
 
   SmallVector<Value> indices(OpBuilder &b, AffineMap map, ArrayRef<Value> ivs) {
-    SmallVector<Value> result;
-    for (AffineExpr e : map.getResults()) {
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        result.push_back(ivs[d.getPosition()]);
-      else
-        result.push_back(index(b, cast<AffineConstantExpr>(e).getValue()));
-    }
-    return result;
+    return kiln::vec::permutedIndices(b, loc(), map, ivs);
   }
 
   VectorType vectorOf(Type t) { return VectorType::get({lanes}, t); }

@@ -10,9 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
+#include "passes/Utils/ElementsData.h"
 
-#include "mlir/IR/BuiltinDialect.h"
-#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
@@ -61,19 +60,10 @@ std::optional<Value> transposedConstant(OpBuilder &b, Location loc, Value v) {
   if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
       type.getElementTypeBitWidth() % 8)
     return std::nullopt;
-  ArrayRef<char> data;
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    if (dense.isSplat())
-      return std::nullopt;
-    data = dense.getRawData();
-  } else if (auto res = dyn_cast<DenseResourceElementsAttr>(value)) {
-    AsmResourceBlob *blob = res.getRawHandle().getBlob();
-    if (!blob)
-      return std::nullopt;
-    data = blob->getData();
-  } else {
+  std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
+  if (!raw)
     return std::nullopt;
-  }
+  ArrayRef<char> data = *raw;
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   size_t width = type.getElementTypeBitWidth() / 8;
   if (data.size() != size_t(rows * cols) * width)
