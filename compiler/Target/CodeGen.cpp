@@ -562,7 +562,12 @@ LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
     return failure();
   }
   impl->setName(info.name + "_main_impl");
-  impl->setLinkage(llvm::GlobalValue::InternalLinkage);
+  // Every function the passes defined (@main, the outlined parallel loops)
+  // is internal: a library exports only NAME_* symbols, so that many
+  // models link into one program.
+  for (llvm::Function &f : *m)
+    if (!f.isDeclaration())
+      f.setLinkage(llvm::GlobalValue::InternalLinkage);
   if (failed(addRunFunctions(*m, impl, info, error)))
     return failure();
   addDescriptor(*m, info);
