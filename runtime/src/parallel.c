@@ -16,7 +16,8 @@
 // from several host threads take turns; a loop started from inside a chunk
 // runs serially on that thread.
 //
-// Without POSIX threads (firmware) the hook is serial.
+// A child of fork() starts its own workers. Without POSIX threads
+// (firmware) the hook is serial.
 //
 //===----------------------------------------------------------------------===//
 
@@ -136,8 +137,22 @@ static int resolve_threads(void) {
   return atomic_load_explicit(&pool.requested, memory_order_relaxed);
 }
 
+/// A child of fork() has none of the parent's workers: it starts its own.
+static void reset_after_fork(void) {
+  pthread_mutex_init(&pool.run, NULL);
+  pthread_mutex_init(&pool.lock, NULL);
+  pthread_cond_init(&pool.wake, NULL);
+  pool.workers = 0;
+  atomic_store_explicit(&pool.pending, 0, memory_order_relaxed);
+}
+
+static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
+
+static void register_atfork(void) { pthread_atfork(NULL, NULL, reset_after_fork); }
+
 /// Starts workers up to `wanted` (under pool.run); returns how many run.
 static int start_workers(int wanted) {
+  pthread_once(&atfork_once, register_atfork);
   pthread_mutex_lock(&pool.lock);
   while (pool.workers < wanted) {
     pthread_t thread;

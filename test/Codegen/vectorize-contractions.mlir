@@ -224,3 +224,47 @@ func.func @fused(%x: memref<2x4xf32>, %w: memref<4x8xf32>, %y: memref<2x8xf32>, 
   }
   return
 }
+
+// -----
+
+// One op, two kernels: the copy E from A's output into B's is A's epilogue
+// (A's output is dead after it: A's kernel writes B's buffer) and looks
+// like B's init. The first claim wins; B then starts from its buffer as
+// A's kernel left it, and E is erased once.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @claimed(
+// CHECK: %[[AOUT:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<128xi8> to memref<2x8xf32>
+// CHECK: %[[BOUT:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<128xi8> to memref<2x8xf32>
+// CHECK: vector.load %[[AOUT]]
+// CHECK: vector.store %{{.+}}, %[[BOUT]]
+// CHECK: vector.load %[[BOUT]]
+// CHECK: vector.store %{{.+}}, %[[BOUT]]
+// CHECK-NOT: linalg.generic
+func.func @claimed(%x: memref<2x4xf32>, %w: memref<4x8xf32>, %ws: memref<128xi8>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %aout = memref.view %ws[%c0][] : memref<128xi8> to memref<2x8xf32>
+  %bout = memref.view %ws[%c64][] : memref<128xi8> to memref<2x8xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x4xf32>, memref<4x8xf32>) outs(%aout : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%aout : memref<2x8xf32>) outs(%bout : memref<2x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x4xf32>, memref<4x8xf32>) outs(%bout : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -5,7 +5,7 @@
 // aligned to 16) run through the session helper, with every check the session
 // makes provoked once; plus the status and dtype names and kiln_parallel_for
 // with its thread pool (chunks cover the range once, run on other threads,
-// nested loops serial, thousands of loops in a row).
+// nested loops serial, thousands of loops in a row, a forked child).
 // Prints each failure and exits non-zero if there was any.
 //
 //===----------------------------------------------------------------------===//
@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static int failures = 0;
 
@@ -567,6 +569,17 @@ static void test_parallel_for(void) {
     bad = atomic_load(&count) != 64;
   }
   CHECK(!bad, "a loop of 20000 returned before all its chunks ran");
+  /* A forked child has no workers of its own yet: it must start them. */
+  pid_t child = fork();
+  if (child == 0) {
+    _Atomic int count = 0;
+    kiln_parallel_for(64, count_all, &count);
+    _exit(atomic_load(&count) == 64 ? 0 : 1);
+  }
+  int status = -1;
+  CHECK(child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+            WEXITSTATUS(status) == 0,
+        "a parallel loop in a forked child failed (status %d)", status);
   kiln_set_num_threads(0);
   CHECK(kiln_get_num_threads() == 1, "0 threads clamps to 1, got %d", kiln_get_num_threads());
   kiln_set_num_threads(1);

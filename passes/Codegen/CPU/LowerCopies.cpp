@@ -37,7 +37,7 @@ void fillBorderOnly(memref::CopyOp copy) {
     return;
   Value buffer = window.getSource();
   Operation *before = window->getPrevNode();
-  if (before == copy.getSource().getDefiningOp())
+  if (before && before == copy.getSource().getDefiningOp())
     before = before->getPrevNode();
   Operation *fill = before;
   std::optional<Value> value = kiln::vec::constantFill(before, buffer);

@@ -2,11 +2,26 @@
 
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 using namespace mlir;
 
 namespace kiln::vec {
+
+Value rootBuffer(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    // Each planned buffer is its own view of the workspace.
+    if (isa<memref::ViewOp>(def))
+      break;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      break;
+    v = view.getViewSource();
+  }
+  return v;
+}
 
 SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
                                    ArrayRef<Value> dims) {

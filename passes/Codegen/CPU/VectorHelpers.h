@@ -62,6 +62,12 @@ inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mli
                                         value);
 }
 
+/// The buffer `v` views: through view-like ops (reshapes, subviews,
+/// casts, ...) up to a memref.view of the workspace (one per planned
+/// buffer), an argument or a global. Two values with different roots do
+/// not share memory.
+mlir::Value rootBuffer(mlir::Value v);
+
 /// The indices of a projected permutation `map` (constants allowed) with
 /// its dims at `dims`.
 llvm::SmallVector<mlir::Value> permutedIndices(mlir::OpBuilder &b, mlir::Location loc,

@@ -40,6 +40,7 @@
 #include "mlir/Dialect/Utils/StructuredOpsUtils.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/ADT/DenseSet.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/AffineExprVisitor.h"
 
@@ -136,27 +137,6 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
          (mul.getLhs() == y && mul.getRhs() == x);
 }
 
-/// The buffer `v` is a view of: through reshapes, subviews and casts, to
-/// a memref.view of the workspace (one per planned buffer), an argument or
-/// a global.
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto e = dyn_cast<memref::ExpandShapeOp>(def))
-      v = e.getSrc();
-    else if (auto cs = dyn_cast<memref::CollapseShapeOp>(def))
-      v = cs.getSrc();
-    else if (auto sv = dyn_cast<memref::SubViewOp>(def))
-      v = sv.getSource();
-    else if (auto cast = dyn_cast<memref::CastOp>(def))
-      v = cast.getSource();
-    else if (auto rc = dyn_cast<memref::ReinterpretCastOp>(def))
-      v = rc.getSource();
-    else
-      break;
-  }
-  return v;
-}
-
 /// `op` is an all-parallel generic on buffers whose other operands are
 /// f32 and each either contiguous along the last dim or independent of it
 /// (so that a kernel tile can load them as vectors or broadcast scalars),
@@ -174,7 +154,7 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
     if (type.getShape() != cast<MemRefType>(out.getType()).getShape() ||
         !type.getElementType().isF32() || !kiln::vec::innermostContiguous(written) ||
         op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty() == false ||
-        rootBuffer(written) == rootBuffer(out))
+        kiln::vec::rootBuffer(written) == kiln::vec::rootBuffer(out))
       return false;
   }
   unsigned last = op.getNumLoops() - 1;
@@ -192,7 +172,7 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
       return false;
     // Another view of the output's (or the written) memory would be read
     // before the tile is stored.
-    if (rootBuffer(in->get()) == rootBuffer(out) || rootBuffer(in->get()) == rootBuffer(written))
+    if (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out) || kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(written))
       return false;
     ArrayRef<AffineExpr> results = map.getResults();
     for (size_t j = 0; j + 1 < results.size(); ++j)
@@ -209,13 +189,13 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
 /// memory of `buffer`, a planned workspace buffer. Only for ops directly in
 /// a function's body: inside a loop, a later iteration could read it.
 bool deadAfter(Operation *op, Value buffer) {
-  Value root = rootBuffer(buffer);
+  Value root = kiln::vec::rootBuffer(buffer);
   if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
     return false; // An argument (a graph output) or a global; or nested.
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
     WalkResult r = next->walk([&](Operation *inner) {
       for (Value v : inner->getOperands())
-        if (isa<MemRefType>(v.getType()) && rootBuffer(v) == root)
+        if (isa<MemRefType>(v.getType()) && kiln::vec::rootBuffer(v) == root)
           return WalkResult::interrupt();
       return WalkResult::advance();
     });
@@ -228,7 +208,7 @@ bool deadAfter(Operation *op, Value buffer) {
 /// The constant `copy`'s source holds in every element: it was filled with
 /// it earlier in the block, and since then only read (copied from).
 std::optional<float> copiedConstant(memref::CopyOp copy) {
-  Value src = copy.getSource(), root = rootBuffer(src);
+  Value src = copy.getSource(), root = kiln::vec::rootBuffer(src);
   for (Operation *op = copy->getPrevNode(); op; op = op->getPrevNode()) {
     if (std::optional<Value> value = kiln::vec::constantFill(op, src)) {
       FloatAttr attr;
@@ -239,12 +219,12 @@ std::optional<float> copiedConstant(memref::CopyOp copy) {
     bool touches = false;
     op->walk([&](Operation *inner) {
       for (Value v : inner->getOperands())
-        touches |= isa<MemRefType>(v.getType()) && rootBuffer(v) == root;
+        touches |= isa<MemRefType>(v.getType()) && kiln::vec::rootBuffer(v) == root;
     });
     if (!touches)
       continue;
     auto other = dyn_cast<memref::CopyOp>(op);
-    if (!other || rootBuffer(other.getTarget()) == root)
+    if (!other || kiln::vec::rootBuffer(other.getTarget()) == root)
       return std::nullopt;
   }
   return std::nullopt;
@@ -254,7 +234,8 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !isMultiplyAccumulate(op) ||
       !llvm::all_of(op->getOperandTypes(), [](Type t) {
-        return cast<MemRefType>(t).getElementType().isF32();
+        auto m = dyn_cast<MemRefType>(t);
+        return m && m.getElementType().isF32();
       }))
     return std::nullopt;
   Contraction c;
@@ -303,6 +284,14 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   for (AffineExpr e : rowExprs.drop_back())
     if (e.isFunctionOfDim(c.dimN))
       return std::nullopt;
+  // Contiguous loads need the last index linear in N: no mod or division.
+  bool linear = true;
+  rowExprs.back().walk([&](AffineExpr e) {
+    linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
+              e.getKind() != AffineExprKind::CeilDiv;
+  });
+  if (!linear)
+    return std::nullopt;
   std::optional<int64_t> s = coefficient(rowExprs.back(), c.dimN, nd);
   if (!s || *s < 1 || *s > 1024)
     return std::nullopt;
@@ -349,7 +338,8 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   } else if (auto copy = dyn_cast_or_null<linalg::GenericOp>(before)) {
     Block &body = copy.getRegion().front();
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
-    if (copy.getNumDpsInputs() == 1 && elementwiseOnOutput(copy, c.out) &&
+    if (copy.getNumDpsInputs() == 1 && copy.getNumDpsInits() == 1 &&
+        copy.getDpsInitOperand(0)->get() == c.out && elementwiseOnOutput(copy, c.out) &&
         body.getOperations().size() == 1 && yield.getValues().size() == 1 &&
         yield.getValues()[0] == body.getArgument(0)) {
       c.init = copy;
@@ -784,6 +774,21 @@ struct VectorizeContractionsPass
       if (std::optional<Contraction> c = match(op))
         found.push_back(*c);
     });
+    // Each op is rewritten or folded by one kernel only: a generic that is
+    // a kernel itself is nobody's init or epilogue, and an init or
+    // epilogue two kernels want goes to the first.
+    llvm::DenseSet<Operation *> claimed;
+    for (Contraction &c : found)
+      claimed.insert(c.op);
+    for (Contraction &c : found) {
+      if (c.init && !claimed.insert(c.init).second) {
+        c.init = nullptr;
+        c.fillValue.reset();
+        c.initCopy = nullptr;
+      }
+      if (c.epilogue && !claimed.insert(c.epilogue).second)
+        c.epilogue = nullptr;
+    }
     unsigned packCount = 0;
     for (Contraction &c : found) {
       // Threads pay off from a few hundred thousand multiply-adds on.

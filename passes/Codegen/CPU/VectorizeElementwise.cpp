@@ -94,7 +94,11 @@ private:
     // The outermost parallel loop with work to share, if no reduction
     // loop encloses it.
     if (parallelPending && ranges[dim] >= 2) {
-      if (op.getIteratorTypesArray()[dim] == utils::IteratorType::parallel)
+      // Chunks must write disjoint elements: every output uses the dim.
+      bool disjoint = llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
+        return op.getMatchingIndexingMap(&out).isFunctionOfDim(dim);
+      });
+      if (op.getIteratorTypesArray()[dim] == utils::IteratorType::parallel && disjoint)
         loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
       parallelPending = false;
     }
@@ -167,6 +171,15 @@ struct VectorizeElementwisePass
           return;
         vectorOperand.push_back(*along);
       }
+      // A vector step reads all its lanes before writing any: an input
+      // that is another view of an output's memory (or the same buffer
+      // read elsewhere) would see different values than the scalar loop.
+      for (OpOperand *in : op.getDpsInputOperands())
+        for (OpOperand &out : op.getDpsInitsMutable())
+          if (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out.get()) &&
+              (in->get() != out.get() ||
+               op.getMatchingIndexingMap(in) != op.getMatchingIndexingMap(&out)))
+            return;
       // Nothing gained when no operand moves with the loop.
       if (llvm::none_of(vectorOperand, [](bool v) { return v; }))
         return;
