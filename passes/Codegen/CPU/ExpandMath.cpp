@@ -79,16 +79,24 @@ template <typename OpTy>
 struct ExpandRounding : public OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &rewriter) const override {
-    auto type = dyn_cast<FloatType>(op.getType());
-    if (!type || !(type.isF32() || type.isF64()))
+    // Scalars, and the vectors the CPU kernels make (LLVM would call libm
+    // per lane where the vector unit cannot round).
+    Type type = op.getType();
+    auto elem = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    auto vec = dyn_cast<VectorType>(type);
+    if (!elem || !(elem.isF32() || elem.isF64()) || (vec && vec.getRank() != 1))
       return failure();
     Location loc = op.getLoc();
     Value x = op.getOperand();
-    unsigned width = type.getWidth();
-    Type intType = rewriter.getIntegerType(width);
-    double limit = type.isF32() ? 8388608.0 : 4503599627370496.0; // 2^23, 2^52
-    auto c = [&](double v) {
-      return arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(type, v)).getResult();
+    unsigned width = elem.getWidth();
+    auto like = [&](Type scalar) -> Type { return vec ? Type(vec.clone(scalar)) : scalar; };
+    Type intType = like(rewriter.getIntegerType(width));
+    double limit = elem.isF32() ? 8388608.0 : 4503599627370496.0; // 2^23, 2^52
+    auto c = [&](double v) -> Value {
+      if (vec)
+        return arith::ConstantOp::create(
+            rewriter, loc, vec, DenseElementsAttr::get(vec, rewriter.getFloatAttr(elem, v)));
+      return arith::ConstantOp::create(rewriter, loc, rewriter.getFloatAttr(elem, v)).getResult();
     };
     Value small = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT,
                                         math::AbsFOp::create(rewriter, loc, x), c(limit));
@@ -106,7 +114,7 @@ struct ExpandRounding : public OpRewritePattern<OpTy> {
       Value half = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OEQ, diff, c(0.5));
       if (std::is_same_v<OpTy, math::RoundEvenOp>) {
         Value ti = arith::FPToSIOp::create(rewriter, loc, intType, t);
-        Value odd = arith::TruncIOp::create(rewriter, loc, rewriter.getI1Type(), ti);
+        Value odd = arith::TruncIOp::create(rewriter, loc, like(rewriter.getI1Type()), ti);
         half = arith::AndIOp::create(rewriter, loc, half, odd);
       }
       up = arith::OrIOp::create(rewriter, loc, up, half);

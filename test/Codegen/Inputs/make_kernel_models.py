@@ -133,6 +133,14 @@ def main():
         helper.make_node("Gemm", ["x", "w", "c"], ["g"]),
         helper.make_node("Relu", ["g"], ["y"])], x, {"w": w, "c": c},
         np.maximum(x.astype(np.float64) @ w + c, 0)))
+    # Rounding on vectors: without SSE4.1 LLVM would call libm per lane.
+    x = (rng.standard_normal((3, 37)) * 4).astype(np.float32)
+    names.append(save(out, "floor_round", [
+        helper.make_node("Floor", ["x"], ["f"]),
+        helper.make_node("Round", ["x"], ["r"]),
+        helper.make_node("Ceil", ["x"], ["c"]),
+        helper.make_node("Sum", ["f", "r", "c"], ["y"])], x, {},
+        np.floor(x.astype(np.float64)) + np.round(x.astype(np.float64)) + np.ceil(x.astype(np.float64))))
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
 
