@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
@@ -27,20 +28,7 @@ namespace {
 /// A generic with a reduction whose body is out + x * y (in any order).
 bool isContraction(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  if (!generic || generic.getNumReductionLoops() == 0 || generic.getNumDpsInputs() != 2 ||
-      generic.getNumDpsInits() != 1)
-    return false;
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (body.getOperations().size() != 3 || yield.getValues().size() != 1)
-    return false;
-  Operation *add = yield.getValues()[0].getDefiningOp();
-  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add))
-    return false;
-  return llvm::any_of(add->getOperands(), [](Value v) {
-    Operation *mul = v.getDefiningOp();
-    return mul && isa<arith::MulFOp, arith::MulIOp>(mul);
-  });
+  return generic && generic.getNumReductionLoops() > 0 && kiln::vec::isMultiplyAccumulate(generic);
 }
 
 struct FuseElementwisePass

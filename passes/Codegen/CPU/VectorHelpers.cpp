@@ -36,6 +36,28 @@ SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
   return result;
 }
 
+bool isMultiplyAccumulate(linalg::GenericOp op) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  Block &body = op.getRegion().front();
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *add = yield.getValues().size() == 1 ? yield.getValues()[0].getDefiningOp() : nullptr;
+  if (!add || !isa<arith::AddFOp, arith::AddIOp>(add))
+    return false;
+  Value acc = body.getArgument(2);
+  Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+  if (lhs != acc && rhs != acc)
+    return false;
+  Operation *mul = (lhs == acc ? rhs : lhs).getDefiningOp();
+  if (!mul || !isa<arith::MulFOp, arith::MulIOp>(mul))
+    return false;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  return (mul->getOperand(0) == x && mul->getOperand(1) == y) ||
+         (mul->getOperand(0) == y && mul->getOperand(1) == x);
+}
+
 static bool isScalar(Type t) { return isa<FloatType>(t) || isa<IntegerType>(t); }
 
 bool vectorisableBody(linalg::GenericOp op) {

@@ -74,6 +74,10 @@ llvm::SmallVector<mlir::Value> permutedIndices(mlir::OpBuilder &b, mlir::Locatio
                                                mlir::AffineMap map,
                                                llvm::ArrayRef<mlir::Value> dims);
 
+/// The body of `op` (two inputs, one output) is out + x * y, float or
+/// integer, in either operand order: a matmul/conv contraction.
+bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
+
 /// True if every op of `op`'s body (but the yield) is a one-result
 /// arith/math op on scalar ints and floats: the body can be rebuilt on
 /// vectors by vectorizeBody.

@@ -1,0 +1,58 @@
+//===- Contraction.h - Which generics the CPU kernels take --------*- C++ -*-===//
+//
+// The analysis half of kiln-vectorize-contractions: an f32 multiply-
+// accumulate generic on buffers read as a register-blocked kernel (roles
+// N, M, row and column operands, loop classes), plus what around it can
+// fold into the kernel (the output's init before it, an elementwise
+// epilogue after it). The kernel builder is in VectorizeContractions.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_CODEGEN_CPU_CONTRACTION_H
+#define KILN_PASSES_CODEGEN_CPU_CONTRACTION_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+#include <optional>
+
+namespace kiln::contraction {
+
+/// How one generic maps onto the kernel.
+struct Contraction {
+  mlir::linalg::GenericOp op;
+  mlir::Value row, col, out;
+  mlir::AffineMap rowMap, colMap, outMap;
+  unsigned dimN = 0;
+  std::optional<unsigned> dimM;
+  int64_t strideN = 1;               ///< Coefficient of N in the row's last index.
+  llvm::SmallVector<unsigned> outer; ///< Parallel dims the column operand has.
+  llvm::SmallVector<unsigned> inner; ///< Other parallel dims (row and output only).
+  llvm::SmallVector<unsigned> reductions;
+  llvm::SmallVector<int64_t> ranges;
+  /// What writes the output just before the generic, folded into the
+  /// kernel (and erased): a constant fill (the accumulators start from the
+  /// constant) or a copy/broadcast generic (a conv's bias: they start from
+  /// its input).
+  mlir::Operation *init = nullptr;
+  std::optional<float> fillValue;
+  mlir::linalg::GenericOp initCopy;
+  /// An elementwise generic reading the output just after (bias, batch
+  /// norm, activation, residual add): applied to the accumulators before
+  /// they are stored (and erased); out of place it names the buffer the
+  /// kernel stores to.
+  mlir::linalg::GenericOp epilogue;
+};
+
+/// The kernel reading of `op`, if it is an f32 multiply-accumulate generic
+/// on buffers that fits (static ranges, a row operand contiguous or
+/// regularly strided along the output's innermost dim, ...).
+std::optional<Contraction> match(mlir::linalg::GenericOp op);
+
+/// Nothing after `op` (in its block, nested regions included) touches the
+/// memory of `buffer`, a planned workspace buffer. Only for ops directly in
+/// a function's body: inside a loop, a later iteration could read it.
+bool deadAfter(mlir::Operation *op, mlir::Value buffer);
+
+} // namespace kiln::contraction
+
+#endif // KILN_PASSES_CODEGEN_CPU_CONTRACTION_H

@@ -1,0 +1,270 @@
+//===- ContractionMatch.cpp - Which generics the CPU kernels take ---------===//
+//
+// See Contraction.h. Roles come from the indexing maps: N is the output's
+// innermost dim, along which the row operand is contiguous (or strided);
+// M the longest output dim only the column operand has; the other
+// parallel dims are loops outside the kernel, the reduction dims loops
+// inside it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/CPU/Contraction.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+using namespace mlir;
+
+namespace kiln::contraction {
+
+namespace {
+
+/// The coefficient of `dim` in `expr` if `expr` is linear in it.
+std::optional<int64_t> coefficient(AffineExpr expr, unsigned dim, unsigned numDims) {
+  if (!expr.isPureAffine())
+    return std::nullopt;
+  MLIRContext *ctx = expr.getContext();
+  auto at = [&](int64_t v) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> repl(numDims, getAffineConstantExpr(0, ctx));
+    repl[dim] = getAffineConstantExpr(v, ctx);
+    auto c = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replaceDims(repl), numDims, 0));
+    if (!c)
+      return std::nullopt;
+    return c.getValue();
+  };
+  auto c0 = at(0), c1 = at(1), c2 = at(2);
+  if (!c0 || !c1 || !c2 || *c2 - *c0 != 2 * (*c1 - *c0))
+    return std::nullopt;
+  return *c1 - *c0;
+}
+
+bool usesDim(AffineMap map, unsigned dim) {
+  return llvm::any_of(map.getResults(),
+                      [&](AffineExpr e) { return e.isFunctionOfDim(dim); });
+}
+
+/// `op` is an all-parallel generic on buffers whose other operands are
+/// f32 and each either contiguous along the last dim or independent of it
+/// (so that a kernel tile can load them as vectors or broadcast scalars),
+/// and that either writes exactly `out` (identity map; in place) or reads
+/// `out` (identity map) and writes another buffer of its shape without
+/// reading that one (out of place). Returns false otherwise.
+bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() ||
+      !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
+    return false;
+  Value written = op.getDpsInitOperand(0)->get();
+  bool inPlace = written == out, readsOut = false;
+  if (!inPlace) {
+    auto type = cast<MemRefType>(written.getType());
+    if (type.getShape() != cast<MemRefType>(out.getType()).getShape() ||
+        !type.getElementType().isF32() || !kiln::vec::innermostContiguous(written) ||
+        op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty() == false ||
+        kiln::vec::rootBuffer(written) == kiln::vec::rootBuffer(out))
+      return false;
+  }
+  unsigned last = op.getNumLoops() - 1;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    if (in->get() == out) {
+      if (!map.isIdentity())
+        return false;
+      readsOut = true;
+      continue;
+    }
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return false;
+    // Another view of the output's (or the written) memory would be read
+    // before the tile is stored.
+    if (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out) || kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(written))
+      return false;
+    ArrayRef<AffineExpr> results = map.getResults();
+    for (size_t j = 0; j + 1 < results.size(); ++j)
+      if (results[j].isFunctionOfDim(last))
+        return false;
+    if (!results.empty() && results.back().isFunctionOfDim(last) &&
+        !kiln::vec::innermostContiguous(in->get()))
+      return false;
+  }
+  return inPlace || readsOut;
+}
+
+/// The constant `copy`'s source holds in every element: it was filled with
+/// it earlier in the block, and since then only read (copied from).
+std::optional<float> copiedConstant(memref::CopyOp copy) {
+  Value src = copy.getSource(), root = kiln::vec::rootBuffer(src);
+  for (Operation *op = copy->getPrevNode(); op; op = op->getPrevNode()) {
+    if (std::optional<Value> value = kiln::vec::constantFill(op, src)) {
+      FloatAttr attr;
+      if (matchPattern(*value, m_Constant(&attr)))
+        return attr.getValueAsDouble();
+      return std::nullopt;
+    }
+    bool touches = false;
+    op->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        touches |= isa<MemRefType>(v.getType()) && kiln::vec::rootBuffer(v) == root;
+    });
+    if (!touches)
+      continue;
+    auto other = dyn_cast<memref::CopyOp>(op);
+    if (!other || kiln::vec::rootBuffer(other.getTarget()) == root)
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+/// Nothing after `op` (in its block, nested regions included) touches the
+/// memory of `buffer`, a planned workspace buffer. Only for ops directly in
+/// a function's body: inside a loop, a later iteration could read it.
+bool deadAfter(Operation *op, Value buffer) {
+  Value root = kiln::vec::rootBuffer(buffer);
+  if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
+    return false; // An argument (a graph output) or a global; or nested.
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
+    WalkResult r = next->walk([&](Operation *inner) {
+      for (Value v : inner->getOperands())
+        if (isa<MemRefType>(v.getType()) && kiln::vec::rootBuffer(v) == root)
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return false;
+  }
+  return true;
+}
+
+std::optional<Contraction> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
+      op.getNumDpsInits() != 1 || !kiln::vec::isMultiplyAccumulate(op) ||
+      !llvm::all_of(op->getOperandTypes(), [](Type t) {
+        auto m = dyn_cast<MemRefType>(t);
+        return m && m.getElementType().isF32();
+      }))
+    return std::nullopt;
+  Contraction c;
+  c.op = op;
+  c.ranges = op.getStaticLoopRanges();
+  if (llvm::any_of(c.ranges, [](int64_t r) { return r <= 0; }))
+    return std::nullopt; // Dynamic or empty.
+  unsigned nd = op.getNumLoops();
+  c.out = op.getDpsInitOperand(0)->get();
+  c.outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!kiln::vec::innermostContiguous(c.out) || !c.outMap.isProjectedPermutation() ||
+      c.outMap.getNumResults() == 0)
+    return std::nullopt;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  // Parallel dims are exactly the output's dims.
+  for (unsigned d = 0; d < nd; ++d) {
+    bool inOut = c.outMap.isFunctionOfDim(d);
+    if (inOut != (iters[d] == utils::IteratorType::parallel))
+      return std::nullopt;
+    if (!inOut)
+      c.reductions.push_back(d);
+  }
+  c.dimN = cast<AffineDimExpr>(c.outMap.getResults().back()).getPosition();
+
+  // The row operand: its last index has N, linearly; nothing else has N.
+  Value ins[2] = {op.getDpsInputOperand(0)->get(), op.getDpsInputOperand(1)->get()};
+  AffineMap maps[2] = {op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
+                       op.getMatchingIndexingMap(op.getDpsInputOperand(1))};
+  int rowIdx = -1;
+  for (int i = 0; i < 2; ++i) {
+    if (!usesDim(maps[i], c.dimN))
+      continue;
+    if (rowIdx != -1 || maps[i].getNumResults() == 0)
+      return std::nullopt;
+    rowIdx = i;
+  }
+  if (rowIdx == -1)
+    return std::nullopt;
+  c.row = ins[rowIdx];
+  c.rowMap = maps[rowIdx];
+  c.col = ins[1 - rowIdx];
+  c.colMap = maps[1 - rowIdx];
+  if (!kiln::vec::innermostContiguous(c.row))
+    return std::nullopt;
+  ArrayRef<AffineExpr> rowExprs = c.rowMap.getResults();
+  for (AffineExpr e : rowExprs.drop_back())
+    if (e.isFunctionOfDim(c.dimN))
+      return std::nullopt;
+  // Contiguous loads need the last index linear in N: no mod or division.
+  bool linear = true;
+  rowExprs.back().walk([&](AffineExpr e) {
+    linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
+              e.getKind() != AffineExprKind::CeilDiv;
+  });
+  if (!linear)
+    return std::nullopt;
+  std::optional<int64_t> s = coefficient(rowExprs.back(), c.dimN, nd);
+  if (!s || *s < 1 || *s > 1024)
+    return std::nullopt;
+  c.strideN = *s;
+  for (AffineExpr e : c.colMap.getResults())
+    if (!e.isPureAffine())
+      return std::nullopt;
+  for (AffineExpr e : rowExprs)
+    if (!e.isPureAffine())
+      return std::nullopt;
+
+  // M: the longest output dim the column operand has and the row lacks
+  // (innermost on ties). A matmul of [197, 1, 768] by [768, 2304] has m of
+  // 1 but a batch of 197 that the weight does not have: the rows.
+  for (AffineExpr e : llvm::reverse(c.outMap.getResults().drop_back())) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (usesDim(c.colMap, d) && !usesDim(c.rowMap, d) &&
+        (!c.dimM || c.ranges[d] > c.ranges[*c.dimM]))
+      c.dimM = d;
+  }
+  for (AffineExpr e : c.outMap.getResults().drop_back()) {
+    unsigned d = cast<AffineDimExpr>(e).getPosition();
+    if (c.dimM && d == *c.dimM)
+      continue;
+    (usesDim(c.colMap, d) ? c.outer : c.inner).push_back(d);
+  }
+  // Every output element is written by exactly one tile, so what writes
+  // it just before need not reach memory, and what updates it in place
+  // just after can be applied to the tile in registers.
+  Operation *before = op->getPrevNode();
+  auto initCopy = dyn_cast_or_null<memref::CopyOp>(before);
+  if (std::optional<Value> value = kiln::vec::constantFill(before, c.out)) {
+    FloatAttr attr;
+    if (matchPattern(*value, m_Constant(&attr))) {
+      c.init = before;
+      c.fillValue = attr.getValueAsDouble();
+    }
+  } else if (initCopy && initCopy.getTarget() == c.out) {
+    // A copy of a constant-filled buffer (inits shared by CSE).
+    if (std::optional<float> value = copiedConstant(initCopy)) {
+      c.init = initCopy;
+      c.fillValue = *value;
+    }
+  } else if (auto copy = dyn_cast_or_null<linalg::GenericOp>(before)) {
+    Block &body = copy.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    if (copy.getNumDpsInputs() == 1 && copy.getNumDpsInits() == 1 &&
+        copy.getDpsInitOperand(0)->get() == c.out && elementwiseOnOutput(copy, c.out) &&
+        body.getOperations().size() == 1 && yield.getValues().size() == 1 &&
+        yield.getValues()[0] == body.getArgument(0)) {
+      c.init = copy;
+      c.initCopy = copy;
+    }
+  }
+  // Out of place only when the output is dead after: the kernel then
+  // writes the epilogue's buffer instead.
+  if (auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode()))
+    if (elementwiseOnOutput(after, c.out) && kiln::vec::vectorisableBody(after) &&
+        (after.getDpsInitOperand(0)->get() == c.out || deadAfter(after, c.out)))
+      c.epilogue = after;
+  return c;
+}
+
+
+} // namespace kiln::contraction
