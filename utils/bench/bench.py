@@ -165,17 +165,25 @@ def micro_models(folder):
                     [helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])], [w])
         out.append(("sgemm %d^3" % n, 2.0 * n ** 3, path,
                     [rng.standard_normal((n, n)).astype(np.float32)]))
-    # ResNet's most common convolutions: 3x3 64->64 and 1x1 256->64 at 56x56.
-    for name, cin, cout, k, hw in (("conv3x3 64->64 56x56", 64, 64, 3, 56),
-                                   ("conv1x1 256->64 56x56", 256, 64, 1, 56)):
+    # ResNet's most common convolutions: 3x3 64->64 and 1x1 256->64 at 56x56;
+    # its small maps (stage 3 and 4, 14x14 and 7x7) and a strided one.
+    for name, cin, cout, k, hw, s in (
+            ("conv3x3 64->64 56x56", 64, 64, 3, 56, 1),
+            ("conv1x1 256->64 56x56", 256, 64, 1, 56, 1),
+            ("conv3x3 256->256 14x14", 256, 256, 3, 14, 1),
+            ("conv3x3 512->512 7x7", 512, 512, 3, 7, 1),
+            ("conv3x3/2 128->256 28x28", 128, 256, 3, 28, 2)):
         w = numpy_helper.from_array(
             (rng.standard_normal((cout, cin, k, k)) * 0.05).astype(np.float32), "w")
-        stem = name.split()[0] + "_%d_%d" % (cin, cout)
-        path = save(stem, [helper.make_node("Conv", ["x", "w"], ["y"], pads=[k // 2] * 4)],
+        stem = name.split()[0].replace("/", "s") + "_%d_%d_%d" % (cin, cout, hw)
+        ohw = (hw + 2 * (k // 2) - k) // s + 1
+        path = save(stem, [helper.make_node("Conv", ["x", "w"], ["y"], pads=[k // 2] * 4,
+                                            strides=[s, s])],
                     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, cin, hw, hw])],
-                    [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, cout, hw, hw])],
+                    [helper.make_tensor_value_info("y", TensorProto.FLOAT,
+                                                   [1, cout, ohw, ohw])],
                     [w])
-        out.append((name, 2.0 * cout * cin * k * k * hw * hw, path,
+        out.append((name, 2.0 * cout * cin * k * k * ohw * ohw, path,
                     [rng.standard_normal((1, cin, hw, hw)).astype(np.float32)]))
     return out
 

@@ -17,14 +17,29 @@
 
 namespace kiln::contraction {
 
+/// Which output dim the kernel's vectors run along.
+enum class Variant {
+  /// The output's innermost dim (a matmul's columns, a conv's output
+  /// width), along which the row operand is contiguous or regularly
+  /// strided in memory.
+  Rows,
+  /// Another output dim that only a constant operand has (a conv's output
+  /// channels): that operand, the row, is packed at compile time; the
+  /// output is read and written with strided gathers and scatters, once
+  /// per tile. For convs whose output rows are short or strided.
+  Channels,
+};
+
 /// How one generic maps onto the kernel.
 struct Contraction {
   mlir::linalg::GenericOp op;
+  Variant variant = Variant::Rows;
   mlir::Value row, col, out;
   mlir::AffineMap rowMap, colMap, outMap;
   unsigned dimN = 0;
+  unsigned outPosN = 0; ///< The output index that is N (the last one for Rows).
   std::optional<unsigned> dimM;
-  int64_t strideN = 1;               ///< Coefficient of N in the row's last index.
+  int64_t strideN = 1;               ///< Coefficient of N in the row's last index (Rows).
   llvm::SmallVector<unsigned> outer; ///< Parallel dims the column operand has.
   llvm::SmallVector<unsigned> inner; ///< Other parallel dims (row and output only).
   llvm::SmallVector<unsigned> reductions;
@@ -43,10 +58,22 @@ struct Contraction {
   mlir::linalg::GenericOp epilogue;
 };
 
-/// The kernel reading of `op`, if it is an f32 multiply-accumulate generic
-/// on buffers that fits (static ranges, a row operand contiguous or
-/// regularly strided along the output's innermost dim, ...).
-std::optional<Contraction> match(mlir::linalg::GenericOp op);
+/// The kernel reading of `op` as `variant`, if it is an f32 multiply-
+/// accumulate generic on buffers that fits (static ranges; for Rows a row
+/// operand contiguous or regularly strided along the output's innermost
+/// dim, for Channels a constant row operand that can be packed, ...).
+std::optional<Contraction> match(mlir::linalg::GenericOp op, Variant variant = Variant::Rows);
+
+/// The f32 data of the constant global `v` views (through reshapes of
+/// identity layout), if it is one.
+std::optional<llvm::ArrayRef<float>> constantData(mlir::Value v);
+
+/// The row operand's indices depend on N and the reduction dims only, so
+/// that one packed panel per tile of N serves every other loop.
+bool rowPanelIndependent(const Contraction &c);
+
+/// The stride in elements of dim `pos` of the memref `v`, if static.
+std::optional<int64_t> staticStride(mlir::Value v, unsigned pos);
 
 /// Nothing after `op` (in its block, nested regions included) touches the
 /// memory of `buffer`, a planned workspace buffer. Only for ops directly in

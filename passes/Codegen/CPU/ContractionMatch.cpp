@@ -10,6 +10,7 @@
 
 #include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
+#include "passes/Utils/ElementsData.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -47,12 +48,13 @@ bool usesDim(AffineMap map, unsigned dim) {
 }
 
 /// `op` is an all-parallel generic on buffers whose other operands are
-/// f32 and each either contiguous along the last dim or independent of it
-/// (so that a kernel tile can load them as vectors or broadcast scalars),
-/// and that either writes exactly `out` (identity map; in place) or reads
-/// `out` (identity map) and writes another buffer of its shape without
-/// reading that one (out of place). Returns false otherwise.
-bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
+/// f32 and each either contiguous along the kernel's vector dim `vecDim`
+/// (the last) or independent of it, or for Channels any static strides
+/// (gathers), so that a kernel tile can load them as vectors or broadcast
+/// scalars; and that either writes exactly `out` (identity map; in place)
+/// or reads `out` (identity map) and writes another buffer of its shape
+/// without reading that one (out of place). Returns false otherwise.
+bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Variant variant) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 || op.getNumReductionLoops() ||
       !op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isIdentity())
     return false;
@@ -66,7 +68,8 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
         kiln::vec::rootBuffer(written) == kiln::vec::rootBuffer(out))
       return false;
   }
-  unsigned last = op.getNumLoops() - 1;
+  if (variant == Variant::Channels && !inPlace && !staticStride(written, vecDim))
+    return false;
   for (OpOperand *in : op.getDpsInputOperands()) {
     AffineMap map = op.getMatchingIndexingMap(in);
     if (in->get() == out) {
@@ -84,12 +87,16 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out) {
     if (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out) || kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(written))
       return false;
     ArrayRef<AffineExpr> results = map.getResults();
-    for (size_t j = 0; j + 1 < results.size(); ++j)
-      if (results[j].isFunctionOfDim(last))
+    for (auto [j, e] : llvm::enumerate(results)) {
+      if (!e.isFunctionOfDim(vecDim))
+        continue;
+      if (variant == Variant::Channels) {
+        if (!staticStride(in->get(), j))
+          return false;
+      } else if (j + 1 != results.size() || !kiln::vec::innermostContiguous(in->get())) {
         return false;
-    if (!results.empty() && results.back().isFunctionOfDim(last) &&
-        !kiln::vec::innermostContiguous(in->get()))
-      return false;
+      }
+    }
   }
   return inPlace || readsOut;
 }
@@ -121,6 +128,50 @@ std::optional<float> copiedConstant(memref::CopyOp copy) {
 
 } // namespace
 
+std::optional<int64_t> staticStride(Value v, unsigned pos) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (!type || pos >= type.getRank() || failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(strides[pos]) || strides[pos] <= 0 || strides[pos] > (1 << 24))
+    return std::nullopt;
+  return strides[pos];
+}
+
+std::optional<ArrayRef<float>> constantData(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (auto e = dyn_cast<memref::ExpandShapeOp>(def)) {
+      v = e.getSrc();
+      continue;
+    }
+    if (auto cs = dyn_cast<memref::CollapseShapeOp>(def)) {
+      v = cs.getSrc();
+      continue;
+    }
+    auto get = dyn_cast<memref::GetGlobalOp>(def);
+    auto module = def->getParentOfType<ModuleOp>();
+    auto global =
+        get && module ? module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()) : nullptr;
+    if (!global || !global.getConstant() || !global.getType().getLayout().isIdentity())
+      return std::nullopt;
+    std::optional<ArrayRef<char>> raw = kiln::rawElementData(global.getInitialValueAttr());
+    if (!raw || !global.getType().getElementType().isF32() ||
+        raw->size() != size_t(global.getType().getNumElements()) * 4)
+      return std::nullopt;
+    return ArrayRef<float>(reinterpret_cast<const float *>(raw->data()), raw->size() / 4);
+  }
+  return std::nullopt;
+}
+
+bool rowPanelIndependent(const Contraction &c) {
+  SmallVector<utils::IteratorType> iters = linalg::GenericOp(c.op).getIteratorTypesArray();
+  for (AffineExpr e : c.rowMap.getResults())
+    for (unsigned d = 0; d < c.ranges.size(); ++d)
+      if (e.isFunctionOfDim(d) && iters[d] == utils::IteratorType::parallel && d != c.dimN)
+        return false;
+  return true;
+}
+
 /// Nothing after `op` (in its block, nested regions included) touches the
 /// memory of `buffer`, a planned workspace buffer. Only for ops directly in
 /// a function's body: inside a loop, a later iteration could read it.
@@ -141,7 +192,7 @@ bool deadAfter(Operation *op, Value buffer) {
   return true;
 }
 
-std::optional<Contraction> match(linalg::GenericOp op) {
+std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !kiln::vec::isMultiplyAccumulate(op) ||
       !llvm::all_of(op->getOperandTypes(), [](Type t) {
@@ -151,6 +202,7 @@ std::optional<Contraction> match(linalg::GenericOp op) {
     return std::nullopt;
   Contraction c;
   c.op = op;
+  c.variant = variant;
   c.ranges = op.getStaticLoopRanges();
   if (llvm::any_of(c.ranges, [](int64_t r) { return r <= 0; }))
     return std::nullopt; // Dynamic or empty.
@@ -169,63 +221,93 @@ std::optional<Contraction> match(linalg::GenericOp op) {
     if (!inOut)
       c.reductions.push_back(d);
   }
-  c.dimN = cast<AffineDimExpr>(c.outMap.getResults().back()).getPosition();
-
-  // The row operand: its last index has N, linearly; nothing else has N.
   Value ins[2] = {op.getDpsInputOperand(0)->get(), op.getDpsInputOperand(1)->get()};
   AffineMap maps[2] = {op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
                        op.getMatchingIndexingMap(op.getDpsInputOperand(1))};
-  int rowIdx = -1;
-  for (int i = 0; i < 2; ++i) {
-    if (!usesDim(maps[i], c.dimN))
-      continue;
-    if (rowIdx != -1 || maps[i].getNumResults() == 0)
+  for (AffineMap map : maps)
+    for (AffineExpr e : map.getResults())
+      if (!e.isPureAffine())
+        return std::nullopt;
+  auto noDivision = [](AffineExpr root) {
+    bool linear = true;
+    root.walk([&](AffineExpr e) {
+      linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
+                e.getKind() != AffineExprKind::CeilDiv;
+    });
+    return linear;
+  };
+  ArrayRef<AffineExpr> outExprs = c.outMap.getResults();
+  if (variant == Variant::Rows) {
+    // N is the output's last dim. The row operand: its last index has N,
+    // linearly; nothing else has N.
+    c.outPosN = outExprs.size() - 1;
+    c.dimN = cast<AffineDimExpr>(outExprs.back()).getPosition();
+    int rowIdx = -1;
+    for (int i = 0; i < 2; ++i) {
+      if (!usesDim(maps[i], c.dimN))
+        continue;
+      if (rowIdx != -1 || maps[i].getNumResults() == 0)
+        return std::nullopt;
+      rowIdx = i;
+    }
+    if (rowIdx == -1)
       return std::nullopt;
-    rowIdx = i;
+    c.row = ins[rowIdx];
+    c.rowMap = maps[rowIdx];
+    c.col = ins[1 - rowIdx];
+    c.colMap = maps[1 - rowIdx];
+    if (!kiln::vec::innermostContiguous(c.row))
+      return std::nullopt;
+    ArrayRef<AffineExpr> rowExprs = c.rowMap.getResults();
+    for (AffineExpr e : rowExprs.drop_back())
+      if (e.isFunctionOfDim(c.dimN))
+        return std::nullopt;
+    // Contiguous loads need the last index linear in N: no mod or division.
+    if (!noDivision(rowExprs.back()))
+      return std::nullopt;
+    std::optional<int64_t> s = coefficient(rowExprs.back(), c.dimN, nd);
+    if (!s || *s < 1 || *s > 1024)
+      return std::nullopt;
+    c.strideN = *s;
+  } else {
+    // N is an output dim other than the last that only one operand has, a
+    // constant one whose indices are linear in N (a conv's weights along
+    // the output channels): packed, it reads as contiguous vectors.
+    for (auto [pos, e] : llvm::enumerate(outExprs.drop_back())) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      for (int i = 0; i < 2; ++i) {
+        if (!usesDim(maps[i], d) || usesDim(maps[1 - i], d) ||
+            (c.row && c.ranges[d] <= c.ranges[c.dimN]))
+          continue;
+        c.dimN = d;
+        c.outPosN = pos;
+        c.row = ins[i];
+        c.rowMap = maps[i];
+        c.col = ins[1 - i];
+        c.colMap = maps[1 - i];
+      }
+    }
+    if (!c.row || !constantData(c.row) ||
+        !cast<MemRefType>(c.row.getType()).getLayout().isIdentity() || !rowPanelIndependent(c) ||
+        !staticStride(c.out, c.outPosN))
+      return std::nullopt;
+    for (AffineExpr e : c.rowMap.getResults())
+      if (e.isFunctionOfDim(c.dimN) && (!noDivision(e) || !coefficient(e, c.dimN, nd)))
+        return std::nullopt;
   }
-  if (rowIdx == -1)
-    return std::nullopt;
-  c.row = ins[rowIdx];
-  c.rowMap = maps[rowIdx];
-  c.col = ins[1 - rowIdx];
-  c.colMap = maps[1 - rowIdx];
-  if (!kiln::vec::innermostContiguous(c.row))
-    return std::nullopt;
-  ArrayRef<AffineExpr> rowExprs = c.rowMap.getResults();
-  for (AffineExpr e : rowExprs.drop_back())
-    if (e.isFunctionOfDim(c.dimN))
-      return std::nullopt;
-  // Contiguous loads need the last index linear in N: no mod or division.
-  bool linear = true;
-  rowExprs.back().walk([&](AffineExpr e) {
-    linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
-              e.getKind() != AffineExprKind::CeilDiv;
-  });
-  if (!linear)
-    return std::nullopt;
-  std::optional<int64_t> s = coefficient(rowExprs.back(), c.dimN, nd);
-  if (!s || *s < 1 || *s > 1024)
-    return std::nullopt;
-  c.strideN = *s;
-  for (AffineExpr e : c.colMap.getResults())
-    if (!e.isPureAffine())
-      return std::nullopt;
-  for (AffineExpr e : rowExprs)
-    if (!e.isPureAffine())
-      return std::nullopt;
 
   // M: the longest output dim the column operand has and the row lacks
   // (innermost on ties). A matmul of [197, 1, 768] by [768, 2304] has m of
   // 1 but a batch of 197 that the weight does not have: the rows.
-  for (AffineExpr e : llvm::reverse(c.outMap.getResults().drop_back())) {
+  for (AffineExpr e : llvm::reverse(outExprs)) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
-    if (usesDim(c.colMap, d) && !usesDim(c.rowMap, d) &&
+    if (d != c.dimN && usesDim(c.colMap, d) && !usesDim(c.rowMap, d) &&
         (!c.dimM || c.ranges[d] > c.ranges[*c.dimM]))
       c.dimM = d;
   }
-  for (AffineExpr e : c.outMap.getResults().drop_back()) {
+  for (AffineExpr e : outExprs) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
-    if (c.dimM && d == *c.dimM)
+    if ((c.dimM && d == *c.dimM) || d == c.dimN)
       continue;
     (usesDim(c.colMap, d) ? c.outer : c.inner).push_back(d);
   }
@@ -250,7 +332,8 @@ std::optional<Contraction> match(linalg::GenericOp op) {
     Block &body = copy.getRegion().front();
     auto yield = cast<linalg::YieldOp>(body.getTerminator());
     if (copy.getNumDpsInputs() == 1 && copy.getNumDpsInits() == 1 &&
-        copy.getDpsInitOperand(0)->get() == c.out && elementwiseOnOutput(copy, c.out) &&
+        copy.getDpsInitOperand(0)->get() == c.out &&
+        elementwiseOnOutput(copy, c.out, c.outPosN, variant) &&
         body.getOperations().size() == 1 && yield.getValues().size() == 1 &&
         yield.getValues()[0] == body.getArgument(0)) {
       c.init = copy;
@@ -260,7 +343,8 @@ std::optional<Contraction> match(linalg::GenericOp op) {
   // Out of place only when the output is dead after: the kernel then
   // writes the epilogue's buffer instead.
   if (auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode()))
-    if (elementwiseOnOutput(after, c.out) && kiln::vec::vectorisableBody(after) &&
+    if (elementwiseOnOutput(after, c.out, c.outPosN, variant) &&
+        kiln::vec::vectorisableBody(after) &&
         (after.getDpsInitOperand(0)->get() == c.out || deadAfter(after, c.out)))
       c.epilogue = after;
   return c;

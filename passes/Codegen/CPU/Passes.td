@@ -72,7 +72,11 @@ def VectorizeContractionsPass
     summation order of every output element is unchanged. Constant weights
     read as the row operand (a matmul's) are packed at compile time into
     one contiguous, zero-padded panel per tile of columns, in the kernel's
-    reading order (new private globals; unused originals removed). Generics
+    reading order (new private globals; unused originals removed). When
+    the output rows are short or strided (a conv's 7x7 map), the vectors
+    run along an output dim only constant weights have instead (the output
+    channels): the weights are packed along it and the output tile is
+    gathered and scattered once per tile. Generics
     that do not fit (no contiguous operand along the innermost output dim, dynamic
     ranges, other element types) stay for the loop lowering.
   }];

@@ -24,6 +24,12 @@
 //         n tiles of NV vectors (the last one partial, its last vector masked)
 //           acc = out tile; for reduction dims: acc += bcast(col) * row; out = acc
 //
+// The Channels reading (Contraction.h) puts N on an output dim other than
+// the innermost that only constant weights have (a conv's output
+// channels): the weights are packed along it, M is the output row, and the
+// output tile is gathered and scattered along N. chooseVariant takes it for
+// short or strided rows.
+//
 // When the row operand is the larger one (a convolution's activations
 // against its weights), the m tiles go innermost instead, so that a panel
 // of the row operand stays in cache while every m tile passes over it.
@@ -78,7 +84,40 @@ TileShape chooseTile(const Contraction &c, int64_t lanes, int64_t registers) {
   // Accumulators, the row vectors and one broadcast must fit.
   t.mr = std::clamp<int64_t>((registers - t.nv - 1) / t.nv, 1, 8);
   t.mr = std::min(t.mr, m);
+  if (c.variant == kiln::contraction::Variant::Channels) {
+    // M is a short output row (7, 14, 28, 56 of a conv): the tile height
+    // that wastes least of it.
+    int64_t most = t.mr;
+    for (int64_t mr = most; mr >= std::max<int64_t>(1, most / 2); --mr)
+      if ((m + mr - 1) / mr * mr - m < (m + t.mr - 1) / t.mr * t.mr - m)
+        t.mr = mr;
+  }
   return t;
+}
+
+/// The share of vector lanes that do useful work along N.
+double laneUse(const Contraction &c, int64_t lanes) {
+  int64_t n = c.ranges[c.dimN];
+  return double(n) / double((n + lanes - 1) / lanes * lanes);
+}
+
+/// How `op` is best read as a kernel, if it is one: along the output rows
+/// unless they are short or strided and the channels fill the lanes
+/// better, with enough multiply-adds per output element (K) that the
+/// gathers and scatters of the output tile do not count.
+std::optional<Contraction> chooseVariant(linalg::GenericOp op, int64_t lanes) {
+  using kiln::contraction::Variant;
+  std::optional<Contraction> rows = match(op, Variant::Rows);
+  std::optional<Contraction> channels = match(op, Variant::Channels);
+  if (!rows || !channels)
+    return rows ? rows : channels;
+  int64_t k = 1;
+  for (unsigned d : rows->reductions)
+    k *= rows->ranges[d];
+  double rowUse = laneUse(*rows, lanes), channelUse = laneUse(*channels, lanes);
+  if (k >= 128 && (rows->strideN > 1 || rowUse < 0.9) && channelUse >= rowUse)
+    return channels;
+  return rows;
 }
 
 /// The value of a pure affine expression at `dims`.
@@ -105,51 +144,42 @@ int64_t evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
   }
 }
 
-/// The f32 data of the constant global a row operand views (through
-/// reshapes of identity layout), if it is one.
-std::optional<ArrayRef<float>> constantData(Value v, ModuleOp module) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (auto e = dyn_cast<memref::ExpandShapeOp>(def)) {
-      v = e.getSrc();
-      continue;
-    }
-    if (auto cs = dyn_cast<memref::CollapseShapeOp>(def)) {
-      v = cs.getSrc();
-      continue;
-    }
-    auto get = dyn_cast<memref::GetGlobalOp>(def);
-    auto global = get ? module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()) : nullptr;
-    if (!global || !global.getConstant() || !global.getType().getLayout().isIdentity())
-      return std::nullopt;
-    std::optional<ArrayRef<char>> raw = kiln::rawElementData(global.getInitialValueAttr());
-    if (!raw || !global.getType().getElementType().isF32() ||
-        raw->size() != size_t(global.getType().getNumElements()) * 4)
-      return std::nullopt;
-    return ArrayRef<float>(reinterpret_cast<const float *>(raw->data()), raw->size() / 4);
-  }
-  return std::nullopt;
-}
-
 class KernelBuilder {
 public:
   KernelBuilder(Contraction c, TileShape t, bool parallel)
       : c(c), t(t), parallelPending(parallel) {}
 
-  void build(ModuleOp module, unsigned &packCount) {
+  /// Builds the kernel before the generic; false (and nothing built) if
+  /// it cannot (Channels weights that do not pack).
+  bool build(ModuleOp module, unsigned &packCount) {
     OpBuilder b(c.op);
-    SmallVector<Value> ivs(c.op.getNumLoops(), index(b, 0));
     pack(b, module, packCount);
+    if (c.variant == kiln::contraction::Variant::Channels && !packedRow)
+      return false;
+    SmallVector<Value> ivs(c.op.getNumLoops(), index(b, 0));
     // The larger operand is read once: a panel of it stays in cache while
     // every tile of the other dim passes over it. With the row operand the
     // larger (activations against a conv's weights), n tiles go outside the
-    // m tiles; otherwise m tiles outside.
+    // m tiles; otherwise m tiles outside. A packed panel depends on the n
+    // tile alone, so then the n tiles go outside every other loop.
     bool nFirst = bytes(c.row) > bytes(c.col);
+    if (nFirst && packedRow) {
+      nTiles(b, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t nv, int64_t lastLanes) {
+        loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+          loops(b, c.inner, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+            mTiles(b, ivs, std::make_pair(nv, lastLanes));
+          });
+        });
+      });
+      return true;
+    }
     loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
       if (nFirst)
         nLoops(b, ivs, std::nullopt);
       else
         mTiles(b, ivs);
     });
+    return true;
   }
 
 private:
@@ -162,16 +192,10 @@ private:
   /// [N tiles][reduction steps][tile width] (zero-padded), so that each
   /// kernel reads one contiguous panel in the order it multiplies.
   void pack(OpBuilder &b, ModuleOp module, unsigned &packCount) {
-    if (c.strideN != 1)
-      return;
+    if (c.strideN != 1 || !kiln::contraction::rowPanelIndependent(c))
+      return; // The panel would depend on an outer loop.
     ArrayRef<AffineExpr> exprs = c.rowMap.getResults();
-    SmallVector<utils::IteratorType> iters = c.op.getIteratorTypesArray();
-    for (auto [j, e] : llvm::enumerate(exprs))
-      for (unsigned d = 0; d < c.ranges.size(); ++d)
-        if (e.isFunctionOfDim(d) && iters[d] == utils::IteratorType::parallel &&
-            !(j + 1 == exprs.size() && d == c.dimN))
-          return; // The panel would depend on an outer loop.
-    std::optional<ArrayRef<float>> data = constantData(c.row, module);
+    std::optional<ArrayRef<float>> data = kiln::contraction::constantData(c.row);
     if (!data)
       return;
     auto rowType = cast<MemRefType>(c.row.getType());
@@ -179,11 +203,21 @@ private:
       return;
     SmallVector<int64_t> strides = computeSuffixProduct(rowType.getShape());
     int64_t n = c.ranges[c.dimN], nr = t.nv * t.lanes, tiles = (n + nr - 1) / nr;
+    // The row's offset is linear in N (the match checked): base + col * delta.
+    SmallVector<int64_t> at(c.ranges.size(), 0);
+    int64_t delta = 0;
+    at[c.dimN] = 1;
+    for (auto [j, e] : llvm::enumerate(exprs))
+      delta += evaluate(e, at) * strides[j];
+    at[c.dimN] = 0;
+    for (auto [j, e] : llvm::enumerate(exprs))
+      delta -= evaluate(e, at) * strides[j];
+    if (delta < 1)
+      return;
     int64_t steps = 1;
     for (unsigned d : c.reductions)
       steps *= c.ranges[d];
     std::vector<float> packed(size_t(tiles * steps * nr), 0.0f);
-    SmallVector<int64_t> at(c.ranges.size(), 0);
     for (int64_t r = 0; r < steps; ++r) {
       // The reduction dims of step r, in loop order.
       int64_t rest = r;
@@ -195,10 +229,10 @@ private:
       int64_t base = 0;
       for (auto [j, e] : llvm::enumerate(exprs))
         base += evaluate(e, at) * strides[j];
-      if (base < 0 || base + n > int64_t(data->size()))
+      if (base < 0 || base + (n - 1) * delta >= int64_t(data->size()))
         return; // Never for a valid generic; do not read outside.
       for (int64_t col = 0; col < n; ++col)
-        packed[size_t(((col / nr) * steps + r) * nr + col % nr)] = (*data)[base + col];
+        packed[size_t(((col / nr) * steps + r) * nr + col % nr)] = (*data)[base + col * delta];
     }
     MLIRContext *ctx = b.getContext();
     auto flatType = MemRefType::get({tiles * steps * nr}, b.getF32Type());
@@ -299,18 +333,25 @@ private:
   /// The other parallel loops and the n tiles; inside each, the kernel for
   /// `mr` rows, or (no `mr`) the m tiles.
   void nLoops(OpBuilder &b, SmallVector<Value> &ivs, std::optional<int64_t> mr) {
-    loops(b, c.inner, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) { nTiles(b, ivs, mr); });
+    loops(b, c.inner, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+      nTiles(b, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t nv, int64_t lastLanes) {
+        if (mr)
+          kernel(b, ivs, *mr, nv, lastLanes);
+        else
+          mTiles(b, ivs, std::make_pair(nv, lastLanes));
+      });
+    });
   }
 
-  void nTiles(OpBuilder &b, SmallVector<Value> &ivs, std::optional<int64_t> mr) {
+  /// Tiles of N; `body` gets each one's vector count and the lanes of its
+  /// last vector.
+  void nTiles(OpBuilder &b, SmallVector<Value> &ivs,
+              const std::function<void(OpBuilder &, SmallVector<Value> &, int64_t, int64_t)>
+                  &body) {
     tiled(b, c.dimN, c.ranges[c.dimN], t.nv * t.lanes, ivs,
           [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t width) {
             int64_t nv = (width + t.lanes - 1) / t.lanes;
-            int64_t lastLanes = width - (nv - 1) * t.lanes;
-            if (mr)
-              kernel(b, ivs, *mr, nv, lastLanes);
-            else
-              mTiles(b, ivs, std::make_pair(nv, lastLanes));
+            body(b, ivs, nv, width - (nv - 1) * t.lanes);
           });
   }
 
@@ -351,14 +392,8 @@ private:
     if (s > 4) {
       // Far apart (a ViT's 16x16 patches): a gather.
       auto vecType = VectorType::get({t.lanes}, b.getF32Type());
-      auto offsetType = VectorType::get({t.lanes}, b.getI32Type());
-      SmallVector<int32_t> offsets;
-      for (int64_t i = 0; i < t.lanes; ++i)
-        offsets.push_back(int32_t(i * s));
-      Value offsetVec = arith::ConstantOp::create(
-          b, loc(), DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
       Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
-      return vector::GatherOp::create(b, loc(), vecType, c.row, idx, offsetVec,
+      return vector::GatherOp::create(b, loc(), vecType, c.row, idx, laneOffsets(b, s),
                                       kiln::vec::constantMask(b, loc(), t.lanes, on), zero);
     }
     // Every s-th element of a wide load that stops at the last one needed.
@@ -369,17 +404,50 @@ private:
     return vector::ShuffleOp::create(b, loc(), wide, wide, picks);
   }
 
+  /// Offsets of `t.lanes` elements `stride` apart.
+  Value laneOffsets(OpBuilder &b, int64_t stride) {
+    SmallVector<int32_t> offsets;
+    for (int64_t i = 0; i < t.lanes; ++i)
+      offsets.push_back(int32_t(i * stride));
+    auto type = VectorType::get({t.lanes}, b.getI32Type());
+    return arith::ConstantOp::create(b, loc(),
+                                     DenseElementsAttr::get(type, ArrayRef<int32_t>(offsets)));
+  }
+
+  /// `on` lanes of `mem` from `idx` along its index `pos`: a (masked) load
+  /// when that is the contiguous last one, else a gather.
+  Value vectorAt(OpBuilder &b, Value mem, ValueRange idx, unsigned pos, int64_t on) {
+    auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+    std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
+    if (pos + 1 == idx.size() && stride == 1)
+      return kiln::vec::load(b, loc(), mem, idx, vecType, on);
+    Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
+    return vector::GatherOp::create(b, loc(), vecType, mem, idx, laneOffsets(b, *stride),
+                                    kiln::vec::constantMask(b, loc(), t.lanes, on), zero);
+  }
+
+  /// Writes `on` lanes of `value` to `mem` from `idx` along its index
+  /// `pos`: a (masked) store or a scatter.
+  void storeAt(OpBuilder &b, Value value, Value mem, ValueRange idx, unsigned pos, int64_t on) {
+    std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
+    if (pos + 1 == idx.size() && stride == 1)
+      return kiln::vec::store(b, loc(), value, mem, idx, on);
+    vector::ScatterOp::create(b, loc(), Type(), mem, idx, laneOffsets(b, *stride),
+                              kiln::vec::constantMask(b, loc(), t.lanes, on), value);
+  }
+
   /// Operand `in` of `op`, an elementwise generic on the output (identity
   /// output map), at the output position `outIdx`: a vector when it moves
-  /// along the last dim, else a scalar broadcast.
+  /// along the kernel's vector dim (the output's index `c.outPosN`), else a
+  /// scalar broadcast.
   Value operandAt(OpBuilder &b, linalg::GenericOp op, OpOperand *in, ArrayRef<Value> outIdx,
                   int64_t on) {
     AffineMap map = op.getMatchingIndexingMap(in);
-    unsigned last = op.getNumLoops() - 1;
     SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, outIdx);
     auto vecType = VectorType::get({t.lanes}, b.getF32Type());
-    if (map.getNumResults() && map.getResults().back().isFunctionOfDim(last))
-      return kiln::vec::load(b, loc(), in->get(), idx, vecType, on);
+    for (auto [j, e] : llvm::enumerate(map.getResults()))
+      if (e.isFunctionOfDim(c.outPosN))
+        return vectorAt(b, in->get(), idx, j, on);
     return vector::BroadcastOp::create(b, loc(), vecType,
                                        memref::LoadOp::create(b, loc(), in->get(), idx));
   }
@@ -398,7 +466,7 @@ private:
           acc.push_back(operandAt(b, c.initCopy, c.initCopy.getDpsInputOperand(0), idx,
                                   lanesOf(v)));
         else
-          acc.push_back(load(b, c.out, idx, t.lanes, lanesOf(v)));
+          acc.push_back(vectorAt(b, c.out, idx, c.outPosN, lanesOf(v)));
       }
     SmallVector<Value> kivs(ivs);
     SmallVector<Value> result = reduce(b, kivs, c.reductions, acc, mr, nv, lanesOf);
@@ -420,7 +488,7 @@ private:
           value = kiln::vec::vectorizeBody(b, c.epilogue, map, t.lanes)[0];
         }
         Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
-        kiln::vec::store(b, loc(), value, target, idx, lanesOf(v));
+        storeAt(b, value, target, idx, c.outPosN, lanesOf(v));
       }
   }
 
@@ -484,7 +552,7 @@ struct VectorizeContractionsPass
     ModuleOp module = getOperation();
     std::vector<Contraction> found;
     module.walk([&](linalg::GenericOp op) {
-      if (std::optional<Contraction> c = match(op))
+      if (std::optional<Contraction> c = chooseVariant(op, vectorBits / 32))
         found.push_back(*c);
     });
     // Each op is rewritten or folded by one kernel only: a generic that is
@@ -508,9 +576,10 @@ struct VectorizeContractionsPass
       int64_t work = 1;
       for (int64_t r : c.ranges)
         work *= r;
-      KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters),
-                    parallel && work >= (int64_t(1) << 18))
-          .build(module, packCount);
+      if (!KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters),
+                         parallel && work >= (int64_t(1) << 18))
+               .build(module, packCount))
+        continue; // Left for the loop lowering, with its init and epilogue.
       c.op.erase();
       if (c.init)
         c.init->erase();

@@ -108,6 +108,15 @@ def main():
          True),
         ("conv3d", (1, 2, 5, 6, 21), (4, 2, 3, 3, 3), [1, 1, 2], [1, 1, 1], [1, 1, 1, 1, 1, 1],
          1, False),
+        # Short or strided output rows with enough channels and K >= 128:
+        # vectors along the output channels (the Channels kernels), with a
+        # partial last vector, tiles of N and M with remainders, a batch.
+        ("conv_channels_7x7", (1, 32, 7, 7), (40, 32, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1,
+         True),
+        ("conv_channels_s2", (2, 16, 15, 15), (70, 16, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 1,
+         False),
+        ("conv_channels_1x1", (1, 160, 7, 7), (32, 160, 1, 1), [1, 1], [1, 1], [0, 0, 0, 0], 1,
+         True),
     ]
     for name, xs, ws, strides, dil, pads, group, has_bias in convs:
         x, w = rand(*xs), rand(*ws)
@@ -124,6 +133,15 @@ def main():
     x, w, b = rand(1, 8, 9, 9), rand(8, 8, 3, 3), rand(8)
     conv = conv_ref(x, w, b, [1, 1], [1, 1], [1, 1, 1, 1], 1)
     names.append(save(out, "conv_residual_relu", [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
+        helper.make_node("Add", ["c", "x"], ["s"]),
+        helper.make_node("Relu", ["s"], ["y"])], x, {"w": w, "b": b},
+        np.maximum(conv + x.astype(np.float64), 0)))
+    # The same on the Channels kernels (16x5x5 outputs, K = 144): the
+    # residual is gathered along the channels.
+    x, w, b = rand(1, 16, 5, 5), rand(16, 16, 3, 3), rand(16)
+    conv = conv_ref(x, w, b, [1, 1], [1, 1], [1, 1, 1, 1], 1)
+    names.append(save(out, "conv_channels_residual_relu", [
         helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
         helper.make_node("Add", ["c", "x"], ["s"]),
         helper.make_node("Relu", ["s"], ["y"])], x, {"w": w, "b": b},
