@@ -121,8 +121,13 @@ def VectorizeElementwisePass
     vector loads and stores, the others scalar loads broadcast, and the
     body's arith/math ops are rebuilt on vectors. The outer loops keep the
     generic's order, so each output element is updated in the same order as
-    by the scalar loops. A static tail is one masked step. Runs after
-    `kiln-vectorize-contractions`, on what it left.
+    by the scalar loops. A static tail is one masked step. Scalars are
+    loaded once per row and what is computed from them alone is hoisted.
+    An innermost reduction dim of one output updated as
+    out = combine(out, f(inputs)) (add, mul, min, max) is vectorised along
+    it: per-lane partial results, a reassociated vector.reduction, one
+    combine with the output. Runs after `kiln-vectorize-contractions`, on
+    what it left.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "0",

@@ -109,6 +109,8 @@ std::optional<Contraction> chooseVariant(linalg::GenericOp op, int64_t lanes) {
   using kiln::contraction::Variant;
   std::optional<Contraction> rows = match(op, Variant::Rows);
   std::optional<Contraction> channels = match(op, Variant::Channels);
+  if (getenv("KILN_NO_CHANNELS")) return rows; // XXX experiment
+  if (getenv("KILN_CHANNELS") && channels) return channels; // XXX experiment
   if (!rows || !channels)
     return rows ? rows : channels;
   int64_t k = 1;

@@ -8,6 +8,18 @@
 // sequence of updates as in the scalar loops (reductions over outer dims
 // included). A static tail is one masked vector.
 //
+// A generic whose innermost dim is a reduction instead (softmax's max and
+// sum, LayerNorm's mean and variance, global pooling), with one output
+// updated as out = combine(out, f(inputs)) for combine one of add, mul,
+// min and max, is vectorised along that dim too: a vector of partial
+// results per output element, reduced across lanes at the end and
+// combined into the output once. That reassociates the sum (as every fast
+// library does); max and min are exact.
+//
+// Operands that do not move along the vector are loaded once per row,
+// before the vector loop, and what the body computes from them alone is
+// hoisted out of it (LayerNorm's 1 / sqrt(var + eps)).
+//
 // LLVM's loop vectoriser leaves most of these loops scalar (the math
 // expansions' integer tricks, possible aliasing between workspace views),
 // which made activations such as SiLU cost more than the convolutions.
@@ -18,6 +30,7 @@
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 #include <functional>
 
@@ -52,34 +65,81 @@ std::optional<bool> alongLast(linalg::GenericOp op, OpOperand &operand, unsigned
   return true;
 }
 
+/// The op that combines the output into the yielded value, when `op`'s
+/// innermost dim is a reduction of its only output of the form
+/// out = combine(out, f(inputs)), and the vector reduction it makes.
+struct Combiner {
+  Operation *op;
+  vector::CombiningKind kind;
+  float identity;
+};
+
+std::optional<Combiner> innermostReduction(linalg::GenericOp op) {
+  if (op.getNumDpsInits() != 1 || op.getNumResults())
+    return std::nullopt;
+  Block &body = op.getRegion().front();
+  BlockArgument out = body.getArguments().back();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Operation *c = yield.getValues()[0].getDefiningOp();
+  if (!c || c->getBlock() != &body || c->getNumOperands() != 2 || !out.hasOneUse() ||
+      *out.user_begin() != c)
+    return std::nullopt;
+  float inf = std::numeric_limits<float>::infinity();
+  using Kind = vector::CombiningKind;
+  if (isa<arith::AddFOp>(c))
+    return Combiner{c, Kind::ADD, -0.0f};
+  if (isa<arith::MulFOp>(c))
+    return Combiner{c, Kind::MUL, 1.0f};
+  if (isa<arith::MaximumFOp>(c))
+    return Combiner{c, Kind::MAXIMUMF, -inf};
+  if (isa<arith::MinimumFOp>(c))
+    return Combiner{c, Kind::MINIMUMF, inf};
+  if (isa<arith::MaxNumFOp>(c))
+    return Combiner{c, Kind::MAXNUMF, -inf};
+  if (isa<arith::MinNumFOp>(c))
+    return Combiner{c, Kind::MINNUMF, inf};
+  return std::nullopt;
+}
+
 class ElementwiseVectorizer {
 public:
   ElementwiseVectorizer(linalg::GenericOp op, SmallVector<bool> vectorOperand, int64_t lanes,
-                        bool parallel)
+                        bool parallel, std::optional<Combiner> combiner)
       : op(op), vectorOperand(std::move(vectorOperand)), lanes(lanes),
-        ranges(op.getStaticLoopRanges()), parallelPending(parallel) {}
+        ranges(op.getStaticLoopRanges()), parallelPending(parallel), combiner(combiner) {}
 
   void build() {
     OpBuilder b(op);
     SmallVector<Value> ivs(ranges.size());
     unsigned last = ranges.size() - 1;
+    SmallVector<scf::ForOp> vectorLoops;
     outer(b, 0, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+      IRMapping invariant = invariants(b, ivs);
+      if (combiner) {
+        if (scf::ForOp loop = reduceRow(b, ivs, invariant))
+          vectorLoops.push_back(loop);
+        return;
+      }
       int64_t n = ranges[last], full = n / lanes;
       if (full == 1) {
         ivs[last] = index(b, 0);
-        step(b, ivs, lanes);
+        store(b, ivs, lanes, compute(b, ivs, lanes, invariant));
       } else if (full > 1) {
         auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, full * lanes),
                                        index(b, lanes));
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         ivs[last] = loop.getInductionVar();
-        step(nb, ivs, lanes);
+        store(nb, ivs, lanes, compute(nb, ivs, lanes, invariant));
+        vectorLoops.push_back(loop);
       }
       if (n % lanes) {
         ivs[last] = index(b, full * lanes);
-        step(b, ivs, n % lanes);
+        store(b, ivs, n % lanes, compute(b, ivs, n % lanes, invariant));
       }
     });
+    // What the body computes from the row's scalars alone.
+    for (scf::ForOp loop : vectorLoops)
+      moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
   }
 
 private:
@@ -117,21 +177,45 @@ private:
     return vector::BroadcastOp::create(b, loc(), vectorOf(scalar.getType()), scalar);
   }
 
-  /// One vector step at `ivs` with the first `on` lanes in bounds.
-  void step(OpBuilder &b, ArrayRef<Value> ivs, int64_t on) {
+  /// The inputs that do not move along the vector, loaded (and
+  /// broadcast) once per row at `ivs` (the vector dim's index unused).
+  IRMapping invariants(OpBuilder &b, SmallVector<Value> &ivs) {
     Block &body = op.getRegion().front();
     IRMapping map;
+    unsigned last = ranges.size() - 1;
+    ivs[last] = index(b, 0);
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      BlockArgument arg = body.getArgument(in->getOperandNumber());
+      if (arg.use_empty() || vectorOperand[in->getOperandNumber()])
+        continue;
+      SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(in), ivs);
+      map.map(arg, splat(b, memref::LoadOp::create(b, loc(), in->get(), idx)));
+    }
+    return map;
+  }
+
+  /// The body on vectors at `ivs` with the first `on` lanes in bounds:
+  /// the vector operands loaded, the others from `invariant`; for a
+  /// reduction the output's argument is `acc`.
+  SmallVector<Value> compute(OpBuilder &b, ArrayRef<Value> ivs, int64_t on,
+                             const IRMapping &invariant, Value acc = {}) {
+    Block &body = op.getRegion().front();
+    IRMapping map = invariant;
     for (OpOperand &operand : op->getOpOperands()) {
       BlockArgument arg = body.getArgument(operand.getOperandNumber());
-      if (arg.use_empty())
+      if (arg.use_empty() || map.contains(arg))
         continue;
+      if (combiner && op.isDpsInit(&operand)) {
+        map.map(arg, acc);
+        continue;
+      }
       SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(&operand), ivs);
-      Value mem = operand.get();
-      map.map(arg, vectorOperand[operand.getOperandNumber()]
-                       ? kiln::vec::load(b, loc(), mem, idx, vectorOf(arg.getType()), on)
-                       : splat(b, memref::LoadOp::create(b, loc(), mem, idx)));
+      map.map(arg, kiln::vec::load(b, loc(), operand.get(), idx, vectorOf(arg.getType()), on));
     }
-    SmallVector<Value> results = kiln::vec::vectorizeBody(b, op, map, lanes);
+    return kiln::vec::vectorizeBody(b, op, map, lanes);
+  }
+
+  void store(OpBuilder &b, ArrayRef<Value> ivs, int64_t on, ArrayRef<Value> results) {
     for (auto [i, value] : llvm::enumerate(results)) {
       OpOperand *out = op.getDpsInitOperand(i);
       SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(out), ivs);
@@ -139,11 +223,57 @@ private:
     }
   }
 
+  /// One output element of an innermost reduction at `ivs`: lanes of
+  /// partial results over the row, the tail's masked lanes kept at the
+  /// identity, reduced across lanes and combined into the output. Returns
+  /// the vector loop, if there is one.
+  scf::ForOp reduceRow(OpBuilder &b, SmallVector<Value> &ivs, const IRMapping &invariant) {
+    unsigned last = ranges.size() - 1;
+    int64_t n = ranges[last], full = n / lanes, rest = n % lanes;
+    VectorType type = vectorOf(b.getF32Type());
+    Value acc = arith::ConstantOp::create(b, loc(), type,
+                                          DenseElementsAttr::get(type, combiner->identity));
+    scf::ForOp loop;
+    if (full) {
+      loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, full * lanes), index(b, lanes),
+                                ValueRange{acc});
+      OpBuilder nb = OpBuilder::atBlockEnd(loop.getBody());
+      ivs[last] = loop.getInductionVar();
+      Value next = compute(nb, ivs, lanes, invariant, loop.getRegionIterArgs()[0])[0];
+      scf::YieldOp::create(nb, loc(), next);
+      acc = loop.getResult(0);
+    }
+    if (rest) {
+      ivs[last] = index(b, full * lanes);
+      Value next = compute(b, ivs, rest, invariant, acc)[0];
+      acc = arith::SelectOp::create(b, loc(), kiln::vec::constantMask(b, loc(), lanes, rest),
+                                    next, acc);
+    }
+    Value lanesReduced = vector::ReductionOp::create(b, loc(), combiner->kind, acc, Value(),
+                                                     arith::FastMathFlags::reassoc);
+    OpOperand *out = op.getDpsInitOperand(0);
+    SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(out), ivs);
+    Value old = memref::LoadOp::create(b, loc(), out->get(), idx);
+    // The combiner itself, on the output and the lanes' result.
+    IRMapping scalar;
+    for (Value operand : combiner->op->getOperands())
+      scalar.map(operand, isa<BlockArgument>(operand) &&
+                                  cast<BlockArgument>(operand).getOwner() ==
+                                      &op.getRegion().front() &&
+                                  op.isDpsInit(op.getMatchingOpOperand(cast<BlockArgument>(operand)))
+                              ? old
+                              : lanesReduced);
+    Value combined = b.clone(*combiner->op, scalar)->getResult(0);
+    memref::StoreOp::create(b, loc(), combined, out->get(), idx);
+    return loop;
+  }
+
   linalg::GenericOp op;
   SmallVector<bool> vectorOperand;
   int64_t lanes;
   SmallVector<int64_t> ranges;
   bool parallelPending; ///< No loop is marked kiln.parallel yet.
+  std::optional<Combiner> combiner; ///< For an innermost reduction.
 };
 
 struct VectorizeElementwisePass
@@ -153,7 +283,7 @@ struct VectorizeElementwisePass
     if (vectorBits < 64 || vectorBits % 32)
       return;
     int64_t lanes = vectorBits / 32;
-    SmallVector<std::pair<linalg::GenericOp, SmallVector<bool>>> found;
+    SmallVector<std::tuple<linalg::GenericOp, SmallVector<bool>, std::optional<Combiner>>> found;
     getOperation().walk([&](linalg::GenericOp op) {
       if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || !kiln::vec::vectorisableBody(op))
         return;
@@ -161,13 +291,16 @@ struct VectorizeElementwisePass
       if (llvm::any_of(ranges, [](int64_t r) { return r <= 0; }))
         return;
       unsigned last = op.getNumLoops() - 1;
-      if (op.getIteratorTypesArray()[last] != utils::IteratorType::parallel)
+      std::optional<Combiner> combiner;
+      if (op.getIteratorTypesArray()[last] != utils::IteratorType::parallel &&
+          !(combiner = innermostReduction(op)))
         return;
       SmallVector<bool> vectorOperand;
       for (OpOperand &operand : op->getOpOperands()) {
         std::optional<bool> along = alongLast(op, operand, last);
-        // Outputs must move along the vector: each lane its own element.
-        if (!along || (!*along && op.isDpsInit(&operand)))
+        // Outputs must move along the vector (each lane its own element),
+        // or for a reduction not at all.
+        if (!along || (op.isDpsInit(&operand) && *along == bool(combiner)))
           return;
         vectorOperand.push_back(*along);
       }
@@ -183,14 +316,15 @@ struct VectorizeElementwisePass
       // Nothing gained when no operand moves with the loop.
       if (llvm::none_of(vectorOperand, [](bool v) { return v; }))
         return;
-      found.push_back({op, vectorOperand});
+      found.push_back({op, vectorOperand, combiner});
     });
-    for (auto &[op, vectorOperand] : found) {
+    for (auto &[op, vectorOperand, combiner] : found) {
       // Threads pay off from some tens of thousands of elements on.
       int64_t work = 1;
       for (int64_t r : op.getStaticLoopRanges())
         work *= r;
-      ElementwiseVectorizer(op, vectorOperand, lanes, parallel && work >= (int64_t(1) << 15))
+      ElementwiseVectorizer(op, vectorOperand, lanes, parallel && work >= (int64_t(1) << 15),
+                            combiner)
           .build();
       op.erase();
     }

@@ -3,7 +3,8 @@ kiln-vectorize-contractions (full tiles, row and column remainders, a
 partial last vector, no M dim, broadcast batches, strided, dilated, grouped
 and depthwise convolutions, 1-D and 3-D; Gemm's transposed constant
 weights; 1x1 convolutions, flattened to one spatial dim where they can be;
-epilogues folded into the kernels), with float64 numpy references.
+epilogues folded into the kernels), and innermost reductions of
+kiln-vectorize-elementwise, with float64 numpy references.
 
     python3 make_kernel_models.py OUTDIR
 
@@ -151,6 +152,32 @@ def main():
         helper.make_node("Gemm", ["x", "w", "c"], ["g"]),
         helper.make_node("Relu", ["g"], ["y"])], x, {"w": w, "c": c},
         np.maximum(x.astype(np.float64) @ w + c, 0)))
+    # Reductions along the innermost dim, vectorised by
+    # kiln-vectorize-elementwise: softmax then LayerNorm (max, exp-sum,
+    # mean, variance; 37 = two vectors of 16 and a tail), max/min/mean, and
+    # a global average pool (7x7: one partial vector per row).
+    x, g, b = rand(3, 5, 37) * 3, rand(37), rand(37)
+    x64 = x.astype(np.float64)
+    e = np.exp(x64 - x64.max(-1, keepdims=True))
+    sm = e / e.sum(-1, keepdims=True)
+    mu = sm.mean(-1, keepdims=True)
+    var = ((sm - mu) ** 2).mean(-1, keepdims=True)
+    names.append(save(out, "softmax_layernorm", [
+        helper.make_node("Softmax", ["x"], ["s"], axis=-1),
+        helper.make_node("LayerNormalization", ["s", "g", "b"], ["y"], axis=-1, epsilon=1e-5)],
+        x, {"g": g, "b": b}, (sm - mu) / np.sqrt(var + 1e-5) * g + b))
+    x = rand(4, 6, 37)
+    x64 = x.astype(np.float64)
+    names.append(save(out, "reduce_max_min_mean", [
+        helper.make_node("ReduceMax", ["x"], ["a"], axes=[-1]),
+        helper.make_node("ReduceMin", ["x"], ["c"], axes=[-1]),
+        helper.make_node("ReduceMean", ["x"], ["d"], axes=[-1]),
+        helper.make_node("Sum", ["a", "c", "d"], ["y"])], x, {},
+        x64.max(-1, keepdims=True) + x64.min(-1, keepdims=True) + x64.mean(-1, keepdims=True)))
+    x = rand(2, 20, 7, 7)
+    names.append(save(out, "global_average_pool", [
+        helper.make_node("GlobalAveragePool", ["x"], ["y"])], x, {},
+        x.astype(np.float64).mean((2, 3), keepdims=True)))
     # Rounding on vectors: without SSE4.1 LLVM would call libm per lane.
     x = (rng.standard_normal((3, 37)) * 4).astype(np.float32)
     names.append(save(out, "floor_round", [

@@ -1,0 +1,112 @@
+// RUN: kiln-opt %s --kiln-vectorize-elementwise="vector-bits=256" --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-vectorize-elementwise --split-input-file | FileCheck %s --check-prefix=NONE
+
+// An innermost sum (softmax's denominator: exp fused in) over 20 elements
+// with 8 lanes: two full vectors in a loop carrying the partial sums, a
+// tail of 4 lanes whose other lanes keep the identity (-0.0), one
+// reduction across lanes, and one combine with the output.
+#x = affine_map<(i, j) -> (i, j)>
+#y = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @sum_exp(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<3x20xf32>, %[[Y:[a-z0-9]+]]: memref<3xf32>)
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: %[[ID:.+]] = arith.constant dense<-0.000000e+00> : vector<8xf32>
+// CHECK: %[[PART:.+]] = scf.for %[[J:.+]] = %{{.+}} to %{{.+}} step %{{.+}} iter_args(%[[ACC:.+]] = %[[ID]]) -> (vector<8xf32>) {
+// CHECK: %[[V:.+]] = vector.load %[[X]][%[[I]], %[[J]]] : memref<3x20xf32>, vector<8xf32>
+// CHECK: %[[E:.+]] = math.exp %[[V]] : vector<8xf32>
+// CHECK: %[[S:.+]] = arith.addf %[[ACC]], %[[E]] : vector<8xf32>
+// CHECK: scf.yield %[[S]]
+// CHECK: vector.maskedload %[[X]]
+// CHECK: %[[TAIL:.+]] = arith.addf %[[PART]],
+// CHECK: %[[KEPT:.+]] = arith.select %{{.+}}, %[[TAIL]], %[[PART]] : vector<8xi1>, vector<8xf32>
+// CHECK: %[[R:.+]] = vector.reduction <add>, %[[KEPT]] fastmath<reassoc> : vector<8xf32> into f32
+// CHECK: %[[OLD:.+]] = memref.load %[[Y]][%[[I]]]
+// CHECK: %[[NEW:.+]] = arith.addf %[[OLD]], %[[R]] : f32
+// CHECK: memref.store %[[NEW]], %[[Y]][%[[I]]]
+// CHECK-NOT: linalg.generic
+// NONE-LABEL: func.func @sum_exp(
+// NONE: linalg.generic
+func.func @sum_exp(%x: memref<3x20xf32>, %y: memref<3xf32>) {
+  linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x20xf32>) outs(%y : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %s = arith.addf %out, %e : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A max with the output as the combiner's second operand: the identity is
+// -inf and the lanes reduce with maximumf (exact).
+#x = affine_map<(i, j) -> (i, j)>
+#y = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @max(
+// CHECK: arith.constant dense<0xFF800000> : vector<8xf32>
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK: vector.reduction <maximumf>
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} : f32
+func.func @max(%x: memref<3x16xf32>, %y: memref<3xf32>) {
+  linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x16xf32>) outs(%y : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %out : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Not a combine of the output with the inputs (the output is used twice):
+// left for the scalar loops.
+#x = affine_map<(i, j) -> (i, j)>
+#y = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @not_a_combine(
+// CHECK: linalg.generic
+func.func @not_a_combine(%x: memref<3x16xf32>, %y: memref<3xf32>) {
+  linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x16xf32>) outs(%y : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %out, %out : f32
+    %s = arith.addf %m, %in : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// LayerNorm's last step: the row's statistics are loaded once per row and
+// 1 / sqrt(var + eps) is computed once, outside the vector loop, which
+// only multiplies and adds.
+#x = affine_map<(i, j) -> (i, j)>
+#r = affine_map<(i, j) -> (i)>
+#g = affine_map<(i, j) -> (j)>
+// CHECK-LABEL: func.func @normalize(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<4x32xf32>, %[[V:[a-z0-9]+]]: memref<4xf32>
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: memref.load %[[V]][%[[I]]]
+// CHECK: math.sqrt %{{.+}} : vector<8xf32>
+// CHECK: arith.divf %{{.+}} : vector<8xf32>
+// CHECK: scf.for
+// CHECK-NOT: math.sqrt
+// CHECK-NOT: arith.divf
+// CHECK: vector.store
+func.func @normalize(%x: memref<4x32xf32>, %var: memref<4xf32>, %g: memref<32xf32>, %y: memref<4x32xf32>) {
+  %eps = arith.constant 1.0e-5 : f32
+  %one = arith.constant 1.0 : f32
+  linalg.generic {indexing_maps = [#x, #r, #g, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %var, %g : memref<4x32xf32>, memref<4xf32>, memref<32xf32>) outs(%y : memref<4x32xf32>) {
+  ^bb0(%in: f32, %v: f32, %gamma: f32, %out: f32):
+    %0 = arith.addf %v, %eps : f32
+    %1 = math.sqrt %0 : f32
+    %2 = arith.divf %one, %1 : f32
+    %3 = arith.mulf %in, %2 : f32
+    %4 = arith.mulf %3, %gamma : f32
+    linalg.yield %4 : f32
+  }
+  return
+}
