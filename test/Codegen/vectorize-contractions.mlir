@@ -305,3 +305,81 @@ func.func @channels(%x: memref<16x9x9xf32>, %y: memref<8x7x7xf32>) {
   }
   return
 }
+
+// -----
+
+// Out of place, an epilogue whose buffer the memory plan put where the
+// contraction's input was (bytes 0-32 of the workspace: the input is dead
+// after the matmul) stays a separate loop: the kernel would overwrite the
+// input while it still reads it. The views in between do not stop the
+// folding as such.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @overlap(
+// CHECK: scf.for
+// CHECK: linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: arith.maximumf
+func.func @overlap(%w: memref<4x8xf32>, %ws: memref<256xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %x = memref.view %ws[%c0][] : memref<256xi8> to memref<2x4xf32>
+  %t = memref.view %ws[%c64][] : memref<256xi8> to memref<2x8xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x4xf32>, memref<4x8xf32>) outs(%t : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %r = memref.view %ws[%c0][] : memref<256xi8> to memref<2x8xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%t : memref<2x8xf32>) outs(%r : memref<2x8xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// A flattened 1x1 conv's [C, H*W] output read as [C, H, W] by its ReLU
+// (through views defined after the contraction): the ReLU is rebuilt on
+// the flat shape, its buffer viewed the same way, and folded in, out of
+// place (bytes 0-64 and 64-128 do not overlap the input at 128).
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+#id3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @reshaped_epilogue(
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for
+// CHECK: arith.maximumf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK: vector.store %{{.+}}, %[[FLAT:[a-z_0-9]+]][
+// CHECK-NOT: linalg.generic
+func.func @reshaped_epilogue(%w: memref<2x4xf32>, %ws: memref<256xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %x = memref.view %ws[%c128][] : memref<256xi8> to memref<4x8xf32>
+  %t = memref.view %ws[%c0][] : memref<256xi8> to memref<2x8xf32>
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<2x4xf32>, memref<4x8xf32>) outs(%t : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %t3 = memref.expand_shape %t [[0], [1, 2]] output_shape [2, 2, 4] : memref<2x8xf32> into memref<2x2x4xf32>
+  %r = memref.view %ws[%c64][] : memref<256xi8> to memref<2x2x4xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3 : memref<2x2x4xf32>) outs(%r : memref<2x2x4xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}

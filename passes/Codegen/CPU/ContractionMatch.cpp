@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -314,7 +315,10 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   // Every output element is written by exactly one tile, so what writes
   // it just before need not reach memory, and what updates it in place
   // just after can be applied to the tile in registers.
+  // Views and constants between don't touch memory.
   Operation *before = op->getPrevNode();
+  while (before && before->getNumRegions() == 0 && isMemoryEffectFree(before))
+    before = before->getPrevNode();
   auto initCopy = dyn_cast_or_null<memref::CopyOp>(before);
   if (std::optional<Value> value = kiln::vec::constantFill(before, c.out)) {
     FloatAttr attr;
@@ -342,10 +346,22 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   }
   // Out of place only when the output is dead after: the kernel then
   // writes the epilogue's buffer instead.
+  // Out of place, the kernel stores the epilogue's result while it still
+  // reads its inputs: the plan may have put that buffer where an input
+  // was (dead after the contraction).
+  auto outOfPlaceSafe = [&](Value written) {
+    if (written == c.out)
+      return true;
+    if (!deadAfter(op->getNextNode(), c.out) || kiln::vec::mayOverlap(written, c.row) ||
+        kiln::vec::mayOverlap(written, c.col))
+      return false;
+    return !c.initCopy ||
+           !kiln::vec::mayOverlap(written, c.initCopy.getDpsInputOperand(0)->get());
+  };
   if (auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode()))
     if (elementwiseOnOutput(after, c.out, c.outPosN, variant) &&
         kiln::vec::vectorisableBody(after) &&
-        (after.getDpsInitOperand(0)->get() == c.out || deadAfter(after, c.out)))
+        outOfPlaceSafe(after.getDpsInitOperand(0)->get()))
       c.epilogue = after;
   return c;
 }

@@ -23,6 +23,42 @@ Value rootBuffer(Value v) {
   return v;
 }
 
+/// The byte range of a planned buffer `view` within its workspace.
+static std::optional<std::pair<int64_t, int64_t>> byteRange(memref::ViewOp view) {
+  APInt shift;
+  auto type = view.getType();
+  if (!matchPattern(view.getByteShift(), m_ConstantInt(&shift)) || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat())
+    return std::nullopt;
+  int64_t begin = shift.getSExtValue();
+  return std::make_pair(begin,
+                        begin + type.getNumElements() * int64_t(type.getElementTypeBitWidth() / 8));
+}
+
+bool mayOverlap(Value a, Value b) {
+  Value ra = rootBuffer(a), rb = rootBuffer(b);
+  if (ra == rb)
+    return true;
+  // Distinct arguments (the workspace, the inputs and outputs) and
+  // globals do not alias.
+  auto base = [](Value root) -> Value {
+    if (auto view = root.getDefiningOp<memref::ViewOp>())
+      return view.getSource();
+    return root;
+  };
+  auto distinct = [](Value v) {
+    return isa<BlockArgument>(v) || v.getDefiningOp<memref::GetGlobalOp>();
+  };
+  Value ba = base(ra), bb = base(rb);
+  if (ba != bb)
+    return !(distinct(ba) && distinct(bb));
+  auto va = ra.getDefiningOp<memref::ViewOp>(), vb = rb.getDefiningOp<memref::ViewOp>();
+  if (!va || !vb)
+    return true;
+  auto x = byteRange(va), y = byteRange(vb);
+  return !x || !y || (x->first < y->second && y->first < x->second);
+}
+
 SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
                                    ArrayRef<Value> dims) {
   SmallVector<Value> result;

@@ -68,6 +68,13 @@ inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mli
 /// not share memory.
 mlir::Value rootBuffer(mlir::Value v);
 
+/// `a` and `b` may share memory. Views of one workspace (planned buffers
+/// with different roots) share it when their byte ranges overlap: the
+/// plan reuses memory between buffers whose lifetimes do not overlap, so
+/// an op that moves a write earlier (a kernel storing its epilogue's
+/// result) must not rely on different roots alone.
+bool mayOverlap(mlir::Value a, mlir::Value b);
+
 /// The indices of a projected permutation `map` (constants allowed) with
 /// its dims at `dims`.
 llvm::SmallVector<mlir::Value> permutedIndices(mlir::OpBuilder &b, mlir::Location loc,

@@ -138,6 +138,20 @@ def main():
         helper.make_node("Add", ["c", "x"], ["s"]),
         helper.make_node("Relu", ["s"], ["y"])], x, {"w": w, "b": b},
         np.maximum(conv + x.astype(np.float64), 0)))
+    # A chain: each ReLU is folded into the conv before it, out of place,
+    # and the memory plan may put its result where that conv's input was.
+    x = rand(1, 8, 12, 12)
+    w1, w2, w3 = (rand(8, 8, 3, 3) * 0.15 for _ in range(3))
+    pads = [1, 1, 1, 1]
+    a = np.maximum(conv_ref(x, w1, None, [1, 1], [1, 1], pads, 1), 0)
+    r = np.maximum(conv_ref(a, w2, None, [1, 1], [1, 1], pads, 1), 0)
+    names.append(save(out, "conv_chain_relu", [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=pads, kernel_shape=[3, 3]),
+        helper.make_node("Relu", ["c1"], ["a"]),
+        helper.make_node("Conv", ["a", "w2"], ["c2"], pads=pads, kernel_shape=[3, 3]),
+        helper.make_node("Relu", ["c2"], ["r"]),
+        helper.make_node("Conv", ["r", "w3"], ["y"], pads=pads, kernel_shape=[3, 3])],
+        x, {"w1": w1, "w2": w2, "w3": w3}, conv_ref(r, w3, None, [1, 1], [1, 1], pads, 1)))
     # The same on the Channels kernels (16x5x5 outputs, K = 144): the
     # residual is gathered along the channels.
     x, w, b = rand(1, 16, 5, 5), rand(16, 16, 3, 3), rand(16)
