@@ -164,6 +164,14 @@ public:
     // m tiles; otherwise m tiles outside. A packed panel depends on the n
     // tile alone, so then the n tiles go outside every other loop.
     bool nFirst = bytes(c.row) > bytes(c.col);
+    if (packedRow && bytes(c.row) > (int64_t(1) << 20)) {
+      // Packed weights beyond what stays in L2 (a 1024x1024 matmul's): the
+      // column operand streams once per n tile or the weights once per m
+      // tile, whichever moves less.
+      int64_t nTileCount = (c.ranges[c.dimN] + t.nv * t.lanes - 1) / (t.nv * t.lanes);
+      int64_t mTileCount = c.dimM ? (c.ranges[*c.dimM] + t.mr - 1) / t.mr : 1;
+      nFirst = nTileCount * bytes(c.col) <= mTileCount * bytes(c.row);
+    }
     if (nFirst && packedRow) {
       nTiles(b, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t nv, int64_t lastLanes) {
         loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
