@@ -86,12 +86,25 @@ TileShape chooseTile(const Contraction &c, int64_t lanes, int64_t registers) {
   t.mr = std::clamp<int64_t>((registers - t.nv - 1) / t.nv, 1, 8);
   t.mr = std::min(t.mr, m);
   if (c.variant == kiln::contraction::Variant::Channels) {
-    // M is a short output row (7, 14, 28, 56 of a conv): the tile height
-    // that wastes least of it.
-    int64_t most = t.mr;
-    for (int64_t mr = most; mr >= std::max<int64_t>(1, most / 2); --mr)
-      if ((m + mr - 1) / mr * mr - m < (m + t.mr - 1) / t.mr * t.mr - m)
-        t.mr = mr;
+    // M is a short output row (7, 14, 28, 56 of a conv) and N a channel
+    // count: the tile that wastes least of both, weighed by how many
+    // accumulators it keeps busy (a small tile stalls on the panel loads).
+    double best = -1;
+    for (int64_t nv = std::clamp<int64_t>((n + lanes - 1) / lanes, 1, maxNV); nv >= 1; --nv) {
+      int64_t nr = nv * lanes;
+      double nUse = double(n) / double((n + nr - 1) / nr * nr);
+      int64_t most = std::clamp<int64_t>((registers - nv - 1) / nv, 1, 8);
+      for (int64_t mr = 1; mr <= std::min(most, m); ++mr) {
+        double mUse = double(m) / double((m + mr - 1) / mr * mr);
+        double busy = std::min(1.0, double(mr * nv) / (0.6 * double(registers)));
+        double score = nUse * mUse * busy;
+        if (score > best + 1e-9) {
+          best = score;
+          t.nv = nv;
+          t.mr = mr;
+        }
+      }
+    }
   }
   return t;
 }
