@@ -3,8 +3,12 @@
 // kiln_parallel_for, the hook generated code calls for its parallel loops,
 // and the runtime's one piece of global state: a pool of worker threads,
 // created at the first parallel loop that wants them and kept for the
-// process's life. The range [0, n) is split statically into one chunk per
-// thread; the calling thread runs chunk 0 and waits for the others.
+// process's life. The range [0, n) is split into a few contiguous blocks
+// per thread (KILN_BLOCKS_PER_THREAD): each participating thread runs one
+// of its own, then takes the rest in turn from an atomic counter, so that
+// uneven iterations (a conv's last, partial tile) and a thread that starts
+// late even out. The calling thread is one of them and waits for the
+// others.
 //
 // The thread count: kiln_set_num_threads(), else the KILN_NUM_THREADS
 // environment variable read once, else 1. One thread means no worker is
@@ -64,6 +68,8 @@ static inline void cpu_relax(void) {
 #endif
 }
 
+/// Blocks of a parallel loop per participating thread.
+#define KILN_BLOCKS_PER_THREAD 4
 /// Spins of a waiting worker before it sleeps (tens of microseconds).
 #define KILN_SPINS (1 << 15)
 /// state = generation * KILN_STATE_PARTS + chunks (chunks <= KILN_MAX_THREADS).
@@ -84,11 +90,21 @@ static struct {
   kiln_chunk_fn fn;
   void *ctx;
   int64_t n;
+  int64_t blocks;
+  _Atomic int64_t next; ///< The next block to take.
 } pool = {.run = PTHREAD_MUTEX_INITIALIZER,
           .lock = PTHREAD_MUTEX_INITIALIZER,
           .wake = PTHREAD_COND_INITIALIZER};
 
 static _Thread_local int in_chunk;
+
+/// Runs block `first` of the current loop (every participating thread
+/// has one of its own), then takes blocks until none is left.
+static void run_blocks(int64_t first) {
+  for (int64_t b = first; b < pool.blocks;
+       b = atomic_fetch_add_explicit(&pool.next, 1, memory_order_relaxed))
+    pool.fn(pool.ctx, pool.n * b / pool.blocks, pool.n * (b + 1) / pool.blocks);
+}
 
 /// The generation current when each worker was started: the worker waits
 /// for the next one.
@@ -120,7 +136,7 @@ static void *worker_main(void *arg) {
     int parts = (int)(s % KILN_STATE_PARTS);
     if (id >= parts)
       continue;
-    run_chunk(pool.fn, pool.ctx, pool.n, parts, id);
+    run_blocks(id);
     atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel);
   }
   return NULL;
@@ -196,6 +212,9 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   pool.fn = fn;
   pool.ctx = ctx;
   pool.n = n;
+  pool.blocks = n < (int64_t)parts * KILN_BLOCKS_PER_THREAD ? n
+                                                           : (int64_t)parts * KILN_BLOCKS_PER_THREAD;
+  atomic_store_explicit(&pool.next, parts, memory_order_relaxed);
   atomic_store_explicit(&pool.pending, parts - 1, memory_order_relaxed);
   unsigned long generation =
       atomic_load_explicit(&pool.state, memory_order_relaxed) / KILN_STATE_PARTS + 1;
@@ -205,7 +224,7 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   in_chunk = 1;
-  run_chunk(fn, ctx, n, parts, 0);
+  run_blocks(0);
   in_chunk = 0;
   /* Spin for the others; yield the core if they take long (more threads
      than cores). */
