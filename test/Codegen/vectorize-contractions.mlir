@@ -383,3 +383,31 @@ func.func @reshaped_epilogue(%w: memref<2x4xf32>, %ws: memref<256xi8>) {
   }
   return
 }
+
+// -----
+
+// Constant weights as the column operand (a conv's, against activations
+// along the row) are packed too, into [M tiles][reduction steps][MR]: the
+// MR broadcasts of a step read adjacent floats. 10 rows in tiles of 8
+// (one full, one of 2, zero-padded) over 3 steps.
+#w = affine_map<(m, k, n) -> (m, k)>
+#x = affine_map<(m, k, n) -> (k, n)>
+#y = affine_map<(m, k, n) -> (m, n)>
+memref.global "private" constant @wc : memref<10x3xf32> = dense<[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0], [12.0, 13.0, 14.0], [15.0, 16.0, 17.0], [18.0, 19.0, 20.0], [21.0, 22.0, 23.0], [24.0, 25.0, 26.0], [27.0, 28.0, 29.0]]>
+// CHECK-NOT: memref.global "private" constant @wc
+// CHECK-LABEL: func.func @packed_columns(
+// CHECK: %[[PANEL:.+]] = memref.expand_shape %{{.+}} {{.+}} into memref<2x3x8xf32>
+// CHECK: scf.for
+// CHECK-COUNT-8: memref.load %[[PANEL]]
+// CHECK: memref.global "private" constant @__kiln_packed_0 : memref<48xf32>
+func.func @packed_columns(%x: memref<3x8xf32>, %y: memref<10x8xf32>) {
+  %w = memref.get_global @wc : memref<10x3xf32>
+  linalg.generic {indexing_maps = [#w, #x, #y], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<10x3xf32>, memref<3x8xf32>) outs(%y : memref<10x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -110,3 +110,36 @@ func.func @normalize(%x: memref<4x32xf32>, %var: memref<4xf32>, %g: memref<32xf3
   }
   return
 }
+
+// -----
+
+// A stride-2 pooling window: vectors along the output row (ow, 10 = one
+// vector of 8 and a tail of 2), the window loops inside each step carrying
+// the output tile, the input gathered every 2nd element. Each output
+// element sees the window in the generic's order.
+#x = affine_map<(c, oh, ow, kh, kw) -> (c, oh * 2 + kh, ow * 2 + kw)>
+#k = affine_map<(c, oh, ow, kh, kw) -> (kh, kw)>
+#y = affine_map<(c, oh, ow, kh, kw) -> (c, oh, ow)>
+// CHECK-LABEL: func.func @window(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<2x9x21xf32>, %[[K:[a-z0-9]+]]: memref<3x3xf32>, %[[Y:[a-z0-9]+]]: memref<2x4x10xf32>)
+// CHECK: scf.for %[[C:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: scf.for %[[OH:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: %[[INIT:.+]] = vector.load %[[Y]][%[[C]], %[[OH]], %{{.+}}] : memref<2x4x10xf32>, vector<8xf32>
+// CHECK: scf.for %{{.+}} = {{.+}} iter_args(%[[A:.+]] = %[[INIT]]) -> (vector<8xf32>)
+// CHECK: scf.for %{{.+}} = {{.+}} iter_args(%[[B:.+]] = %[[A]]) -> (vector<8xf32>)
+// CHECK: %[[OFF:.+]] = arith.constant dense<[0, 2, 4, 6, 8, 10, 12, 14]> : vector<8xi32>
+// CHECK: %[[V:.+]] = vector.gather %[[X]][%[[C]], %{{.+}}, %{{.+}}] [%[[OFF]]]
+// CHECK: arith.maximumf %[[B]], %[[V]] : vector<8xf32>
+// CHECK: vector.store %{{.+}}, %[[Y]][%[[C]], %[[OH]], %{{.+}}] : memref<2x4x10xf32>, vector<8xf32>
+// CHECK: vector.maskedload %[[Y]]
+// CHECK: vector.maskedstore %[[Y]]
+// CHECK-NOT: linalg.generic
+func.func @window(%x: memref<2x9x21xf32>, %k: memref<3x3xf32>, %y: memref<2x4x10xf32>) {
+  linalg.generic {indexing_maps = [#x, #k, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %k : memref<2x9x21xf32>, memref<3x3xf32>) outs(%y : memref<2x4x10xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -72,7 +72,9 @@ def VectorizeContractionsPass
     summation order of every output element is unchanged. Constant weights
     read as the row operand (a matmul's) are packed at compile time into
     one contiguous, zero-padded panel per tile of columns, in the kernel's
-    reading order (new private globals; unused originals removed). When
+    reading order (new private globals; unused originals removed);
+    constant column operands (a conv's weights) into one panel per tile of
+    rows, so that a step's broadcasts are adjacent. When
     the output rows are short or strided (a conv's 7x7 map), the vectors
     run along an output dim only constant weights have instead (the output
     channels): the weights are packed along it and the output tile is
@@ -126,8 +128,11 @@ def VectorizeElementwisePass
     An innermost reduction dim of one output updated as
     out = combine(out, f(inputs)) (add, mul, min, max) is vectorised along
     it: per-lane partial results, a reassociated vector.reduction, one
-    combine with the output. Runs after `kiln-vectorize-contractions`, on
-    what it left.
+    combine with the output. A generic with reductions whose output's last
+    index is a parallel dim the inputs have only in their last index,
+    linearly (pooling windows), is vectorised along that dim with the
+    reduction loops inside each step (strided inputs gathered). Runs after
+    `kiln-vectorize-contractions`, on what it left.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", "0",

@@ -193,14 +193,15 @@ public:
           });
         });
       });
-      return true;
+    } else {
+      loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+        if (nFirst)
+          nLoops(b, ivs, std::nullopt);
+        else
+          mTiles(b, ivs);
+      });
     }
-    loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
-      if (nFirst)
-        nLoops(b, ivs, std::nullopt);
-      else
-        mTiles(b, ivs);
-    });
+    finishParallel();
     return true;
   }
 
@@ -212,34 +213,64 @@ private:
 
   /// Constant weights as the row operand: packs them at compile time into
   /// [N tiles][reduction steps][tile width] (zero-padded), so that each
-  /// kernel reads one contiguous panel in the order it multiplies.
+  /// kernel reads one contiguous panel in the order it multiplies. The
+  /// column operand, when constant (a conv's weights against its
+  /// activations), likewise into [M tiles][steps][MR]: the broadcasts of a
+  /// step are then adjacent instead of MR rows apart.
   void pack(OpBuilder &b, ModuleOp module, unsigned &packCount) {
-    if (c.strideN != 1 || !kiln::contraction::rowPanelIndependent(c))
-      return; // The panel would depend on an outer loop.
-    ArrayRef<AffineExpr> exprs = c.rowMap.getResults();
-    std::optional<ArrayRef<float>> data = kiln::contraction::constantData(c.row);
-    if (!data)
-      return;
-    auto rowType = cast<MemRefType>(c.row.getType());
-    if (!rowType.getLayout().isIdentity())
-      return;
-    SmallVector<int64_t> strides = computeSuffixProduct(rowType.getShape());
-    int64_t n = c.ranges[c.dimN], nr = t.nv * t.lanes, tiles = (n + nr - 1) / nr;
-    // The row's offset is linear in N (the match checked): base + col * delta.
+    if (c.strideN == 1 && kiln::contraction::rowPanelIndependent(c))
+      if ((packedRow = packPanel(b, module, packCount, c.row, c.rowMap, c.dimN,
+                                 t.nv * t.lanes)))
+        packedWidth = t.nv * t.lanes;
+    if (c.dimM && t.mr > 1)
+      packedCol = packPanel(b, module, packCount, c.col, c.colMap, *c.dimM, t.mr);
+  }
+
+  /// `operand` (read through `map`) packed as [tiles of `width` along
+  /// `dim`][reduction steps][width], zero-padded, in a new constant global;
+  /// null if it is not constant data or depends on other parallel dims.
+  Value packPanel(OpBuilder &b, ModuleOp module, unsigned &packCount, Value operand,
+                  AffineMap map, unsigned dim, int64_t width) {
+    ArrayRef<AffineExpr> exprs = map.getResults();
+    SmallVector<utils::IteratorType> iters = c.op.getIteratorTypesArray();
+    for (AffineExpr e : exprs)
+      for (unsigned d = 0; d < c.ranges.size(); ++d)
+        if (e.isFunctionOfDim(d) && iters[d] == utils::IteratorType::parallel && d != dim)
+          return {}; // The panel would depend on an outer loop.
+    std::optional<ArrayRef<float>> data = kiln::contraction::constantData(operand);
+    auto type = cast<MemRefType>(operand.getType());
+    if (!data || !type.getLayout().isIdentity())
+      return {};
+    SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
+    int64_t n = c.ranges[dim], tiles = (n + width - 1) / width;
+    // The offset is linear in `dim` (no division in the maps): base + i * delta.
     SmallVector<int64_t> at(c.ranges.size(), 0);
-    int64_t delta = 0;
-    at[c.dimN] = 1;
-    for (auto [j, e] : llvm::enumerate(exprs))
-      delta += evaluate(e, at) * strides[j];
-    at[c.dimN] = 0;
-    for (auto [j, e] : llvm::enumerate(exprs))
-      delta -= evaluate(e, at) * strides[j];
+    auto offset = [&] {
+      int64_t o = 0;
+      for (auto [j, e] : llvm::enumerate(exprs))
+        o += evaluate(e, at) * strides[j];
+      return o;
+    };
+    for (AffineExpr e : exprs) {
+      bool linear = true;
+      e.walk([&](AffineExpr sub) {
+        linear &= sub.getKind() != AffineExprKind::Mod &&
+                  sub.getKind() != AffineExprKind::FloorDiv &&
+                  sub.getKind() != AffineExprKind::CeilDiv;
+      });
+      if (!linear)
+        return {};
+    }
+    at[dim] = 1;
+    int64_t delta = offset();
+    at[dim] = 0;
+    delta -= offset();
     if (delta < 1)
-      return;
+      return {};
     int64_t steps = 1;
     for (unsigned d : c.reductions)
       steps *= c.ranges[d];
-    std::vector<float> packed(size_t(tiles * steps * nr), 0.0f);
+    std::vector<float> packed(size_t(tiles * steps * width), 0.0f);
     for (int64_t r = 0; r < steps; ++r) {
       // The reduction dims of step r, in loop order.
       int64_t rest = r;
@@ -247,32 +278,24 @@ private:
         at[d] = rest % c.ranges[d];
         rest /= c.ranges[d];
       }
-      at[c.dimN] = 0;
-      int64_t base = 0;
-      for (auto [j, e] : llvm::enumerate(exprs))
-        base += evaluate(e, at) * strides[j];
+      int64_t base = offset();
       if (base < 0 || base + (n - 1) * delta >= int64_t(data->size()))
-        return; // Never for a valid generic; do not read outside.
-      for (int64_t col = 0; col < n; ++col)
-        packed[size_t(((col / nr) * steps + r) * nr + col % nr)] = (*data)[base + col * delta];
+        return {}; // Never for a valid generic; do not read outside.
+      for (int64_t i = 0; i < n; ++i)
+        packed[size_t(((i / width) * steps + r) * width + i % width)] = (*data)[base + i * delta];
     }
-    MLIRContext *ctx = b.getContext();
-    auto flatType = MemRefType::get({tiles * steps * nr}, b.getF32Type());
+    auto flatType = MemRefType::get({tiles * steps * width}, b.getF32Type());
     std::string name = ("__kiln_packed_" + Twine(packCount++)).str();
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
     auto value = DenseResourceElementsAttr::get(
         RankedTensorType::get(flatType.getShape(), b.getF32Type()), name,
         HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
-    auto global = memref::GlobalOp::create(mb, c.op.getLoc(), name,
-                                           mb.getStringAttr("private"), flatType, value,
-                                           /*constant=*/true, mb.getI64IntegerAttr(64));
-    (void)global;
+    memref::GlobalOp::create(mb, c.op.getLoc(), name, mb.getStringAttr("private"), flatType,
+                             value, /*constant=*/true, mb.getI64IntegerAttr(64));
     Value flat = memref::GetGlobalOp::create(b, loc(), flatType, name);
-    packedRow = memref::ExpandShapeOp::create(
-        b, loc(), MemRefType::get({tiles, steps, nr}, b.getF32Type()), flat,
+    return memref::ExpandShapeOp::create(
+        b, loc(), MemRefType::get({tiles, steps, width}, b.getF32Type()), flat,
         ArrayRef<ReassociationIndices>{{0, 1, 2}});
-    packedWidth = nr;
-    (void)ctx;
   }
 
   /// The reduction step of `ivs` in the packed panel's order.
@@ -285,11 +308,26 @@ private:
   }
 
   /// Marks `loop` as the kernel's parallel loop if none is yet, the kernel
-  /// is worth threads and the loop has two iterations or more.
-  void markParallel(scf::ForOp loop, int64_t trips) {
+  /// is worth threads and the loop has two iterations or more. Two or
+  /// three iterations of which one is a partial tile, or three, share
+  /// badly between threads: such a loop is only the fallback if no loop
+  /// inside does better.
+  void markParallel(scf::ForOp loop, int64_t trips, bool partial = false) {
     if (!parallelPending || trips < 2)
       return;
+    if (trips < 4 && (partial || trips == 3)) {
+      if (!fallback)
+        fallback = loop;
+      return;
+    }
     loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+    parallelPending = false;
+  }
+
+  /// Marks the fallback when no better loop was found.
+  void finishParallel() {
+    if (parallelPending && fallback)
+      fallback->setAttr("kiln.parallel", UnitAttr::get(fallback.getContext()));
     parallelPending = false;
   }
 
@@ -319,7 +357,7 @@ private:
     }
     auto loop =
         scf::ForOp::create(b, loc(), index(b, 0), index(b, count * step), index(b, step));
-    markParallel(loop, count);
+    markParallel(loop, count, rest != 0);
     OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
     ivs[dim] = loop.getInductionVar();
     if (!rest)
@@ -327,10 +365,16 @@ private:
     Value whole = arith::CmpIOp::create(nb, loc(), arith::CmpIPredicate::slt, ivs[dim],
                                         index(nb, full * step));
     auto branch = scf::IfOp::create(nb, loc(), whole, /*withElseRegion=*/true);
+    // Each branch may mark its own parallel loop.
+    bool pending = parallelPending;
     OpBuilder tb = branch.getThenBodyBuilder();
     body(tb, ivs, step);
+    bool marked = pending && !parallelPending;
+    parallelPending = pending;
     OpBuilder eb = branch.getElseBodyBuilder();
     body(eb, ivs, rest);
+    if (marked)
+      parallelPending = false;
   }
 
   static int64_t bytes(Value v) {
@@ -547,8 +591,17 @@ private:
     auto vecType = VectorType::get({t.lanes}, b.getF32Type());
     auto contract = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract);
     SmallVector<Value> next;
+    Value colTile, colStep;
+    if (packedCol) {
+      colTile = arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr));
+      colStep = reductionStep(b, ivs);
+    }
     for (int64_t i = 0; i < mr; ++i) {
-      Value scalar = memref::LoadOp::create(b, loc(), c.col, indices(b, c.colMap, ivs, i, 0));
+      Value scalar =
+          packedCol
+              ? memref::LoadOp::create(b, loc(), packedCol, ValueRange{colTile, colStep,
+                                                                      index(b, i)})
+              : memref::LoadOp::create(b, loc(), c.col, indices(b, c.colMap, ivs, i, 0));
       Value splat = vector::BroadcastOp::create(b, loc(), vecType, scalar);
       for (int64_t v = 0; v < nv; ++v) {
         Value prod = arith::MulFOp::create(b, loc(), splat, rows[v], contract);
@@ -561,7 +614,9 @@ private:
   Contraction c;
   TileShape t;
   bool parallelPending; ///< No loop is marked kiln.parallel yet.
+  scf::ForOp fallback;  ///< The first loop that shares badly, if any.
   Value packedRow;      ///< [tiles][steps][width] when the weights are packed.
+  Value packedCol;      ///< [M tiles][steps][MR] when the column operand is packed.
   int64_t packedWidth = 0;
 };
 

@@ -101,6 +101,19 @@ std::optional<Combiner> innermostReduction(linalg::GenericOp op) {
   return std::nullopt;
 }
 
+/// A vector step reads all its lanes before writing any: an input that is
+/// another view of an output's memory (or the same buffer read elsewhere)
+/// would see different values than the scalar loop.
+bool noAliasing(linalg::GenericOp op) {
+  for (OpOperand *in : op.getDpsInputOperands())
+    for (OpOperand &out : op.getDpsInitsMutable())
+      if (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out.get()) &&
+          (in->get() != out.get() ||
+           op.getMatchingIndexingMap(in) != op.getMatchingIndexingMap(&out)))
+        return false;
+  return true;
+}
+
 class ElementwiseVectorizer {
 public:
   ElementwiseVectorizer(linalg::GenericOp op, SmallVector<bool> vectorOperand, int64_t lanes,
@@ -113,7 +126,8 @@ public:
     SmallVector<Value> ivs(ranges.size());
     unsigned last = ranges.size() - 1;
     SmallVector<scf::ForOp> vectorLoops;
-    outer(b, 0, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+    SmallVector<unsigned> outerDims = llvm::to_vector(llvm::seq<unsigned>(0, last));
+    outer(b, outerDims, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
       IRMapping invariant = invariants(b, ivs);
       if (combiner) {
         if (scf::ForOp loop = reduceRow(b, ivs, invariant))
@@ -146,10 +160,11 @@ private:
   Location loc() { return op.getLoc(); }
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
 
-  void outer(OpBuilder &b, unsigned dim, SmallVector<Value> &ivs,
+  void outer(OpBuilder &b, ArrayRef<unsigned> dims, SmallVector<Value> &ivs,
              const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
-    if (dim + 1 == ranges.size())
+    if (dims.empty())
       return body(b, ivs);
+    unsigned dim = dims.front();
     auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, ranges[dim]), index(b, 1));
     // The outermost parallel loop with work to share, if no reduction
     // loop encloses it.
@@ -164,7 +179,7 @@ private:
     }
     OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
     ivs[dim] = loop.getInductionVar();
-    outer(nb, dim + 1, ivs, body);
+    outer(nb, dims.drop_front(), ivs, body);
   }
 
   SmallVector<Value> indices(OpBuilder &b, AffineMap map, ArrayRef<Value> ivs) {
@@ -276,6 +291,190 @@ private:
   std::optional<Combiner> combiner; ///< For an innermost reduction.
 };
 
+/// How operands of a generic move along its dim `p`, the output's last
+/// index: per operand 0 (not at all), or the coefficient of `p` in its
+/// last index, the only index that has it. None if some operand moves
+/// along `p` otherwise, or the output does not have `p` last.
+std::optional<SmallVector<int64_t>> stridesAlong(linalg::GenericOp op, unsigned p) {
+  SmallVector<int64_t> strides;
+  unsigned n = op.getNumLoops();
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+        !kiln::vec::innermostContiguous(operand.get()))
+      return std::nullopt;
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    ArrayRef<AffineExpr> results = map.getResults();
+    for (AffineExpr e : results.drop_back(results.empty() ? 0 : 1))
+      if (e.isFunctionOfDim(p))
+        return std::nullopt;
+    if (results.empty() || !results.back().isFunctionOfDim(p)) {
+      if (op.isDpsInit(&operand))
+        return std::nullopt;
+      strides.push_back(0);
+      continue;
+    }
+    AffineExpr last = results.back();
+    if (op.isDpsInit(&operand) && last != getAffineDimExpr(p, op.getContext()))
+      return std::nullopt;
+    // Linear in p: the difference between p = 1 and p = 0 everywhere.
+    bool linear = last.isPureAffine();
+    last.walk([&](AffineExpr e) {
+      linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
+                e.getKind() != AffineExprKind::CeilDiv;
+    });
+    if (!linear)
+      return std::nullopt;
+    MLIRContext *ctx = op.getContext();
+    SmallVector<AffineExpr> at(n, getAffineConstantExpr(0, ctx));
+    at[p] = getAffineConstantExpr(1, ctx);
+    auto one = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(last.replaceDims(at), n, 0));
+    at[p] = getAffineConstantExpr(0, ctx);
+    auto zero = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(last.replaceDims(at), n, 0));
+    if (!one || !zero || one.getValue() - zero.getValue() < 1 ||
+        one.getValue() - zero.getValue() > 64)
+      return std::nullopt;
+    strides.push_back(one.getValue() - zero.getValue());
+  }
+  return strides;
+}
+
+/// A generic with reduction loops whose output's last index is a parallel
+/// dim `p` (pooling windows: MaxPool, AveragePool, LpPool as the lowering
+/// writes them): vectors along `p`, the reduction loops inside each
+/// vector step carrying the output's tile in registers, in the generic's
+/// order (so each output element is reduced exactly as by the scalar
+/// loops). Inputs strided along `p` (a stride-2 pool) are gathered.
+class WindowVectorizer {
+public:
+  WindowVectorizer(linalg::GenericOp op, unsigned p, SmallVector<int64_t> strides,
+                   int64_t lanes, bool parallel)
+      : op(op), p(p), strides(std::move(strides)), lanes(lanes),
+        ranges(op.getStaticLoopRanges()), parallelPending(parallel) {}
+
+  void build() {
+    OpBuilder b(op);
+    SmallVector<Value> ivs(ranges.size());
+    SmallVector<unsigned> outerDims, reductions;
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    for (unsigned d = 0; d < ranges.size(); ++d)
+      if (d != p)
+        (iters[d] == utils::IteratorType::parallel ? outerDims : reductions).push_back(d);
+    outer(b, outerDims, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+      int64_t n = ranges[p], full = n / lanes;
+      if (full == 1) {
+        ivs[p] = index(b, 0);
+        tile(b, ivs, reductions, lanes);
+      } else if (full > 1) {
+        auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, full * lanes),
+                                       index(b, lanes));
+        OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+        ivs[p] = loop.getInductionVar();
+        tile(nb, ivs, reductions, lanes);
+      }
+      if (n % lanes) {
+        ivs[p] = index(b, full * lanes);
+        tile(b, ivs, reductions, n % lanes);
+      }
+    });
+  }
+
+private:
+  Location loc() { return op.getLoc(); }
+  Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+
+  /// Loops over `dims`; the first with two trips or more is marked
+  /// kiln.parallel (every one is a parallel dim the output has).
+  void outer(OpBuilder &b, ArrayRef<unsigned> dims, SmallVector<Value> &ivs,
+             const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
+    if (dims.empty())
+      return body(b, ivs);
+    unsigned dim = dims.front();
+    auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, ranges[dim]), index(b, 1));
+    if (parallelPending && ranges[dim] >= 2) {
+      if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isFunctionOfDim(dim))
+        loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+      parallelPending = false;
+    }
+    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+    ivs[dim] = loop.getInductionVar();
+    outer(nb, dims.drop_front(), ivs, body);
+  }
+
+  /// `on` lanes of operand `operand` at `ivs`.
+  Value vectorOf(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs, int64_t on) {
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    SmallVector<Value> at(ivs);
+    for (Value &v : at)
+      if (!v)
+        v = index(b, 0); // A reduction dim the output does not have.
+    SmallVector<Value> idx;
+    for (AffineExpr e : map.getResults()) {
+      if (auto d = dyn_cast<AffineDimExpr>(e))
+        idx.push_back(at[d.getPosition()]);
+      else
+        idx.push_back(affine::AffineApplyOp::create(
+            b, loc(), AffineMap::get(map.getNumDims(), 0, e), at));
+    }
+    auto type = VectorType::get({lanes}, b.getF32Type());
+    int64_t stride = strides[operand.getOperandNumber()];
+    if (stride == 0)
+      return vector::BroadcastOp::create(b, loc(), type,
+                                         memref::LoadOp::create(b, loc(), operand.get(), idx));
+    if (stride == 1)
+      return kiln::vec::load(b, loc(), operand.get(), idx, type, on);
+    SmallVector<int32_t> offsets;
+    for (int64_t i = 0; i < lanes; ++i)
+      offsets.push_back(int32_t(i * stride));
+    auto offsetType = VectorType::get({lanes}, b.getI32Type());
+    Value offsetVec = arith::ConstantOp::create(
+        b, loc(), DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
+    Value zero = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+    return vector::GatherOp::create(b, loc(), type, operand.get(), idx, offsetVec,
+                                    kiln::vec::constantMask(b, loc(), lanes, on), zero);
+  }
+
+  /// One tile of `on` lanes at `ivs`: the output loaded, the reduction
+  /// loops applying the body to it, the output stored.
+  void tile(OpBuilder &b, SmallVector<Value> &ivs, ArrayRef<unsigned> reductions, int64_t on) {
+    OpOperand *out = op.getDpsInitOperand(0);
+    Value acc = vectorOf(b, *out, ivs, on);
+    Value result = reduce(b, ivs, reductions, acc, on);
+    AffineMap map = op.getMatchingIndexingMap(out);
+    SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, ivs);
+    kiln::vec::store(b, loc(), result, out->get(), idx, on);
+  }
+
+  Value reduce(OpBuilder &b, SmallVector<Value> &ivs, ArrayRef<unsigned> dims, Value acc,
+               int64_t on) {
+    if (dims.empty()) {
+      Block &body = op.getRegion().front();
+      IRMapping map;
+      for (OpOperand &operand : op->getOpOperands()) {
+        BlockArgument arg = body.getArgument(operand.getOperandNumber());
+        if (arg.use_empty())
+          continue;
+        map.map(arg, op.isDpsInit(&operand) ? acc : vectorOf(b, operand, ivs, on));
+      }
+      return kiln::vec::vectorizeBody(b, op, map, lanes)[0];
+    }
+    auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, ranges[dims[0]]),
+                                   index(b, 1), ValueRange{acc});
+    OpBuilder nb = OpBuilder::atBlockEnd(loop.getBody());
+    ivs[dims[0]] = loop.getInductionVar();
+    Value next = reduce(nb, ivs, dims.drop_front(), loop.getRegionIterArgs()[0], on);
+    scf::YieldOp::create(nb, loc(), next);
+    return loop.getResult(0);
+  }
+
+  linalg::GenericOp op;
+  unsigned p;
+  SmallVector<int64_t> strides;
+  int64_t lanes;
+  SmallVector<int64_t> ranges;
+  bool parallelPending;
+};
+
 struct VectorizeElementwisePass
     : public kiln::impl::VectorizeElementwisePassBase<VectorizeElementwisePass> {
   using Base::Base;
@@ -284,6 +483,7 @@ struct VectorizeElementwisePass
       return;
     int64_t lanes = vectorBits / 32;
     SmallVector<std::tuple<linalg::GenericOp, SmallVector<bool>, std::optional<Combiner>>> found;
+    SmallVector<std::tuple<linalg::GenericOp, unsigned, SmallVector<int64_t>>> windows;
     getOperation().walk([&](linalg::GenericOp op) {
       if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || !kiln::vec::vectorisableBody(op))
         return;
@@ -292,9 +492,24 @@ struct VectorizeElementwisePass
         return;
       unsigned last = op.getNumLoops() - 1;
       std::optional<Combiner> combiner;
-      if (op.getIteratorTypesArray()[last] != utils::IteratorType::parallel &&
-          !(combiner = innermostReduction(op)))
-        return;
+      if (op.getIteratorTypesArray()[last] != utils::IteratorType::parallel) {
+        // Vectors along the output's last dim with the reductions inside
+        // (pooling windows), else along the innermost reduction when it is
+        // long enough.
+        if (op.getNumDpsInits() == 1 && !noAliasing(op))
+          return;
+        AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+        if (op.getNumDpsInits() == 1 && outMap.getNumResults() &&
+            isa<AffineDimExpr>(outMap.getResults().back())) {
+          unsigned p = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
+          if (std::optional<SmallVector<int64_t>> strides = stridesAlong(op, p)) {
+            windows.push_back({op, p, *strides});
+            return;
+          }
+        }
+        if (ranges[last] < lanes / 2 || !(combiner = innermostReduction(op)))
+          return;
+      }
       SmallVector<bool> vectorOperand;
       for (OpOperand &operand : op->getOpOperands()) {
         std::optional<bool> along = alongLast(op, operand, last);
@@ -304,20 +519,20 @@ struct VectorizeElementwisePass
           return;
         vectorOperand.push_back(*along);
       }
-      // A vector step reads all its lanes before writing any: an input
-      // that is another view of an output's memory (or the same buffer
-      // read elsewhere) would see different values than the scalar loop.
-      for (OpOperand *in : op.getDpsInputOperands())
-        for (OpOperand &out : op.getDpsInitsMutable())
-          if (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out.get()) &&
-              (in->get() != out.get() ||
-               op.getMatchingIndexingMap(in) != op.getMatchingIndexingMap(&out)))
-            return;
+      if (!noAliasing(op))
+        return;
       // Nothing gained when no operand moves with the loop.
       if (llvm::none_of(vectorOperand, [](bool v) { return v; }))
         return;
       found.push_back({op, vectorOperand, combiner});
     });
+    for (auto &[op, p, strides] : windows) {
+      int64_t work = 1;
+      for (int64_t r : op.getStaticLoopRanges())
+        work *= r;
+      WindowVectorizer(op, p, strides, lanes, parallel && work >= (int64_t(1) << 15)).build();
+      op.erase();
+    }
     for (auto &[op, vectorOperand, combiner] : found) {
       // Threads pay off from some tens of thousands of elements on.
       int64_t work = 1;

@@ -192,6 +192,23 @@ def main():
     names.append(save(out, "global_average_pool", [
         helper.make_node("GlobalAveragePool", ["x"], ["y"])], x, {},
         x.astype(np.float64).mean((2, 3), keepdims=True)))
+    # Pooling windows, vectorised along the output rows with the window
+    # loops inside: a stride-2 3x3 max pool (gathers) with padding, and a
+    # 2x2 average pool; 37 and 18 output columns leave tails.
+    x = rand(2, 5, 75, 40)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (1, 1), (1, 1)], constant_values=-np.inf)
+    mp = np.full((2, 5, 38, 20), -np.inf)
+    for i in range(3):
+        for j in range(3):
+            mp = np.maximum(mp, xp[:, :, i:i + 75:2, j:j + 39:2][:, :, :38, :20])
+    names.append(save(out, "maxpool_s2", [
+        helper.make_node("MaxPool", ["x"], ["y"], kernel_shape=[3, 3], strides=[2, 2],
+                         pads=[1, 1, 1, 1])], x, {}, mp))
+    x = rand(1, 3, 20, 37)
+    x64 = x.astype(np.float64)[:, :, :, :36]
+    names.append(save(out, "avgpool_2x2", [
+        helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
+        x, {}, x64.reshape(1, 3, 10, 2, 18, 2).mean((3, 5))))
     # Rounding on vectors: without SSE4.1 LLVM would call libm per lane.
     x = (rng.standard_normal((3, 37)) * 4).astype(np.float32)
     names.append(save(out, "floor_round", [
