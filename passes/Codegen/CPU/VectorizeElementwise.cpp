@@ -496,10 +496,10 @@ struct VectorizeElementwisePass
         // Vectors along the output's last dim with the reductions inside
         // (pooling windows), else along the innermost reduction when it is
         // long enough.
-        if (op.getNumDpsInits() == 1 && !noAliasing(op))
+        if (op.getNumDpsInits() != 1 || !noAliasing(op))
           return;
         AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-        if (op.getNumDpsInits() == 1 && outMap.getNumResults() &&
+        if (outMap.getNumResults() && outMap.isProjectedPermutation(/*allowZeroInResults=*/true) &&
             isa<AffineDimExpr>(outMap.getResults().back())) {
           unsigned p = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
           if (std::optional<SmallVector<int64_t>> strides = stridesAlong(op, p)) {
