@@ -29,8 +29,9 @@ bool contiguous(Type type) {
 }
 
 /// fill(buffer); copy(src, subview(buffer)) -> fills of the slabs of
-/// buffer outside the window (two per padded dim, corners twice), then the
-/// copy. Only static, unit-stride windows.
+/// buffer outside the window (two per padded dim, corners twice; generics
+/// that yield the constant), then the copy. Only static, unit-stride
+/// windows.
 void fillBorderOnly(memref::CopyOp copy) {
   auto window = copy.getTarget().getDefiningOp<memref::SubViewOp>();
   if (!window || !window->hasOneUse())
@@ -66,7 +67,16 @@ void fillBorderOnly(memref::CopyOp copy) {
     off[dim] = from;
     size[dim] = count;
     Value part = memref::SubViewOp::create(b, loc, buffer, off, size, ones);
-    linalg::FillOp::create(b, loc, *value, part);
+    // A generic rather than linalg.fill: kiln-vectorize-elementwise then
+    // writes it with (masked) vector stores, one per row of a column
+    // border, and threads, instead of a serial strided loop.
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{}, ValueRange{part},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location loc, ValueRange) {
+          linalg::YieldOp::create(nb, loc, *value);
+        });
   };
   for (int64_t d = 0; d < rank; ++d) {
     slab(d, 0, offsets[d]);
