@@ -143,3 +143,24 @@ func.func @window(%x: memref<2x9x21xf32>, %k: memref<3x3xf32>, %y: memref<2x4x10
   }
   return
 }
+
+// -----
+
+// A transpose: the output moves along its last dim, the input has that
+// dim in its first index (9 floats apart): gathered, 8 lanes at a time.
+#x = affine_map<(i, j) -> (j, i)>
+#y = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @transpose(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<8x9xf32>, %[[Y:[a-z0-9]+]]: memref<9x8xf32>)
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: %[[OFF:.+]] = arith.constant dense<[0, 9, 18, 27, 36, 45, 54, 63]> : vector<8xi32>
+// CHECK: %[[V:.+]] = vector.gather %[[X]][%{{.+}}, %[[I]]] [%[[OFF]]]
+// CHECK: vector.store %[[V]], %[[Y]][%[[I]], %{{.+}}] : memref<9x8xf32>, vector<8xf32>
+func.func @transpose(%x: memref<8x9xf32>, %y: memref<9x8xf32>) {
+  linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x9xf32>) outs(%y : memref<9x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}

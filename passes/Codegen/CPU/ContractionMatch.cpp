@@ -92,7 +92,8 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
       if (!e.isFunctionOfDim(vecDim))
         continue;
       if (variant == Variant::Channels) {
-        if (!staticStride(in->get(), j))
+        // Gathered: vector.gather lowers for a unit innermost stride only.
+        if (!staticStride(in->get(), j) || !kiln::vec::innermostContiguous(in->get()))
           return false;
       } else if (j + 1 != results.size() || !kiln::vec::innermostContiguous(in->get())) {
         return false;

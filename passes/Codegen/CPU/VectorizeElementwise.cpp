@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
@@ -45,24 +46,33 @@ using namespace mlir;
 
 namespace {
 
-/// Operand `operand` of `op` reads or writes along loop dim `last`:
-/// true (only in its last index, contiguous), false (not at all), or
-/// nullopt (some other way: the loop cannot be vectorised).
-std::optional<bool> alongLast(linalg::GenericOp op, OpOperand &operand, unsigned last) {
+/// How operand `operand` of `op` moves along loop dim `last`: 1 (in its
+/// last index, contiguous: vector loads and stores), 0 (not at all: a
+/// scalar, broadcast), the stride in elements of an input that has it in
+/// another index (a transpose: gathered), or nullopt (the loop cannot be
+/// vectorised).
+std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsigned last) {
   auto type = dyn_cast<MemRefType>(operand.get().getType());
   if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
     return std::nullopt;
   AffineMap map = op.getMatchingIndexingMap(&operand);
   if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
     return std::nullopt;
-  for (AffineExpr e : map.getResults().drop_back(map.getNumResults() ? 1 : 0))
+  std::optional<unsigned> at;
+  for (auto [j, e] : llvm::enumerate(map.getResults()))
     if (e.isFunctionOfDim(last))
-      return std::nullopt;
-  if (map.getNumResults() == 0 || !map.getResults().back().isFunctionOfDim(last))
-    return false;
-  if (!kiln::vec::innermostContiguous(operand.get()))
+      at = j;
+  if (!at)
+    return 0;
+  if (*at + 1 == map.getNumResults() && kiln::vec::innermostContiguous(operand.get()))
+    return 1;
+  // vector.gather lowers for a unit innermost stride only.
+  if (op.isDpsInit(&operand) || !kiln::vec::innermostContiguous(operand.get()))
     return std::nullopt;
-  return true;
+  std::optional<int64_t> stride = kiln::contraction::staticStride(operand.get(), *at);
+  if (!stride || *stride > (int64_t(1) << 20))
+    return std::nullopt;
+  return *stride;
 }
 
 /// The op that combines the output into the yielded value, when `op`'s
@@ -116,7 +126,7 @@ bool noAliasing(linalg::GenericOp op) {
 
 class ElementwiseVectorizer {
 public:
-  ElementwiseVectorizer(linalg::GenericOp op, SmallVector<bool> vectorOperand, int64_t lanes,
+  ElementwiseVectorizer(linalg::GenericOp op, SmallVector<int64_t> vectorOperand, int64_t lanes,
                         bool parallel, std::optional<Combiner> combiner)
       : op(op), vectorOperand(std::move(vectorOperand)), lanes(lanes),
         ranges(op.getStaticLoopRanges()), parallelPending(parallel), combiner(combiner) {}
@@ -225,7 +235,22 @@ private:
         continue;
       }
       SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(&operand), ivs);
-      map.map(arg, kiln::vec::load(b, loc(), operand.get(), idx, vectorOf(arg.getType()), on));
+      int64_t stride = vectorOperand[operand.getOperandNumber()];
+      if (stride == 1) {
+        map.map(arg, kiln::vec::load(b, loc(), operand.get(), idx, vectorOf(arg.getType()), on));
+        continue;
+      }
+      // Strided (a transpose's input): gathered.
+      SmallVector<int32_t> offsets;
+      for (int64_t i = 0; i < lanes; ++i)
+        offsets.push_back(int32_t(i * stride));
+      auto offsetType = VectorType::get({lanes}, b.getI32Type());
+      Value offsetVec = arith::ConstantOp::create(
+          b, loc(), DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
+      VectorType type = vectorOf(arg.getType());
+      Value zero = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+      map.map(arg, vector::GatherOp::create(b, loc(), type, operand.get(), idx, offsetVec,
+                                            kiln::vec::constantMask(b, loc(), lanes, on), zero));
     }
     return kiln::vec::vectorizeBody(b, op, map, lanes);
   }
@@ -284,7 +309,7 @@ private:
   }
 
   linalg::GenericOp op;
-  SmallVector<bool> vectorOperand;
+  SmallVector<int64_t> vectorOperand; ///< Per operand: alongLast's answer.
   int64_t lanes;
   SmallVector<int64_t> ranges;
   bool parallelPending; ///< No loop is marked kiln.parallel yet.
@@ -482,7 +507,8 @@ struct VectorizeElementwisePass
     if (vectorBits < 64 || vectorBits % 32)
       return;
     int64_t lanes = vectorBits / 32;
-    SmallVector<std::tuple<linalg::GenericOp, SmallVector<bool>, std::optional<Combiner>>> found;
+    SmallVector<std::tuple<linalg::GenericOp, SmallVector<int64_t>, std::optional<Combiner>>>
+        found;
     SmallVector<std::tuple<linalg::GenericOp, unsigned, SmallVector<int64_t>>> windows;
     getOperation().walk([&](linalg::GenericOp op) {
       if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || !kiln::vec::vectorisableBody(op))
@@ -510,19 +536,19 @@ struct VectorizeElementwisePass
         if (ranges[last] < lanes / 2 || !(combiner = innermostReduction(op)))
           return;
       }
-      SmallVector<bool> vectorOperand;
+      SmallVector<int64_t> vectorOperand;
       for (OpOperand &operand : op->getOpOperands()) {
-        std::optional<bool> along = alongLast(op, operand, last);
+        std::optional<int64_t> along = alongLast(op, operand, last);
         // Outputs must move along the vector (each lane its own element),
         // or for a reduction not at all.
-        if (!along || (op.isDpsInit(&operand) && *along == bool(combiner)))
+        if (!along || (op.isDpsInit(&operand) && bool(*along) == bool(combiner)))
           return;
         vectorOperand.push_back(*along);
       }
       if (!noAliasing(op))
         return;
       // Nothing gained when no operand moves with the loop.
-      if (llvm::none_of(vectorOperand, [](bool v) { return v; }))
+      if (llvm::none_of(vectorOperand, [](int64_t v) { return v != 0; }))
         return;
       found.push_back({op, vectorOperand, combiner});
     });

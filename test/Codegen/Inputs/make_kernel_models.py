@@ -209,6 +209,13 @@ def main():
     names.append(save(out, "avgpool_2x2", [
         helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], strides=[2, 2])],
         x, {}, x64.reshape(1, 3, 10, 2, 18, 2).mean((3, 5))))
+    # A transpose (NCHW -> NHWC, as convnext's blocks do) feeding an add
+    # along the new last dim.
+    x, b = rand(2, 19, 7, 5), rand(19)
+    names.append(save(out, "transpose_add", [
+        helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 3, 1]),
+        helper.make_node("Add", ["t", "b"], ["y"])], x, {"b": b},
+        x.astype(np.float64).transpose(0, 2, 3, 1) + b))
     # Rounding on vectors: without SSE4.1 LLVM would call libm per lane.
     x = (rng.standard_normal((3, 37)) * 4).astype(np.float32)
     names.append(save(out, "floor_round", [
