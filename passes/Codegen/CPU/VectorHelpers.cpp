@@ -23,6 +23,22 @@ Value rootBuffer(Value v) {
   return v;
 }
 
+Value laneOffsets(OpBuilder &b, Location loc, int64_t lanes, int64_t stride) {
+  SmallVector<int32_t> offsets;
+  for (int64_t i = 0; i < lanes; ++i)
+    offsets.push_back(int32_t(i * stride));
+  auto type = VectorType::get({lanes}, b.getI32Type());
+  return arith::ConstantOp::create(b, loc, DenseElementsAttr::get(type, ArrayRef<int32_t>(offsets)));
+}
+
+Value gather(OpBuilder &b, Location loc, Value mem, ValueRange idx, int64_t lanes,
+             int64_t stride, int64_t on) {
+  auto type = VectorType::get({lanes}, b.getF32Type());
+  Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  return vector::GatherOp::create(b, loc, type, mem, idx, laneOffsets(b, loc, lanes, stride),
+                                  constantMask(b, loc, lanes, on), zero);
+}
+
 /// The byte range of a planned buffer `view` within its workspace.
 static std::optional<std::pair<int64_t, int64_t>> byteRange(memref::ViewOp view) {
   APInt shift;

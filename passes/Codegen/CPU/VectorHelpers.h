@@ -62,6 +62,15 @@ inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mli
                                         value);
 }
 
+/// The i32 offsets 0, stride, 2 * stride, ... of `lanes` lanes.
+mlir::Value laneOffsets(mlir::OpBuilder &b, mlir::Location loc, int64_t lanes, int64_t stride);
+
+/// `lanes` f32 elements of `mem` `stride` elements apart from `idx` (a
+/// vector.gather; `mem` must have a unit innermost stride), the first `on`
+/// of them read, the others zero.
+mlir::Value gather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
+                   mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on);
+
 /// The buffer `v` views: through view-like ops (reshapes, subviews,
 /// casts, ...) up to a memref.view of the workspace (one per planned
 /// buffer), an argument or a global. Two values with different roots do

@@ -457,10 +457,7 @@ private:
       return load(b, c.row, idx, t.lanes, on);
     if (s > 4) {
       // Far apart (a ViT's 16x16 patches): a gather.
-      auto vecType = VectorType::get({t.lanes}, b.getF32Type());
-      Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
-      return vector::GatherOp::create(b, loc(), vecType, c.row, idx, laneOffsets(b, s),
-                                      kiln::vec::constantMask(b, loc(), t.lanes, on), zero);
+      return kiln::vec::gather(b, loc(), c.row, idx, t.lanes, s, on);
     }
     // Every s-th element of a wide load that stops at the last one needed.
     Value wide = load(b, c.row, idx, t.lanes * s, (on - 1) * s + 1);
@@ -470,16 +467,6 @@ private:
     return vector::ShuffleOp::create(b, loc(), wide, wide, picks);
   }
 
-  /// Offsets of `t.lanes` elements `stride` apart.
-  Value laneOffsets(OpBuilder &b, int64_t stride) {
-    SmallVector<int32_t> offsets;
-    for (int64_t i = 0; i < t.lanes; ++i)
-      offsets.push_back(int32_t(i * stride));
-    auto type = VectorType::get({t.lanes}, b.getI32Type());
-    return arith::ConstantOp::create(b, loc(),
-                                     DenseElementsAttr::get(type, ArrayRef<int32_t>(offsets)));
-  }
-
   /// `on` lanes of `mem` from `idx` along its index `pos`: a (masked) load
   /// when that is the contiguous last one, else a gather.
   Value vectorAt(OpBuilder &b, Value mem, ValueRange idx, unsigned pos, int64_t on) {
@@ -487,9 +474,7 @@ private:
     std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
     if (pos + 1 == idx.size() && stride == 1)
       return kiln::vec::load(b, loc(), mem, idx, vecType, on);
-    Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
-    return vector::GatherOp::create(b, loc(), vecType, mem, idx, laneOffsets(b, *stride),
-                                    kiln::vec::constantMask(b, loc(), t.lanes, on), zero);
+    return kiln::vec::gather(b, loc(), mem, idx, t.lanes, *stride, on);
   }
 
   /// Writes `on` lanes of `value` to `mem` from `idx` along its index
@@ -498,7 +483,8 @@ private:
     std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
     if (pos + 1 == idx.size() && stride == 1)
       return kiln::vec::store(b, loc(), value, mem, idx, on);
-    vector::ScatterOp::create(b, loc(), Type(), mem, idx, laneOffsets(b, *stride),
+    vector::ScatterOp::create(b, loc(), Type(), mem, idx,
+                              kiln::vec::laneOffsets(b, loc(), t.lanes, *stride),
                               kiln::vec::constantMask(b, loc(), t.lanes, on), value);
   }
 

@@ -124,6 +124,58 @@ bool noAliasing(linalg::GenericOp op) {
   return true;
 }
 
+/// Nested scf.for over `dims` of `op` (whole ranges, step 1) around
+/// `body`. The first loop with two trips or more ends the search for the
+/// parallel loop (`pending`): it is marked kiln.parallel if its dim is
+/// parallel and every output has it (chunks then write disjoint elements)
+/// and no reduction loop encloses it.
+void outerLoops(OpBuilder &b, linalg::GenericOp op, ArrayRef<int64_t> ranges,
+                ArrayRef<unsigned> dims, SmallVector<Value> &ivs, bool &pending,
+                const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
+  if (dims.empty())
+    return body(b, ivs);
+  Location loc = op.getLoc();
+  unsigned dim = dims.front();
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dim]), c(1));
+  if (pending && ranges[dim] >= 2) {
+    bool disjoint = llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
+      return op.getMatchingIndexingMap(&out).isFunctionOfDim(dim);
+    });
+    if (op.getIteratorTypesArray()[dim] == utils::IteratorType::parallel && disjoint)
+      loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+    pending = false;
+  }
+  OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+  ivs[dim] = loop.getInductionVar();
+  outerLoops(nb, op, ranges, dims.drop_front(), ivs, pending, body);
+}
+
+/// Vector steps over [0, n) at `b`, `iv` set to each step's start: one loop
+/// over the full vectors (straight-line code for one), then one step of the
+/// n % lanes lanes left. `step` gets the lanes in bounds. Returns the loop,
+/// if there is one.
+scf::ForOp vectorSteps(OpBuilder &b, Location loc, int64_t n, int64_t lanes, Value &iv,
+                       const std::function<void(OpBuilder &, int64_t)> &step) {
+  int64_t full = n / lanes;
+  auto c = [&](OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  scf::ForOp loop;
+  if (full == 1) {
+    iv = c(b, 0);
+    step(b, lanes);
+  } else if (full > 1) {
+    loop = scf::ForOp::create(b, loc, c(b, 0), c(b, full * lanes), c(b, lanes));
+    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+    iv = loop.getInductionVar();
+    step(nb, lanes);
+  }
+  if (n % lanes) {
+    iv = c(b, full * lanes);
+    step(b, n % lanes);
+  }
+  return loop;
+}
+
 class ElementwiseVectorizer {
 public:
   ElementwiseVectorizer(linalg::GenericOp op, SmallVector<int64_t> vectorOperand, int64_t lanes,
@@ -137,29 +189,20 @@ public:
     unsigned last = ranges.size() - 1;
     SmallVector<scf::ForOp> vectorLoops;
     SmallVector<unsigned> outerDims = llvm::to_vector(llvm::seq<unsigned>(0, last));
-    outer(b, outerDims, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
+    outerLoops(b, op, ranges, outerDims, ivs, parallelPending,
+               [&](OpBuilder &b, SmallVector<Value> &ivs) {
       IRMapping invariant = invariants(b, ivs);
       if (combiner) {
         if (scf::ForOp loop = reduceRow(b, ivs, invariant))
           vectorLoops.push_back(loop);
         return;
       }
-      int64_t n = ranges[last], full = n / lanes;
-      if (full == 1) {
-        ivs[last] = index(b, 0);
-        store(b, ivs, lanes, compute(b, ivs, lanes, invariant));
-      } else if (full > 1) {
-        auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, full * lanes),
-                                       index(b, lanes));
-        OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-        ivs[last] = loop.getInductionVar();
-        store(nb, ivs, lanes, compute(nb, ivs, lanes, invariant));
+      scf::ForOp loop = vectorSteps(b, loc(), ranges[last], lanes, ivs[last],
+                                    [&](OpBuilder &b, int64_t on) {
+                                      store(b, ivs, on, compute(b, ivs, on, invariant));
+                                    });
+      if (loop)
         vectorLoops.push_back(loop);
-      }
-      if (n % lanes) {
-        ivs[last] = index(b, full * lanes);
-        store(b, ivs, n % lanes, compute(b, ivs, n % lanes, invariant));
-      }
     });
     // What the body computes from the row's scalars alone.
     for (scf::ForOp loop : vectorLoops)
@@ -169,28 +212,6 @@ public:
 private:
   Location loc() { return op.getLoc(); }
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
-
-  void outer(OpBuilder &b, ArrayRef<unsigned> dims, SmallVector<Value> &ivs,
-             const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
-    if (dims.empty())
-      return body(b, ivs);
-    unsigned dim = dims.front();
-    auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, ranges[dim]), index(b, 1));
-    // The outermost parallel loop with work to share, if no reduction
-    // loop encloses it.
-    if (parallelPending && ranges[dim] >= 2) {
-      // Chunks must write disjoint elements: every output uses the dim.
-      bool disjoint = llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
-        return op.getMatchingIndexingMap(&out).isFunctionOfDim(dim);
-      });
-      if (op.getIteratorTypesArray()[dim] == utils::IteratorType::parallel && disjoint)
-        loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
-      parallelPending = false;
-    }
-    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-    ivs[dim] = loop.getInductionVar();
-    outer(nb, dims.drop_front(), ivs, body);
-  }
 
   SmallVector<Value> indices(OpBuilder &b, AffineMap map, ArrayRef<Value> ivs) {
     return kiln::vec::permutedIndices(b, loc(), map, ivs);
@@ -241,16 +262,7 @@ private:
         continue;
       }
       // Strided (a transpose's input): gathered.
-      SmallVector<int32_t> offsets;
-      for (int64_t i = 0; i < lanes; ++i)
-        offsets.push_back(int32_t(i * stride));
-      auto offsetType = VectorType::get({lanes}, b.getI32Type());
-      Value offsetVec = arith::ConstantOp::create(
-          b, loc(), DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
-      VectorType type = vectorOf(arg.getType());
-      Value zero = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
-      map.map(arg, vector::GatherOp::create(b, loc(), type, operand.get(), idx, offsetVec,
-                                            kiln::vec::constantMask(b, loc(), lanes, on), zero));
+      map.map(arg, kiln::vec::gather(b, loc(), operand.get(), idx, lanes, stride, on));
     }
     return kiln::vec::vectorizeBody(b, op, map, lanes);
   }
@@ -385,46 +397,17 @@ public:
     for (unsigned d = 0; d < ranges.size(); ++d)
       if (d != p)
         (iters[d] == utils::IteratorType::parallel ? outerDims : reductions).push_back(d);
-    outer(b, outerDims, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
-      int64_t n = ranges[p], full = n / lanes;
-      if (full == 1) {
-        ivs[p] = index(b, 0);
-        tile(b, ivs, reductions, lanes);
-      } else if (full > 1) {
-        auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, full * lanes),
-                                       index(b, lanes));
-        OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-        ivs[p] = loop.getInductionVar();
-        tile(nb, ivs, reductions, lanes);
-      }
-      if (n % lanes) {
-        ivs[p] = index(b, full * lanes);
-        tile(b, ivs, reductions, n % lanes);
-      }
+    outerLoops(b, op, ranges, outerDims, ivs, parallelPending,
+               [&](OpBuilder &b, SmallVector<Value> &ivs) {
+      vectorSteps(b, loc(), ranges[p], lanes, ivs[p], [&](OpBuilder &b, int64_t on) {
+        tile(b, ivs, reductions, on);
+      });
     });
   }
 
 private:
   Location loc() { return op.getLoc(); }
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
-
-  /// Loops over `dims`; the first with two trips or more is marked
-  /// kiln.parallel (every one is a parallel dim the output has).
-  void outer(OpBuilder &b, ArrayRef<unsigned> dims, SmallVector<Value> &ivs,
-             const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
-    if (dims.empty())
-      return body(b, ivs);
-    unsigned dim = dims.front();
-    auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, ranges[dim]), index(b, 1));
-    if (parallelPending && ranges[dim] >= 2) {
-      if (op.getMatchingIndexingMap(op.getDpsInitOperand(0)).isFunctionOfDim(dim))
-        loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
-      parallelPending = false;
-    }
-    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-    ivs[dim] = loop.getInductionVar();
-    outer(nb, dims.drop_front(), ivs, body);
-  }
 
   /// `on` lanes of operand `operand` at `ivs`.
   Value vectorOf(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs, int64_t on) {
@@ -448,15 +431,7 @@ private:
                                          memref::LoadOp::create(b, loc(), operand.get(), idx));
     if (stride == 1)
       return kiln::vec::load(b, loc(), operand.get(), idx, type, on);
-    SmallVector<int32_t> offsets;
-    for (int64_t i = 0; i < lanes; ++i)
-      offsets.push_back(int32_t(i * stride));
-    auto offsetType = VectorType::get({lanes}, b.getI32Type());
-    Value offsetVec = arith::ConstantOp::create(
-        b, loc(), DenseElementsAttr::get(offsetType, ArrayRef<int32_t>(offsets)));
-    Value zero = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
-    return vector::GatherOp::create(b, loc(), type, operand.get(), idx, offsetVec,
-                                    kiln::vec::constantMask(b, loc(), lanes, on), zero);
+    return kiln::vec::gather(b, loc(), operand.get(), idx, lanes, stride, on);
   }
 
   /// One tile of `on` lanes at `ivs`: the output loaded, the reduction
