@@ -2,8 +2,8 @@
 """kiln against ONNX Runtime, on this machine, in one run.
 
     python3 utils/bench/bench.py KILN [--models a,b,...] [--threads 1,2]
-        [--iterations 10] [--warmup 3] [--rounds 2] [--micro] [--no-models]
-        [--work DIR] [--json F]
+        [--iterations 10] [--warmup 3] [--rounds 2] [--micro [--conv-sweep]]
+        [--no-models] [--work DIR] [--json F]
 
 Needs ONNX Runtime from npm, once: `npm install --ignore-scripts` in
 utils/bench (package.json pins onnxruntime-node; --ignore-scripts skips its
@@ -23,7 +23,9 @@ kiln is faster); the geometric mean is over the models measured.
 weight) at 256^3, 512^3 and 1024^3 and the suite's most common
 convolutions, in GFLOP/s for both and as a fraction of this core's FP32 FMA
 peak, which utils/bench/fma_peak.c measures here (12 chains of FMAs of the
-host's widest vectors: AVX-512 where the CPU has it, else AVX2).
+host's widest vectors: AVX-512 where the CPU has it, else AVX2). With
+--conv-sweep the convolutions are every conv shape of resnet50 instead
+(23 models, one conv each).
 
 These are measurements, not tests: the machines are noisy, so compare the
 ratios of one run, not absolute times across runs.
@@ -144,7 +146,18 @@ def bench_model(kiln, name, args):
     return row
 
 
-def micro_models(folder):
+# --conv-sweep: every conv shape of resnet50 (cin, cout, kernel, input size,
+# stride), one model each.
+RESNET50_CONVS = [
+    (3, 64, 7, 224, 2), (64, 64, 1, 56, 1), (64, 64, 3, 56, 1), (64, 256, 1, 56, 1),
+    (256, 64, 1, 56, 1), (256, 128, 1, 56, 1), (128, 128, 3, 56, 2), (128, 128, 3, 28, 1),
+    (128, 512, 1, 28, 1), (256, 512, 1, 56, 2), (512, 128, 1, 28, 1), (512, 256, 1, 28, 1),
+    (256, 256, 3, 28, 2), (256, 256, 3, 14, 1), (256, 1024, 1, 14, 1), (512, 1024, 1, 28, 2),
+    (1024, 256, 1, 14, 1), (1024, 512, 1, 14, 1), (512, 512, 3, 14, 2), (512, 512, 3, 7, 1),
+    (512, 2048, 1, 7, 1), (1024, 2048, 1, 14, 2), (2048, 512, 1, 7, 1)]
+
+
+def micro_models(folder, conv_sweep=False):
     """(name, flops, onnx path, input arrays) for the microbenchmarks."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -167,12 +180,15 @@ def micro_models(folder):
                     [rng.standard_normal((n, n)).astype(np.float32)]))
     # ResNet's most common convolutions: 3x3 64->64 and 1x1 256->64 at 56x56;
     # its small maps (stage 3 and 4, 14x14 and 7x7) and a strided one.
-    for name, cin, cout, k, hw, s in (
-            ("conv3x3 64->64 56x56", 64, 64, 3, 56, 1),
-            ("conv1x1 256->64 56x56", 256, 64, 1, 56, 1),
-            ("conv3x3 256->256 14x14", 256, 256, 3, 14, 1),
-            ("conv3x3 512->512 7x7", 512, 512, 3, 7, 1),
-            ("conv3x3/2 128->256 28x28", 128, 256, 3, 28, 2)):
+    convs = [("conv3x3 64->64 56x56", 64, 64, 3, 56, 1),
+             ("conv1x1 256->64 56x56", 256, 64, 1, 56, 1),
+             ("conv3x3 256->256 14x14", 256, 256, 3, 14, 1),
+             ("conv3x3 512->512 7x7", 512, 512, 3, 7, 1),
+             ("conv3x3/2 128->256 28x28", 128, 256, 3, 28, 2)]
+    if conv_sweep:
+        convs = [("conv%dx%d%s %d->%d %dx%d" % (k, k, "/2" if s == 2 else "", cin, cout, hw, hw),
+                  cin, cout, k, hw, s) for cin, cout, k, hw, s in RESNET50_CONVS]
+    for name, cin, cout, k, hw, s in convs:
         w = numpy_helper.from_array(
             (rng.standard_normal((cout, cin, k, k)) * 0.05).astype(np.float32), "w")
         stem = name.split()[0].replace("/", "s") + "_%d_%d_%d" % (cin, cout, hw)
@@ -204,6 +220,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--micro", action="store_true")
+    ap.add_argument("--conv-sweep", action="store_true",
+                    help="with --micro: every conv shape of resnet50 instead of the usual five")
     ap.add_argument("--no-models", action="store_true")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-models"))
     ap.add_argument("--json")
@@ -250,7 +268,7 @@ def main():
         print("\nFP32 FMA peak of one core (fma_peak.c): %.1f GFLOP/s" % peak)
         print("%-24s %10s %10s %10s %10s" % ("kernel", "kiln GF/s", "ORT GF/s",
                                              "kiln/peak", "ORT/peak"), flush=True)
-        for name, flops, path, arrays in micro_models(folder):
+        for name, flops, path, arrays in micro_models(folder, args.conv_sweep):
             sub = os.path.join(folder, path.split("/")[-1][:-5])
             os.makedirs(sub, exist_ok=True)
             lib = os.path.join(sub, "libmicro.so")
