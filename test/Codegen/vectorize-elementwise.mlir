@@ -164,3 +164,22 @@ func.func @transpose(%x: memref<8x9xf32>, %y: memref<9x8xf32>) {
   }
   return
 }
+
+// -----
+
+// A reduction that also reads its output as an input: the scalar loops
+// see each partial update, a vector of partials would not. Left alone.
+#o = affine_map<(i, j) -> (i)>
+#x = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @reads_its_output(
+// CHECK: linalg.generic
+func.func @reads_its_output(%x: memref<3x32xf32>, %y: memref<3xf32>) {
+  linalg.generic {indexing_maps = [#o, #x, #o], iterator_types = ["parallel", "reduction"]}
+      ins(%y, %x : memref<3xf32>, memref<3x32xf32>) outs(%y : memref<3xf32>) {
+  ^bb0(%prev: f32, %in: f32, %out: f32):
+    %m = arith.mulf %prev, %in : f32
+    %s = arith.addf %out, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

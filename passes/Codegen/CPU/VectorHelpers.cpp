@@ -66,6 +66,9 @@ bool mayOverlap(Value a, Value b) {
     return isa<BlockArgument>(v) || v.getDefiningOp<memref::GetGlobalOp>();
   };
   Value ba = base(ra), bb = base(rb);
+  auto ga = ba.getDefiningOp<memref::GetGlobalOp>(), gb = bb.getDefiningOp<memref::GetGlobalOp>();
+  if (ga && gb)
+    return ga.getName() == gb.getName(); // One global read twice is one buffer.
   if (ba != bb)
     return !(distinct(ba) && distinct(bb));
   auto va = ra.getDefiningOp<memref::ViewOp>(), vb = rb.getDefiningOp<memref::ViewOp>();

@@ -222,6 +222,8 @@ private:
       if ((packedRow = packPanel(b, module, packCount, c.row, c.rowMap, c.dimN,
                                  t.nv * t.lanes)))
         packedWidth = t.nv * t.lanes;
+    if (c.variant == kiln::contraction::Variant::Channels && !packedRow)
+      return; // No kernel: build() gives up.
     if (c.dimM && t.mr > 1)
       packedCol = packPanel(b, module, packCount, c.col, c.colMap, *c.dimM, t.mr);
   }
@@ -649,9 +651,12 @@ void reshapeEpilogue(linalg::GenericOp op) {
   auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
   Value out = op.getDpsInitOperand(0)->get();
   auto outType = dyn_cast<MemRefType>(out.getType());
+  // Only bodies that do not depend on the loop structure (no
+  // linalg.index), and never another contraction (the caller's list).
   if (!after || !outType || !outType.hasStaticShape() || !outType.getLayout().isIdentity() ||
       !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
-      after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults())
+      after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults() ||
+      !kiln::vec::vectorisableBody(after) || kiln::vec::isMultiplyAccumulate(after))
     return;
   ArrayRef<int64_t> shape;
   bool readsOut = false;

@@ -437,6 +437,9 @@ private:
   /// One tile of `on` lanes at `ivs`: the output loaded, the reduction
   /// loops applying the body to it, the output stored.
   void tile(OpBuilder &b, SmallVector<Value> &ivs, ArrayRef<unsigned> reductions, int64_t on) {
+    // The previous step's reduction loops are not in scope here.
+    for (unsigned d : reductions)
+      ivs[d] = Value();
     OpOperand *out = op.getDpsInitOperand(0);
     Value acc = vectorOf(b, *out, ivs, on);
     Value result = reduce(b, ivs, reductions, acc, on);
@@ -497,7 +500,13 @@ struct VectorizeElementwisePass
         // Vectors along the output's last dim with the reductions inside
         // (pooling windows), else along the innermost reduction when it is
         // long enough.
-        if (op.getNumDpsInits() != 1 || !noAliasing(op))
+        // With the output's tile in registers across the reduction, no
+        // input may be the output's memory (not even the same view).
+        if (op.getNumDpsInits() != 1 ||
+            llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+              return kiln::vec::rootBuffer(in->get()) ==
+                     kiln::vec::rootBuffer(op.getDpsInitOperand(0)->get());
+            }))
           return;
         AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
         if (outMap.getNumResults() && outMap.isProjectedPermutation(/*allowZeroInResults=*/true) &&
