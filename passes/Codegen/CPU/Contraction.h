@@ -72,6 +72,13 @@ std::optional<llvm::ArrayRef<float>> constantData(mlir::Value v);
 /// that one packed panel per tile of N serves every other loop.
 bool rowPanelIndependent(const Contraction &c);
 
+/// `expr` has no mod or division: a pure affine one is then linear.
+bool noDivision(mlir::AffineExpr expr);
+
+/// The coefficient of `dim` in `expr` (over `numDims` dims) if `expr` is
+/// linear in it.
+std::optional<int64_t> coefficient(mlir::AffineExpr expr, unsigned dim, unsigned numDims);
+
 /// The stride in elements of dim `pos` of the memref `v`, if static.
 std::optional<int64_t> staticStride(mlir::Value v, unsigned pos);
 

@@ -23,26 +23,6 @@ namespace kiln::contraction {
 
 namespace {
 
-/// The coefficient of `dim` in `expr` if `expr` is linear in it.
-std::optional<int64_t> coefficient(AffineExpr expr, unsigned dim, unsigned numDims) {
-  if (!expr.isPureAffine())
-    return std::nullopt;
-  MLIRContext *ctx = expr.getContext();
-  auto at = [&](int64_t v) -> std::optional<int64_t> {
-    SmallVector<AffineExpr> repl(numDims, getAffineConstantExpr(0, ctx));
-    repl[dim] = getAffineConstantExpr(v, ctx);
-    auto c = dyn_cast<AffineConstantExpr>(
-        simplifyAffineExpr(expr.replaceDims(repl), numDims, 0));
-    if (!c)
-      return std::nullopt;
-    return c.getValue();
-  };
-  auto c0 = at(0), c1 = at(1), c2 = at(2);
-  if (!c0 || !c1 || !c2 || *c2 - *c0 != 2 * (*c1 - *c0))
-    return std::nullopt;
-  return *c1 - *c0;
-}
-
 bool usesDim(AffineMap map, unsigned dim) {
   return llvm::any_of(map.getResults(),
                       [&](AffineExpr e) { return e.isFunctionOfDim(dim); });
@@ -129,6 +109,34 @@ std::optional<float> copiedConstant(memref::CopyOp copy) {
 }
 
 } // namespace
+
+bool noDivision(AffineExpr expr) {
+  bool linear = true;
+  expr.walk([&](AffineExpr e) {
+    linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
+              e.getKind() != AffineExprKind::CeilDiv;
+  });
+  return linear;
+}
+
+std::optional<int64_t> coefficient(AffineExpr expr, unsigned dim, unsigned numDims) {
+  if (!expr.isPureAffine())
+    return std::nullopt;
+  MLIRContext *ctx = expr.getContext();
+  auto at = [&](int64_t v) -> std::optional<int64_t> {
+    SmallVector<AffineExpr> repl(numDims, getAffineConstantExpr(0, ctx));
+    repl[dim] = getAffineConstantExpr(v, ctx);
+    auto c = dyn_cast<AffineConstantExpr>(
+        simplifyAffineExpr(expr.replaceDims(repl), numDims, 0));
+    if (!c)
+      return std::nullopt;
+    return c.getValue();
+  };
+  auto c0 = at(0), c1 = at(1), c2 = at(2);
+  if (!c0 || !c1 || !c2 || *c2 - *c0 != 2 * (*c1 - *c0))
+    return std::nullopt;
+  return *c1 - *c0;
+}
 
 std::optional<int64_t> staticStride(Value v, unsigned pos) {
   auto type = dyn_cast<MemRefType>(v.getType());
@@ -230,14 +238,6 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
     for (AffineExpr e : map.getResults())
       if (!e.isPureAffine())
         return std::nullopt;
-  auto noDivision = [](AffineExpr root) {
-    bool linear = true;
-    root.walk([&](AffineExpr e) {
-      linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
-                e.getKind() != AffineExprKind::CeilDiv;
-    });
-    return linear;
-  };
   ArrayRef<AffineExpr> outExprs = c.outMap.getResults();
   if (variant == Variant::Rows) {
     // N is the output's last dim. The row operand: its last index has N,

@@ -253,16 +253,8 @@ private:
         o += evaluate(e, at) * strides[j];
       return o;
     };
-    for (AffineExpr e : exprs) {
-      bool linear = true;
-      e.walk([&](AffineExpr sub) {
-        linear &= sub.getKind() != AffineExprKind::Mod &&
-                  sub.getKind() != AffineExprKind::FloorDiv &&
-                  sub.getKind() != AffineExprKind::CeilDiv;
-      });
-      if (!linear)
-        return {};
-    }
+    if (!llvm::all_of(exprs, kiln::contraction::noDivision))
+      return {};
     at[dim] = 1;
     int64_t delta = offset();
     at[dim] = 0;

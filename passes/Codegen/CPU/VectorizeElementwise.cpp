@@ -354,24 +354,13 @@ std::optional<SmallVector<int64_t>> stridesAlong(linalg::GenericOp op, unsigned 
     AffineExpr last = results.back();
     if (op.isDpsInit(&operand) && last != getAffineDimExpr(p, op.getContext()))
       return std::nullopt;
-    // Linear in p: the difference between p = 1 and p = 0 everywhere.
-    bool linear = last.isPureAffine();
-    last.walk([&](AffineExpr e) {
-      linear &= e.getKind() != AffineExprKind::Mod && e.getKind() != AffineExprKind::FloorDiv &&
-                e.getKind() != AffineExprKind::CeilDiv;
-    });
-    if (!linear)
+    // Linear in p, one element to 64 apart.
+    std::optional<int64_t> stride = kiln::contraction::noDivision(last)
+                                        ? kiln::contraction::coefficient(last, p, n)
+                                        : std::nullopt;
+    if (!stride || *stride < 1 || *stride > 64)
       return std::nullopt;
-    MLIRContext *ctx = op.getContext();
-    SmallVector<AffineExpr> at(n, getAffineConstantExpr(0, ctx));
-    at[p] = getAffineConstantExpr(1, ctx);
-    auto one = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(last.replaceDims(at), n, 0));
-    at[p] = getAffineConstantExpr(0, ctx);
-    auto zero = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(last.replaceDims(at), n, 0));
-    if (!one || !zero || one.getValue() - zero.getValue() < 1 ||
-        one.getValue() - zero.getValue() > 64)
-      return std::nullopt;
-    strides.push_back(one.getValue() - zero.getValue());
+    strides.push_back(*stride);
   }
   return strides;
 }

@@ -130,14 +130,20 @@ def main():
                                 pads=pads, group=group, kernel_shape=list(ws[2:]))
         names.append(save(out, name, [node], x, weights,
                           conv_ref(x, w, b, strides, dil, pads, group)))
+    def residual_relu(name, channels, size):
+        """relu(conv3x3(x) + b + x), channels in and out, size x size."""
+        x, w = rand(1, channels, size, size), rand(channels, channels, 3, 3)
+        b = rand(channels)
+        conv = conv_ref(x, w, b, [1, 1], [1, 1], [1, 1, 1, 1], 1)
+        return save(out, name, [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1],
+                             kernel_shape=[3, 3]),
+            helper.make_node("Add", ["c", "x"], ["s"]),
+            helper.make_node("Relu", ["s"], ["y"])], x, {"w": w, "b": b},
+            np.maximum(conv + x.astype(np.float64), 0))
+
     # Epilogues the kernels fold in: bias, ReLU, a residual add.
-    x, w, b = rand(1, 8, 9, 9), rand(8, 8, 3, 3), rand(8)
-    conv = conv_ref(x, w, b, [1, 1], [1, 1], [1, 1, 1, 1], 1)
-    names.append(save(out, "conv_residual_relu", [
-        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
-        helper.make_node("Add", ["c", "x"], ["s"]),
-        helper.make_node("Relu", ["s"], ["y"])], x, {"w": w, "b": b},
-        np.maximum(conv + x.astype(np.float64), 0)))
+    names.append(residual_relu("conv_residual_relu", 8, 9))
     # A chain: each ReLU is folded into the conv before it, out of place,
     # and the memory plan may put its result where that conv's input was.
     x = rand(1, 8, 12, 12)
@@ -154,13 +160,7 @@ def main():
         x, {"w1": w1, "w2": w2, "w3": w3}, conv_ref(r, w3, None, [1, 1], [1, 1], pads, 1)))
     # The same on the Channels kernels (16x5x5 outputs, K = 144): the
     # residual is gathered along the channels.
-    x, w, b = rand(1, 16, 5, 5), rand(16, 16, 3, 3), rand(16)
-    conv = conv_ref(x, w, b, [1, 1], [1, 1], [1, 1, 1, 1], 1)
-    names.append(save(out, "conv_channels_residual_relu", [
-        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], kernel_shape=[3, 3]),
-        helper.make_node("Add", ["c", "x"], ["s"]),
-        helper.make_node("Relu", ["s"], ["y"])], x, {"w": w, "b": b},
-        np.maximum(conv + x.astype(np.float64), 0)))
+    names.append(residual_relu("conv_channels_residual_relu", 16, 5))
     x, w, c = rand(4, 20), rand(20, 30), rand(30)
     names.append(save(out, "gemm_relu", [
         helper.make_node("Gemm", ["x", "w", "c"], ["g"]),
