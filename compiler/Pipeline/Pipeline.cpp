@@ -70,12 +70,17 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     return;
   case Phase::Bufferize: {
     pm.addPass(createMarkReadonlyInputsPass());
+    pm.addPass(createPrepareDestinationsPass());
     pm.addPass(bufferization::createEmptyTensorEliminationPass());
     bufferization::OneShotBufferizePassOptions bufferize;
     bufferize.bufferizeFunctionBoundaries = true;
     bufferize.functionBoundaryTypeConversion =
         bufferization::LayoutMapOption::IdentityLayoutMap;
     pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+    // An insert of a value written in place into its own window becomes a
+    // copy between two equal subviews; CSE makes them one, and the
+    // canonicalizer drops the self-copy.
+    pm.addPass(createCSEPass());
     bufferization::BufferResultsToOutParamsPassOptions outParams;
     outParams.hoistStaticAllocs = true;
     outParams.modifyPublicFunctions = true;

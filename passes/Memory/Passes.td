@@ -15,12 +15,29 @@ def MarkReadonlyInputsPass : Pass<"kiln-mark-readonly-inputs", "mlir::ModuleOp">
   }];
 }
 
+def PrepareDestinationsPass
+    : Pass<"kiln-prepare-destinations", "mlir::ModuleOp"> {
+  let summary = "Arrange tensor destinations so producers write in place";
+  let description = [{
+    Before empty-tensor elimination: folds reshapes of `tensor.empty`,
+    rewrites constant `tensor.pad`s as a fill and an `insert_slice`, gives
+    every use of a shared empty or constant initialiser its own copy, and
+    moves `insert_slice` destinations before the empty their source's
+    chain starts from. Producers of concat operands and of padded conv
+    inputs then write into the final buffer instead of a temporary that
+    is copied.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer at an offset in one workspace";
   let description = [{
     After bufferization and `buffer-results-to-out-params`, every
     `memref.alloc` left in a public function is an intermediate. Each gets a
-    live range (from the alloc to the last op that uses it or a view of it)
+    live range (from the first to the last op that uses it or a view of it)
     and an offset in a single workspace; buffers whose ranges do not overlap
     share bytes. The allocs become `memref.view`s of a new trailing
     `memref<N x i8>` argument, and the function gets the attributes

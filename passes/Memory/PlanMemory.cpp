@@ -2,7 +2,7 @@
 //
 // The static memory plan. Every `memref.alloc` in the body of a public
 // function gets a live range over the function's top-level ops (from the
-// alloc to the last op that uses the buffer or any view of it), then an
+// first to the last op that uses the buffer or any view of it), then an
 // offset in one workspace: buffers are placed largest first at the lowest
 // offset that overlaps no already placed buffer whose range intersects.
 // An alloc nested in a loop or branch is live for its whole top-level op
@@ -49,11 +49,12 @@ std::optional<int64_t> storageBytes(MemRefType type) {
   return type.getNumElements() * elemBytes;
 }
 
-/// The index of the last top-level op that reads or writes `root` through
-/// any chain of views.
-int64_t lastUse(Value root, Block &body,
-                const llvm::DenseMap<Operation *, int64_t> &index) {
-  int64_t last = 0;
+/// The indices of the first and last top-level ops that read or write
+/// `root` through any chain of views (`start`, `start` when none do).
+std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
+                                     const llvm::DenseMap<Operation *, int64_t> &index) {
+  int64_t first = start, last = start;
+  bool used = false;
   SmallVector<Value> work{root};
   llvm::SmallPtrSet<Value, 8> seen;
   while (!work.empty()) {
@@ -64,8 +65,12 @@ int64_t lastUse(Value root, Block &body,
       if (isa<memref::DeallocOp>(user))
         continue; // Erased below; freeing is not a use.
       Operation *top = body.findAncestorOpInBlock(*user);
-      if (top)
-        last = std::max(last, index.lookup(top));
+      if (top) {
+        int64_t at = index.lookup(top);
+        first = used ? std::min(first, at) : at;
+        last = used ? std::max(last, at) : at;
+        used = true;
+      }
       // Follow results that may alias the buffer (views, casts, reshapes),
       // and the results of a region op whose terminator yields it.
       ValueRange results = user->getResults();
@@ -77,7 +82,7 @@ int64_t lastUse(Value root, Block &body,
           work.push_back(r);
     }
   }
-  return last;
+  return {std::min(first, last), last};
 }
 
 struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
@@ -119,9 +124,12 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       buf.alloc = alloc;
       buf.bytes = roundUp(std::max<int64_t>(*bytes, 1), alignment);
       // An alloc inside a loop or branch lives for its whole top-level op:
-      // every iteration reuses the same place.
-      buf.first = index.lookup(body.findAncestorOpInBlock(*alloc));
-      buf.last = std::max(buf.first, lastUse(alloc, body, index));
+      // every iteration reuses the same place. A top-level one lives from
+      // its first use, wherever bufferization put the alloc.
+      Operation *top = body.findAncestorOpInBlock(*alloc);
+      auto [first, last] = useRange(alloc, body, index.lookup(top), index);
+      buf.first = top == alloc ? first : index.lookup(top);
+      buf.last = std::max(buf.first, last);
       buffers.push_back(buf);
       return WalkResult::advance();
     });

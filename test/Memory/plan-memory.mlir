@@ -198,3 +198,25 @@ func.func @alloc_yielded(%c: i1, %in: memref<16xf32>, %out: memref<16xf32>) {
   memref.copy %late, %out : memref<16xf32> to memref<16xf32>
   return
 }
+
+// -----
+
+// A buffer lives from its first use, not from its alloc: %late is
+// allocated first but used only after %early is dead, so both take
+// offset 0 and the workspace holds one slot.
+// CHECK-LABEL: func.func @first_use(
+// CHECK-SAME: %[[WS:[a-z0-9]+]]: memref<64xi8> {kiln.workspace})
+// CHECK-SAME: kiln.workspace_size = 64 : i64
+// CHECK: %[[OFF_LATE:.*]] = arith.constant 0 : index
+// CHECK: memref.view %[[WS]][%[[OFF_LATE]]][]
+// CHECK: %[[OFF_EARLY:.*]] = arith.constant 0 : index
+// CHECK: memref.view %[[WS]][%[[OFF_EARLY]]][]
+func.func @first_use(%in: memref<16xf32>, %out: memref<16xf32>) {
+  %late = memref.alloc() : memref<16xf32>
+  %early = memref.alloc() : memref<16xf32>
+  memref.copy %in, %early : memref<16xf32> to memref<16xf32>
+  memref.copy %early, %out : memref<16xf32> to memref<16xf32>
+  memref.copy %in, %late : memref<16xf32> to memref<16xf32>
+  memref.copy %late, %out : memref<16xf32> to memref<16xf32>
+  return
+}

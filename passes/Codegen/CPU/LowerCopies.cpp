@@ -3,7 +3,8 @@
 // Strided memref.copy would need MLIR's runtime library; make it an
 // identity linalg.generic instead, which becomes plain (vectorisable)
 // loops. A pad (the whole buffer filled with a constant, then the source
-// copied into a window of it) fills only the border around the window.
+// copied, or its producer writing, into a window of it) fills only the
+// border around the window.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 #define DEBUG_TYPE "kiln-lower-copies"
 
@@ -28,32 +30,79 @@ bool contiguous(Type type) {
   return m && m.getLayout().isIdentity();
 }
 
-/// fill(buffer); copy(src, subview(buffer)) -> fills of the slabs of
-/// buffer outside the window (two per padded dim, corners twice; generics
-/// that yield the constant), then the copy. Only static, unit-stride
-/// windows.
-void fillBorderOnly(memref::CopyOp copy) {
-  auto window = copy.getTarget().getDefiningOp<memref::SubViewOp>();
-  if (!window || !window->hasOneUse())
+bool staticWindow(memref::SubViewOp window) {
+  auto isStatic = [](int64_t v) { return !ShapedType::isDynamic(v); };
+  return window.hasUnitStride() &&
+         llvm::all_of(window.getStaticOffsets(), isStatic) &&
+         llvm::all_of(window.getStaticSizes(), isStatic);
+}
+
+bool usesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &values) {
+  return op
+      ->walk([&](Operation *nested) {
+        for (Value v : nested->getOperands())
+          if (values.contains(v))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// Whether `op` writes every element of `window` without reading it or
+/// anything else in `aliases` (a copy into it, or an all-parallel linalg op
+/// whose only output it is and whose body ignores the old value).
+bool overwrites(Operation *op, Value window,
+                const llvm::SmallPtrSetImpl<Value> &aliases) {
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    return copy.getTarget() == window && !aliases.contains(copy.getSource());
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
+      linalgOp.getNumDpsInits() != 1 ||
+      linalgOp.getDpsInitOperand(0)->get() != window ||
+      linalgOp.getNumParallelLoops() != linalgOp.getNumLoops() ||
+      !linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0)).isPermutation() ||
+      linalgOp.payloadUsesValueFromOperand(linalgOp.getDpsInitOperand(0)))
+    return false;
+  return llvm::none_of(linalgOp.getDpsInputs(),
+                       [&](Value in) { return aliases.contains(in); });
+}
+
+/// fill(buffer), then the first access to the buffer writes all of a
+/// window of it (a pad's copy of its source, or the producer that writes
+/// the source in place): fill only the slabs of buffer outside the window
+/// (two per padded dim, corners twice; generics that yield the constant).
+/// Only static, unit-stride windows of static identity-layout buffers.
+void fillBorderOnly(Operation *fill) {
+  auto linalgOp = cast<linalg::LinalgOp>(fill);
+  if (linalgOp.getNumDpsInits() != 1)
     return;
-  Value buffer = window.getSource();
-  Operation *before = window->getPrevNode();
-  if (before && before == copy.getSource().getDefiningOp())
-    before = before->getPrevNode();
-  Operation *fill = before;
-  std::optional<Value> value = kiln::vec::constantFill(before, buffer);
+  Value buffer = linalgOp.getDpsInitOperand(0)->get();
+  std::optional<Value> value = kiln::vec::constantFill(fill, buffer);
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!value || !type || !type.hasStaticShape() ||
-      !window.hasUnitStride() || !llvm::all_of(window.getStaticOffsets(), [](int64_t o) {
-        return !ShapedType::isDynamic(o);
-      }) || !llvm::all_of(window.getStaticSizes(), [](int64_t s) {
-        return !ShapedType::isDynamic(s);
-      }))
+  if (!value || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
     return;
-  // Nothing else may use the buffer between the fill and the copy.
-  for (Operation *op = fill->getNextNode(); op != copy; op = op->getNextNode())
-    if (op != window && op != copy.getSource().getDefiningOp())
-      return;
+  // Every view of the buffer, wherever it is defined.
+  llvm::SmallPtrSet<Value, 8> aliases{buffer};
+  SmallVector<Value> work{buffer};
+  while (!work.empty())
+    for (Operation *user : work.pop_back_val().getUsers())
+      if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
+          aliases.insert(user->getResult(0)).second)
+        work.push_back(user->getResult(0));
+  memref::SubViewOp window;
+  for (Operation *op = fill->getNextNode(); op; op = op->getNextNode()) {
+    if (isa<ViewLikeOpInterface>(op) || !usesAny(op, aliases))
+      continue;
+    for (Value v : op->getOperands()) {
+      auto sub = v.getDefiningOp<memref::SubViewOp>();
+      if (sub && sub.getSource() == buffer && staticWindow(sub) &&
+          overwrites(op, v, aliases))
+        window = sub;
+    }
+    break;
+  }
+  if (!window)
+    return;
   OpBuilder b(fill);
   Location loc = fill->getLoc();
   ArrayRef<int64_t> shape = type.getShape();
@@ -94,8 +143,14 @@ struct LowerCopiesPass
           !contiguous(op.getTarget().getType()))
         copies.push_back(op);
     });
-    for (memref::CopyOp op : copies) {
+    SmallVector<Operation *> fills;
+    getOperation().walk([&](Operation *op) {
+      if (isa<linalg::FillOp, linalg::MapOp, linalg::GenericOp>(op))
+        fills.push_back(op);
+    });
+    for (Operation *op : fills)
       fillBorderOnly(op);
+    for (memref::CopyOp op : copies) {
       OpBuilder b(op);
       auto type = cast<MemRefType>(op.getTarget().getType());
       AffineMap identity = b.getMultiDimIdentityMap(type.getRank());

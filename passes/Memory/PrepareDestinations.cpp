@@ -1,0 +1,234 @@
+//===- PrepareDestinations.cpp - kiln-prepare-destinations pass -----------===//
+//
+// Lets ops write their results where they end up. Empty-tensor elimination
+// makes the producer of an `insert_slice` source write straight into the
+// destination's window, but only when the producer's chain starts at a
+// `tensor.empty` of its own and the destination is defined before that
+// empty. After CSE, neither holds in a model: one zero fill serves every
+// conv of a shape (bufferization then copies it before each), concats
+// start from shared empties defined after their branches, and pads are
+// `tensor.pad`, which no producer can write into. This pass:
+//
+// 1. folds reshapes of empties into empties;
+// 2. turns a `tensor.pad` with a constant (rows of at least
+//    kMinPaddedRow elements) into a fill of a new empty and an
+//    `insert_slice` of the source (the fill becomes border-only in
+//    kiln-lower-copies);
+// 3. gives the destination chain of each `insert_slice` source its own
+//    empty and initialiser where they are shared, and moves the insert's
+//    destination (an empty, a fill of one, or earlier inserts into those)
+//    before that empty.
+//
+// Other shared empties stay shared: bufferization then happens to write
+// many elementwise ops over their input, which the kernels' epilogues
+// rely on.
+//
+// All of it only reorders or clones side-effect-free tensor ops; where a
+// move is not possible the IR stays as it was, and bufferization copies
+// as before.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Memory/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+
+#define DEBUG_TYPE "kiln-prepare-destinations"
+
+namespace kiln {
+#define GEN_PASS_DEF_PREPAREDESTINATIONSPASS
+#include "passes/Memory/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+bool isStaticEmpty(Operation *op) {
+  auto empty = dyn_cast_or_null<tensor::EmptyOp>(op);
+  return empty && empty.getType().hasStaticShape();
+}
+
+/// Rows narrower than this stay a copy: written in place, a padded row is
+/// a strided window, and an elementwise producer then runs row by row with
+/// a partial vector per row instead of over the flat buffer.
+constexpr int64_t kMinPaddedRow = 32;
+
+/// A pad with a constant value and static sizes as fill + insert_slice.
+void decomposePad(tensor::PadOp pad) {
+  RankedTensorType type = pad.getResultType();
+  Attribute value;
+  if (!type.hasStaticShape() || !pad.getSourceType().hasStaticShape() ||
+      type.getRank() == 0 || pad.getSourceType().getShape().back() < kMinPaddedRow ||
+      !pad.getConstantPaddingValue() ||
+      !matchPattern(pad.getConstantPaddingValue(), m_Constant(&value)) ||
+      llvm::any_of(pad.getStaticLow(), [](int64_t l) { return l < 0; }) ||
+      llvm::any_of(pad.getStaticHigh(), [](int64_t h) { return h < 0; }))
+    return;
+  OpBuilder b(pad);
+  Location loc = pad.getLoc();
+  Value constant =
+      arith::ConstantOp::create(b, loc, cast<TypedAttr>(value)).getResult();
+  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                        type.getElementType());
+  Value filled = linalg::FillOp::create(b, loc, constant, empty).getResult(0);
+  SmallVector<OpFoldResult> offsets, sizes,
+      strides(type.getRank(), b.getIndexAttr(1));
+  for (int64_t low : pad.getStaticLow())
+    offsets.push_back(b.getIndexAttr(low));
+  for (int64_t size : pad.getSourceType().getShape())
+    sizes.push_back(b.getIndexAttr(size));
+  auto insert = tensor::InsertSliceOp::create(b, loc, pad.getSource(), filled,
+                                              offsets, sizes, strides);
+  pad.replaceAllUsesWith(insert.getResult());
+  pad.erase();
+}
+
+/// An op that only initialises a fresh tensor from constants: a fill or an
+/// all-parallel generic whose inputs are constants, on a static empty.
+bool isInitialiser(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || op->getNumResults() != 1 || linalgOp.getNumDpsInits() != 1 ||
+      !isStaticEmpty(linalgOp.getDpsInitOperand(0)->get().getDefiningOp()))
+    return false;
+  if (isa<linalg::FillOp>(op))
+    return matchPattern(cast<linalg::FillOp>(op).getInputs()[0], m_Constant());
+  if (!isa<linalg::GenericOp>(op) ||
+      linalgOp.getNumParallelLoops() != linalgOp.getNumLoops())
+    return false;
+  return llvm::all_of(linalgOp.getDpsInputs(), [](Value in) {
+    return matchPattern(in, m_Constant());
+  });
+}
+
+/// The use of the empty that `v`'s destination chain starts from: through
+/// the tied init of destination-style ops and the destination of inserts;
+/// null when there is none. The chain gets its own empty and initialiser
+/// where CSE made them shared, so that replacing the empty touches this
+/// chain only.
+OpOperand *chainRoot(Value v) {
+  OpOperand *use = nullptr;
+  for (int steps = 0; steps < 64; ++steps) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return nullptr;
+    if (use && !v.hasOneUse() && (isStaticEmpty(def) || isInitialiser(def))) {
+      Operation *user = def->getBlock()->findAncestorOpInBlock(*use->getOwner());
+      if (!user)
+        return nullptr;
+      OpBuilder b(user);
+      IRMapping map;
+      if (!isa<tensor::EmptyOp>(def)) {
+        Operation *init = cast<DestinationStyleOpInterface>(def)
+                              .getDpsInitOperand(0)->get().getDefiningOp();
+        map.map(init->getResult(0), b.clone(*init)->getResult(0));
+      }
+      def = b.clone(*def, map);
+      use->set(def->getResult(0));
+      v = def->getResult(0);
+    }
+    if (isa<tensor::EmptyOp>(def))
+      return use;
+    if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
+      use = &insert.getDestMutable();
+    } else {
+      auto dps = dyn_cast<DestinationStyleOpInterface>(def);
+      if (!dps || !dps.hasPureTensorSemantics())
+        return nullptr;
+      use = dps.getTiedOpOperand(cast<OpResult>(v));
+    }
+    v = use->get();
+  }
+  return nullptr;
+}
+
+/// Makes `v` available before `point` (in the same block) by moving the
+/// ops that define it, when they are an empty, an initialiser of an empty,
+/// or inserts into those of values already available. True on success.
+bool moveBefore(Value v, Operation *point, DominanceInfo &dom) {
+  if (dom.properlyDominates(v, point))
+    return true;
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getBlock() != point->getBlock())
+    return false;
+  if (isa<tensor::EmptyOp>(def)) {
+    if (!llvm::all_of(def->getOperands(),
+                      [&](Value o) { return dom.properlyDominates(o, point); }))
+      return false;
+    def->moveBefore(point);
+    return true;
+  }
+  if (isInitialiser(def)) {
+    Value init = cast<DestinationStyleOpInterface>(def).getDpsInitOperand(0)->get();
+    if (!init.hasOneUse() || !moveBefore(init, point, dom))
+      return false;
+    // Its inputs are constants: clone those defined too late.
+    OpBuilder b(point);
+    for (OpOperand &in : def->getOpOperands())
+      if (in.get() != init && !dom.properlyDominates(in.get(), point))
+        in.set(b.clone(*in.get().getDefiningOp())->getResult(0));
+    def->moveBefore(point);
+    return true;
+  }
+  if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
+    for (Value o : insert->getOperands())
+      if (o != insert.getDest() && !dom.properlyDominates(o, point))
+        return false;
+    if (!moveBefore(insert.getDest(), point, dom))
+      return false;
+    def->moveBefore(point);
+    return true;
+  }
+  return false;
+}
+
+struct PrepareDestinationsPass
+    : public kiln::impl::PrepareDestinationsPassBase<PrepareDestinationsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<Operation *> reshapes;
+    module.walk([&](Operation *op) {
+      if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(op) &&
+          isStaticEmpty(op->getOperand(0).getDefiningOp()) &&
+          cast<RankedTensorType>(op->getResult(0).getType()).hasStaticShape())
+        reshapes.push_back(op);
+    });
+    for (Operation *op : reshapes) {
+      OpBuilder b(op);
+      auto type = cast<RankedTensorType>(op->getResult(0).getType());
+      op->getResult(0).replaceAllUsesWith(tensor::EmptyOp::create(
+          b, op->getLoc(), type.getShape(), type.getElementType()));
+      Operation *empty = op->getOperand(0).getDefiningOp();
+      op->erase();
+      if (empty->use_empty())
+        empty->erase();
+    }
+
+    SmallVector<tensor::PadOp> pads;
+    module.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+    for (tensor::PadOp pad : pads)
+      decomposePad(pad);
+
+    DominanceInfo dom(module);
+    SmallVector<tensor::InsertSliceOp> inserts;
+    module.walk([&](tensor::InsertSliceOp op) { inserts.push_back(op); });
+    for (tensor::InsertSliceOp insert : inserts) {
+      OpOperand *use = chainRoot(insert.getSource());
+      Operation *root = use ? use->get().getDefiningOp() : nullptr;
+      if (!root || root->getBlock() != insert->getBlock())
+        continue;
+      // The chain's own empty can sit right before its user: later than
+      // the destination, which may need values computed in between.
+      if (Operation *user = root->getBlock()->findAncestorOpInBlock(*use->getOwner());
+          user && root->hasOneUse() && root->getNumOperands() == 0)
+        root->moveBefore(user);
+      if (!dom.properlyDominates(insert.getDest(), root))
+        (void)moveBefore(insert.getDest(), root, dom);
+    }
+  }
+};
+} // namespace

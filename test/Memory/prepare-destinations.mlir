@@ -1,0 +1,98 @@
+// RUN: kiln-opt %s --kiln-prepare-destinations --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-prepare-destinations --eliminate-empty-tensors --split-input-file | FileCheck %s --check-prefix=ELIM
+// kiln-prepare-destinations arranges tensor destinations so that
+// empty-tensor elimination can make producers write into their final
+// buffer: pads become a fill and an insert, and insert destinations move
+// before the empty their source's chain starts from.
+
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+
+// A pad of a ReLU: the padded buffer is created and filled before the
+// ReLU's empty; after elimination the ReLU writes the window [0, 1, 1].
+// CHECK-LABEL: func.func @pad(
+// CHECK-NOT: tensor.pad
+// CHECK: %[[P:.+]] = tensor.empty() : tensor<2x34x34xf32>
+// CHECK: %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[P]] : tensor<2x34x34xf32>)
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<2x32x32xf32>
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} outs(%[[E]]
+// CHECK: tensor.insert_slice %[[R]] into %[[F]][0, 1, 1] [2, 32, 32] [1, 1, 1]
+// ELIM-LABEL: func.func @pad(
+// ELIM: %[[F:.+]] = linalg.fill
+// ELIM: %[[W:.+]] = tensor.extract_slice %[[F]][0, 1, 1] [2, 32, 32] [1, 1, 1]
+// ELIM: linalg.generic {{.+}} outs(%[[W]]
+// ELIM-NOT: tensor.empty() : tensor<2x32x32xf32>
+func.func @pad(%x: tensor<2x32x32xf32>) -> tensor<2x34x34xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x32x32xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x32x32xf32>) outs(%e : tensor<2x32x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %cst : f32
+    linalg.yield %m : f32
+  } -> tensor<2x32x32xf32>
+  %p = tensor.pad %r low[0, 1, 1] high[0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %cst : f32
+  } : tensor<2x32x32xf32> to tensor<2x34x34xf32>
+  return %p : tensor<2x34x34xf32>
+}
+
+// -----
+
+// Rows of 8: a strided window would cost the producer more than the copy
+// saves; the pad stays.
+// CHECK-LABEL: func.func @narrow_pad(
+// CHECK: tensor.pad
+func.func @narrow_pad(%x: tensor<2x8x8xf32>) -> tensor<2x10x10xf32> {
+  %cst = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1, 1] high[0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %cst : f32
+  } : tensor<2x8x8xf32> to tensor<2x10x10xf32>
+  return %p : tensor<2x10x10xf32>
+}
+
+// -----
+
+// A concat of two branches that CSE made share one empty (through a
+// reshape), with the concat's empty defined last. The second branch gets
+// its own empty; the concat's empty and first insert move up, so both
+// branches write their halves of the concat.
+// CHECK-LABEL: func.func @concat(
+// CHECK-NOT: tensor.collapse_shape
+// CHECK: %[[D:.+]] = tensor.empty() : tensor<8x32xf32>
+// CHECK: %[[E:.+]] = tensor.empty() : tensor<4x32xf32>
+// CHECK: %[[A:.+]] = linalg.generic {{.+}} outs(%[[E]]
+// CHECK: %[[I0:.+]] = tensor.insert_slice %[[A]] into %[[D]][0, 0] [4, 32] [1, 1]
+// CHECK: %[[E2:.+]] = tensor.empty() : tensor<4x32xf32>
+// CHECK: %[[B:.+]] = linalg.generic {{.+}} outs(%[[E2]]
+// CHECK: tensor.insert_slice %[[B]] into %[[I0]][4, 0] [4, 32] [1, 1]
+// ELIM-LABEL: func.func @concat(
+// ELIM: %[[D:.+]] = tensor.empty() : tensor<8x32xf32>
+// ELIM: %[[W0:.+]] = tensor.extract_slice %[[D]][0, 0] [4, 32] [1, 1]
+// ELIM: %[[A:.+]] = linalg.generic {{.+}} outs(%[[W0]]
+// ELIM: %[[I0:.+]] = tensor.insert_slice %[[A]] into %[[D]]
+// ELIM: %[[W1:.+]] = tensor.extract_slice %[[I0]][4, 0] [4, 32] [1, 1]
+// ELIM: linalg.generic {{.+}} outs(%[[W1]]
+// ELIM-NOT: tensor.empty() : tensor<4x32xf32>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @concat(%x: tensor<4x32xf32>) -> tensor<8x32xf32> {
+  %e0 = tensor.empty() : tensor<1x4x32xf32>
+  %e = tensor.collapse_shape %e0 [[0, 1], [2]] : tensor<1x4x32xf32> into tensor<4x32xf32>
+  %a = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<4x32xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x32xf32>) outs(%e : tensor<4x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %in : f32
+    linalg.yield %m : f32
+  } -> tensor<4x32xf32>
+  %d = tensor.empty() : tensor<8x32xf32>
+  %i0 = tensor.insert_slice %a into %d[0, 0] [4, 32] [1, 1] : tensor<4x32xf32> into tensor<8x32xf32>
+  %i1 = tensor.insert_slice %b into %i0[4, 0] [4, 32] [1, 1] : tensor<4x32xf32> into tensor<8x32xf32>
+  return %i1 : tensor<8x32xf32>
+}
