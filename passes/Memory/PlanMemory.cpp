@@ -18,6 +18,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <limits>
+
 #define DEBUG_TYPE "kiln-plan-memory"
 
 namespace kiln {
@@ -53,8 +55,7 @@ std::optional<int64_t> storageBytes(MemRefType type) {
 /// `root` through any chain of views (`start`, `start` when none do).
 std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
                                      const llvm::DenseMap<Operation *, int64_t> &index) {
-  int64_t first = start, last = start;
-  bool used = false;
+  int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
   SmallVector<Value> work{root};
   llvm::SmallPtrSet<Value, 8> seen;
   while (!work.empty()) {
@@ -66,10 +67,8 @@ std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
         continue; // Erased below; freeing is not a use.
       Operation *top = body.findAncestorOpInBlock(*user);
       if (top) {
-        int64_t at = index.lookup(top);
-        first = used ? std::min(first, at) : at;
-        last = used ? std::max(last, at) : at;
-        used = true;
+        first = std::min(first, index.lookup(top));
+        last = std::max(last, index.lookup(top));
       }
       // Follow results that may alias the buffer (views, casts, reshapes),
       // and the results of a region op whose terminator yields it.
@@ -82,7 +81,9 @@ std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
           work.push_back(r);
     }
   }
-  return {std::min(first, last), last};
+  if (last < 0)
+    return {start, start};
+  return {first, last};
 }
 
 struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {

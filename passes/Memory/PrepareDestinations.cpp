@@ -61,21 +61,18 @@ constexpr int64_t kMinPaddedRow = 32;
 /// A pad with a constant value and static sizes as fill + insert_slice.
 void decomposePad(tensor::PadOp pad) {
   RankedTensorType type = pad.getResultType();
-  Attribute value;
+  Value value = pad.getConstantPaddingValue();
   if (!type.hasStaticShape() || !pad.getSourceType().hasStaticShape() ||
       type.getRank() == 0 || pad.getSourceType().getShape().back() < kMinPaddedRow ||
-      !pad.getConstantPaddingValue() ||
-      !matchPattern(pad.getConstantPaddingValue(), m_Constant(&value)) ||
+      !value || !matchPattern(value, m_Constant()) ||
       llvm::any_of(pad.getStaticLow(), [](int64_t l) { return l < 0; }) ||
       llvm::any_of(pad.getStaticHigh(), [](int64_t h) { return h < 0; }))
     return;
   OpBuilder b(pad);
   Location loc = pad.getLoc();
-  Value constant =
-      arith::ConstantOp::create(b, loc, cast<TypedAttr>(value)).getResult();
   Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
                                         type.getElementType());
-  Value filled = linalg::FillOp::create(b, loc, constant, empty).getResult(0);
+  Value filled = linalg::FillOp::create(b, loc, value, empty).getResult(0);
   SmallVector<OpFoldResult> offsets, sizes,
       strides(type.getRank(), b.getIndexAttr(1));
   for (int64_t low : pad.getStaticLow())

@@ -94,12 +94,7 @@ std::optional<float> copiedConstant(memref::CopyOp copy) {
         return attr.getValueAsDouble();
       return std::nullopt;
     }
-    bool touches = false;
-    op->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        touches |= isa<MemRefType>(v.getType()) && kiln::vec::rootBuffer(v) == root;
-    });
-    if (!touches)
+    if (!kiln::vec::touches(op, root))
       continue;
     auto other = dyn_cast<memref::CopyOp>(op);
     if (!other || kiln::vec::rootBuffer(other.getTarget()) == root)
@@ -189,16 +184,9 @@ bool deadAfter(Operation *op, Value buffer) {
   Value root = kiln::vec::rootBuffer(buffer);
   if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
     return false; // An argument (a graph output) or a global; or nested.
-  for (Operation *next = op->getNextNode(); next; next = next->getNextNode()) {
-    WalkResult r = next->walk([&](Operation *inner) {
-      for (Value v : inner->getOperands())
-        if (isa<MemRefType>(v.getType()) && kiln::vec::rootBuffer(v) == root)
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (r.wasInterrupted())
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (kiln::vec::touches(next, root))
       return false;
-  }
   return true;
 }
 

@@ -37,24 +37,14 @@ bool staticWindow(memref::SubViewOp window) {
          llvm::all_of(window.getStaticSizes(), isStatic);
 }
 
-bool usesAny(Operation *op, const llvm::SmallPtrSetImpl<Value> &values) {
-  return op
-      ->walk([&](Operation *nested) {
-        for (Value v : nested->getOperands())
-          if (values.contains(v))
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 /// Whether `op` writes every element of `window` without reading it or
-/// anything else in `aliases` (a copy into it, or an all-parallel linalg op
-/// whose only output it is and whose body ignores the old value).
-bool overwrites(Operation *op, Value window,
-                const llvm::SmallPtrSetImpl<Value> &aliases) {
+/// anything else in the memory of `root` (a copy into it, or an
+/// all-parallel linalg op whose only output it is and whose body ignores
+/// the old value).
+bool overwrites(Operation *op, Value window, Value root) {
   if (auto copy = dyn_cast<memref::CopyOp>(op))
-    return copy.getTarget() == window && !aliases.contains(copy.getSource());
+    return copy.getTarget() == window &&
+           kiln::vec::rootBuffer(copy.getSource()) != root;
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || !linalgOp.hasPureBufferSemantics() ||
       linalgOp.getNumDpsInits() != 1 ||
@@ -63,8 +53,9 @@ bool overwrites(Operation *op, Value window,
       !linalgOp.getMatchingIndexingMap(linalgOp.getDpsInitOperand(0)).isPermutation() ||
       linalgOp.payloadUsesValueFromOperand(linalgOp.getDpsInitOperand(0)))
     return false;
-  return llvm::none_of(linalgOp.getDpsInputs(),
-                       [&](Value in) { return aliases.contains(in); });
+  return llvm::none_of(linalgOp.getDpsInputs(), [&](Value in) {
+    return kiln::vec::rootBuffer(in) == root;
+  });
 }
 
 /// fill(buffer), then the first access to the buffer writes all of a
@@ -81,22 +72,17 @@ void fillBorderOnly(Operation *fill) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
   if (!value || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
     return;
-  // Every view of the buffer, wherever it is defined.
-  llvm::SmallPtrSet<Value, 8> aliases{buffer};
-  SmallVector<Value> work{buffer};
-  while (!work.empty())
-    for (Operation *user : work.pop_back_val().getUsers())
-      if (isa<ViewLikeOpInterface>(user) && user->getNumResults() == 1 &&
-          aliases.insert(user->getResult(0)).second)
-        work.push_back(user->getResult(0));
+  // The first op after the fill that touches the buffer's memory (through
+  // any view of it, or of the workspace buffer it is a view of).
+  Value root = kiln::vec::rootBuffer(buffer);
   memref::SubViewOp window;
   for (Operation *op = fill->getNextNode(); op; op = op->getNextNode()) {
-    if (isa<ViewLikeOpInterface>(op) || !usesAny(op, aliases))
+    if (isa<ViewLikeOpInterface>(op) || !kiln::vec::touches(op, root))
       continue;
     for (Value v : op->getOperands()) {
       auto sub = v.getDefiningOp<memref::SubViewOp>();
       if (sub && sub.getSource() == buffer && staticWindow(sub) &&
-          overwrites(op, v, aliases))
+          overwrites(op, v, root))
         window = sub;
     }
     break;

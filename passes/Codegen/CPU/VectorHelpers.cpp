@@ -23,6 +23,17 @@ Value rootBuffer(Value v) {
   return v;
 }
 
+bool touches(Operation *op, Value root) {
+  return op
+      ->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (isa<MemRefType>(v.getType()) && rootBuffer(v) == root)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 Value laneOffsets(OpBuilder &b, Location loc, int64_t lanes, int64_t stride) {
   SmallVector<int32_t> offsets;
   for (int64_t i = 0; i < lanes; ++i)

@@ -77,6 +77,10 @@ mlir::Value gather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
 /// not share memory.
 mlir::Value rootBuffer(mlir::Value v);
 
+/// Whether `op` or an op nested in it has a memref operand whose root
+/// buffer is `root`.
+bool touches(mlir::Operation *op, mlir::Value root);
+
 /// `a` and `b` may share memory. Views of one workspace (planned buffers
 /// with different roots) share it when their byte ranges overlap: the
 /// plan reuses memory between buffers whose lifetimes do not overlap, so
