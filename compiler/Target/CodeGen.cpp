@@ -588,6 +588,7 @@ LogicalResult emitCode(ModuleOp module, const ModelInfo &info,
   if (options.freestanding)
     addMemoryFunctions(*m, triple);
   optimize(*m, *tm, options.optLevel);
+  uniformGatherBases(*m);
 
   llvm::raw_svector_ostream os(out);
   if (kind == OutputKind::LLVMIR) {

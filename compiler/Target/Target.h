@@ -18,6 +18,7 @@
 #include <vector>
 
 namespace llvm {
+class Module;
 class TargetMachine;
 class Triple;
 } // namespace llvm
@@ -143,6 +144,13 @@ using Bytes = llvm::SmallVector<char, 0>;
 mlir::LogicalResult emitCode(mlir::ModuleOp module, const ModelInfo &info,
                              const TargetOptions &options, OutputKind kind,
                              Bytes &out, CodeStats &stats, std::string &error);
+
+/// Gives every masked gather and scatter of `m` a scalar base with vector
+/// offsets again where LLVM's -O pipeline hoisted the offsets into a
+/// vector of pointers (GatherBase.cpp): x86 then uses one gather or
+/// scatter with 32-bit offsets per vector instead of two with 64-bit
+/// addresses.
+void uniformGatherBases(llvm::Module &m);
 
 /// Links one object into a shared library at `path` with lld, in-process,
 /// with what it needs of the runtime archive at `runtimeArchive` (its

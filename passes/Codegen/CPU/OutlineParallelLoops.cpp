@@ -22,6 +22,8 @@
 #include "mlir/Transforms/RegionUtils.h"
 #include "llvm/ADT/SetVector.h"
 
+#include <cctype>
+
 #define DEBUG_TYPE "kiln-outline-parallel-loops"
 
 namespace kiln {
@@ -34,6 +36,34 @@ using namespace mlir;
 namespace {
 
 constexpr StringLiteral kHook = "kiln_parallel_for";
+
+/// The ONNX node a loop came from, as a symbol suffix ("_" and the
+/// node's name in identifier characters, at most 48 of them), or "" when
+/// its location names none. Outlined kernels carry it, so that a profiler
+/// (perf) shows which node each one computes.
+std::string nodeSuffix(Location loc) {
+  std::string name;
+  loc->walk([&](Location inner) {
+    if (auto named = dyn_cast<NameLoc>(inner)) {
+      name = named.getName().str();
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  std::string out;
+  for (char ch : name) {
+    if (out.size() >= 48)
+      break;
+    bool word = std::isalnum(static_cast<unsigned char>(ch));
+    if (word)
+      out += ch;
+    else if (!out.empty() && out.back() != '_')
+      out += '_';
+  }
+  while (!out.empty() && out.back() == '_')
+    out.pop_back();
+  return out.empty() ? "" : "_" + out;
+}
 
 /// Recreated inside the outlined function rather than passed.
 bool rematerialisable(Value v) {
@@ -114,7 +144,8 @@ struct OutlineParallelLoopsPass
     Location loc = loop.getLoc();
 
     // The outlined function.
-    std::string name = (parent.getName() + "_parallel_" + Twine(counter++)).str();
+    std::string name =
+        (parent.getName() + "_parallel_" + Twine(counter++) + nodeSuffix(loc)).str();
     OpBuilder mb(parent);
     mb.setInsertionPointAfter(parent);
     auto fn = func::FuncOp::create(mb, loc, name, fnType);
