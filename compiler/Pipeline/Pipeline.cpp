@@ -86,7 +86,10 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     outParams.modifyPublicFunctions = true;
     pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
     pm.addPass(createCanonicalizerPass());
-    pm.addPass(createPlanMemoryPass());
+    PlanMemoryPassOptions plan;
+    // Kernels fold epilogues only where there are vector registers.
+    plan.epilogues = options.vectorBits >= 64;
+    pm.addPass(createPlanMemoryPass(plan));
     return;
   }
   case Phase::LLVM: {

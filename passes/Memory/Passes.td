@@ -44,10 +44,20 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     `kiln.workspace_size` and `kiln.workspace_alignment`. No heap
     allocation remains. Dynamic shapes and allocations inside loops are
     errors (not supported yet).
+
+    With `epilogues`, a buffer that an all-parallel generic writes from a
+    contraction's result (an activation after a conv, possibly into the
+    window of a constant-filled padded buffer) is live from that
+    contraction on: the kernel that folds the generic in stores to it
+    while the contraction's operands are still being read.
   }];
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",
            "Byte alignment of every buffer's offset in the workspace">,
+    Option<"epilogues", "epilogues", "bool", "false",
+           "Keep the output of a contraction's elementwise epilogue apart "
+           "from the contraction's operands, so that a CPU kernel can "
+           "store the epilogue's result itself">,
   ];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];

@@ -5,6 +5,10 @@
 // first to the last op that uses the buffer or any view of it), then an
 // offset in one workspace: buffers are placed largest first at the lowest
 // offset that overlaps no already placed buffer whose range intersects.
+// With `epilogues`, the output of a contraction's elementwise epilogue is
+// live from the contraction on (epilogueStart), so that it never sits
+// where the contraction's operands are: the CPU kernel that folds the
+// epilogue in stores its result while it still reads them.
 // An alloc nested in a loop or branch is live for its whole top-level op
 // (bufferization does not let loop iterations hand allocations to each
 // other, so one place serves every iteration).
@@ -16,6 +20,8 @@
 #include "passes/Memory/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 #include <limits>
@@ -86,6 +92,70 @@ std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
   return {first, last};
 }
 
+/// The buffer `v` views (through view-like ops).
+Value rootOf(Value v) {
+  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+    v = view.getViewSource();
+  return v;
+}
+
+/// Whether `op` (or an op nested in it) has an operand viewing `root`.
+bool touches(Operation *op, Value root) {
+  return op
+      ->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (isa<BaseMemRefType>(v.getType()) && rootOf(v) == root)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// How far back from an epilogue its contraction is looked for (views and
+/// fills sit between them).
+constexpr int64_t kEpilogueReach = 16;
+
+/// For the buffer `root` whose first use is top-level op `first`: the index
+/// of the contraction whose elementwise epilogue writes `root`, when the
+/// first ops on `root` are constant fills (a pad's border) and then an
+/// all-parallel generic writing `root` (or a window of it) from a buffer
+/// that a generic with reductions wrote last. `first` otherwise.
+int64_t epilogueStart(Value root, Block &body, int64_t first,
+                      const SmallVector<Operation *> &ops) {
+  int64_t end = std::min<int64_t>(ops.size(), first + kEpilogueReach);
+  for (int64_t i = first; i < end; ++i) {
+    Operation *op = ops[i];
+    if (!touches(op, root) || isa<ViewLikeOpInterface>(op))
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(op);
+        fill && rootOf(fill.getOutputs()[0]) == root &&
+        matchPattern(fill.getInputs()[0], m_Constant()))
+      continue;
+    auto epilogue = dyn_cast<linalg::GenericOp>(op);
+    if (!epilogue || !epilogue.hasPureBufferSemantics() || epilogue.getNumDpsInits() != 1 ||
+        epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
+        rootOf(epilogue.getDpsInits()[0]) != root)
+      return first;
+    for (Value in : epilogue.getDpsInputs()) {
+      Value source = rootOf(in);
+      if (source == root)
+        return first;
+      for (int64_t j = first - 1; j >= 0 && j >= first - kEpilogueReach; --j) {
+        if (!touches(ops[j], source) || isa<ViewLikeOpInterface>(ops[j]))
+          continue;
+        auto contraction = dyn_cast<linalg::GenericOp>(ops[j]);
+        if (contraction && contraction.hasPureBufferSemantics() &&
+            contraction.getNumReductionLoops() && contraction.getNumDpsInits() == 1 &&
+            rootOf(contraction.getDpsInits()[0]) == source)
+          return j;
+        break;
+      }
+    }
+    return first;
+  }
+  return first;
+}
+
 struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
   using PlanMemoryPassBase::PlanMemoryPassBase;
 
@@ -103,9 +173,11 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       return func.emitError("memory planning needs a single-block function");
     Block &body = func.getBody().front();
     llvm::DenseMap<Operation *, int64_t> index;
-    int64_t i = 0;
-    for (Operation &op : body)
-      index[&op] = i++;
+    SmallVector<Operation *> ops;
+    for (Operation &op : body) {
+      index[&op] = ops.size();
+      ops.push_back(&op);
+    }
 
     SmallVector<Buffer> buffers;
     WalkResult walk = func.walk([&](Operation *op) {
@@ -130,6 +202,8 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       Operation *top = body.findAncestorOpInBlock(*alloc);
       auto [first, last] = useRange(alloc, body, index.lookup(top), index);
       buf.first = top == alloc ? first : index.lookup(top);
+      if (epilogues && top == alloc)
+        buf.first = epilogueStart(alloc, body, buf.first, ops);
       buf.last = std::max(buf.first, last);
       buffers.push_back(buf);
       return WalkResult::advance();

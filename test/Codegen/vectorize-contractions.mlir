@@ -411,3 +411,104 @@ func.func @packed_columns(%x: memref<3x8xf32>, %y: memref<10x8xf32>) {
   }
   return
 }
+
+// -----
+
+// The epilogue writes the window of a padded buffer whose border fills sit
+// between it and the kernel (as kiln-lower-copies leaves a pad's fill).
+// They share no memory with the kernel, so they move before it, the
+// kernel still starts from the zero fill (folded) and stores the ReLU's
+// result straight into the window.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @epilogue_into_pad(
+// CHECK-COUNT-2: linalg.generic {{.+}} outs(%{{.+}} : memref<2x1xf32, strided<[10, 1]{{.*}}>>)
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for
+// CHECK: %[[R:.+]] = arith.maximumf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK: vector.store %[[R]], %{{.+}} : memref<2x8xf32, strided<[10, 1], offset: 1>>, vector<8xf32>
+// CHECK-NOT: linalg.generic
+func.func @epilogue_into_pad(%x: memref<2x4xf32>, %w: memref<4x8xf32>, %ws: memref<256xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %t = memref.view %ws[%c64][] : memref<256xi8> to memref<2x8xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<2x8xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%x, %w : memref<2x4xf32>, memref<4x8xf32>) outs(%t : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %pad = memref.view %ws[%c128][] : memref<256xi8> to memref<2x10xf32>
+  %left = memref.subview %pad[0, 0] [2, 1] [1, 1] : memref<2x10xf32> to memref<2x1xf32, strided<[10, 1]>>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%left : memref<2x1xf32, strided<[10, 1]>>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  %right = memref.subview %pad[0, 9] [2, 1] [1, 1] : memref<2x10xf32> to memref<2x1xf32, strided<[10, 1], offset: 9>>
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]} outs(%right : memref<2x1xf32, strided<[10, 1], offset: 9>>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  %win = memref.subview %pad[0, 1] [2, 8] [1, 1] : memref<2x10xf32> to memref<2x8xf32, strided<[10, 1], offset: 1>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%t : memref<2x8xf32>) outs(%win : memref<2x8xf32, strided<[10, 1], offset: 1>>) {
+  ^bb0(%in: f32, %o: f32):
+    %r = arith.maximumf %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A flattened 1x1 conv ([2, 16] = [2, 2x8]) whose ReLU reads it as
+// [2, 2, 8] and writes the window of a padded [2, 4, 10] buffer, which
+// cannot be viewed flat: the conv and its bias broadcast are rebuilt on
+// [2, 2, 8] (the 16 split into 2 x 8), and the kernel starts from the bias
+// and stores the ReLU's result into the window. Nothing is left as a
+// generic.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+#bias = affine_map<(m, n) -> (m)>
+#id = affine_map<(m, n) -> (m, n)>
+#id3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @split_to_window(
+// CHECK-NOT: linalg.generic
+// CHECK: scf.for
+// CHECK: %[[R:.+]] = arith.maximumf %{{.+}}, %{{.+}} : vector<8xf32>
+// CHECK: vector.store %[[R]], %{{.+}} : memref<2x2x8xf32, strided<[40, 10, 1], offset: 11>>, vector<8xf32>
+// CHECK-NOT: linalg.generic
+func.func @split_to_window(%w: memref<2x4xf32>, %bv: memref<2xf32>, %ws: memref<512xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %x = memref.view %ws[%c0][] : memref<512xi8> to memref<4x16xf32>
+  %pad = memref.view %ws[%c256][] : memref<512xi8> to memref<2x4x10xf32>
+  %t = memref.view %ws[%c128][] : memref<512xi8> to memref<2x16xf32>
+  linalg.generic {indexing_maps = [#bias, #id], iterator_types = ["parallel", "parallel"]} ins(%bv : memref<2xf32>) outs(%t : memref<2x16xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<2x4xf32>, memref<4x16xf32>) outs(%t : memref<2x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %t3 = memref.expand_shape %t [[0], [1, 2]] output_shape [2, 2, 8] : memref<2x16xf32> into memref<2x2x8xf32>
+  %win = memref.subview %pad[0, 1, 1] [2, 2, 8] [1, 1, 1] : memref<2x4x10xf32> to memref<2x2x8xf32, strided<[40, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3 : memref<2x2x8xf32>) outs(%win : memref<2x2x8xf32, strided<[40, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}

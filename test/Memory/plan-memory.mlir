@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-plan-memory --split-input-file | FileCheck %s
 // RUN: kiln-opt %s --kiln-plan-memory=alignment=16 --split-input-file | FileCheck %s --check-prefix=ALIGN16
+// RUN: kiln-opt %s --kiln-plan-memory=epilogues=1 --split-input-file | FileCheck %s --check-prefix=EPI
 // The static memory plan: every memref.alloc of a public function becomes a
 // memref.view at a constant offset of one trailing workspace argument;
 // buffers whose live ranges (alloc to last use, through views) do not
@@ -218,5 +219,81 @@ func.func @first_use(%in: memref<16xf32>, %out: memref<16xf32>) {
   memref.copy %early, %out : memref<16xf32> to memref<16xf32>
   memref.copy %in, %late : memref<16xf32> to memref<16xf32>
   memref.copy %late, %out : memref<16xf32> to memref<16xf32>
+  return
+}
+
+// -----
+
+// A contraction's elementwise epilogue writing a new buffer %r, and a
+// second one writing into the window of a constant-filled padded buffer
+// %p. By default each takes the slot of its contraction's input (%x,
+// then %r), dead after the contraction. With epilogues (targets whose
+// kernels fold the epilogue in and store its result while still reading
+// that input), they are live from their contraction on.
+// CHECK-LABEL: func.func @epilogue(
+// CHECK-SAME: kiln.workspace_size = 576
+// CHECK: %[[X:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.view %{{.*}}[%[[X]]][] : memref<576xi8> to memref<4x16xf32>
+// CHECK: %[[R:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.view %{{.*}}[%[[R]]][] : memref<576xi8> to memref<4x16xf32>
+// CHECK: %[[P:.*]] = arith.constant 0 : index
+// CHECK-NEXT: memref.view %{{.*}}[%[[P]]][] : memref<576xi8> to memref<4x18xf32>
+// EPI-LABEL: func.func @epilogue(
+// EPI-SAME: kiln.workspace_size = 1024
+// EPI: %[[X:.*]] = arith.constant 0 : index
+// EPI-NEXT: memref.view %{{.*}}[%[[X]]][] : memref<1024xi8> to memref<4x16xf32>
+// EPI: %[[T:.*]] = arith.constant 256 : index
+// EPI-NEXT: memref.view %{{.*}}[%[[T]]][] : memref<1024xi8> to memref<4x16xf32>
+// EPI: %[[R:.*]] = arith.constant 512 : index
+// EPI-NEXT: memref.view %{{.*}}[%[[R]]][] : memref<1024xi8> to memref<4x16xf32>
+// EPI: %[[Y:.*]] = arith.constant 768 : index
+// EPI-NEXT: memref.view %{{.*}}[%[[Y]]][] : memref<1024xi8> to memref<4x16xf32>
+// EPI: %[[P:.*]] = arith.constant 0 : index
+// EPI-NEXT: memref.view %{{.*}}[%[[P]]][] : memref<1024xi8> to memref<4x18xf32>
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id2 = affine_map<(m, n) -> (m, n)>
+func.func @epilogue(%in: memref<4x16xf32>, %w: memref<4x4xf32>, %out: memref<4x16xf32>,
+                    %out2: memref<4x18xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %x = memref.alloc() : memref<4x16xf32>
+  memref.copy %in, %x : memref<4x16xf32> to memref<4x16xf32>
+  %t = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<4x4xf32>, memref<4x16xf32>) outs(%t : memref<4x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %r = memref.alloc() : memref<4x16xf32>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<4x16xf32>) outs(%r : memref<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %out : memref<4x16xf32> to memref<4x16xf32>
+  %y = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %r : memref<4x4xf32>, memref<4x16xf32>) outs(%y : memref<4x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %p = memref.alloc() : memref<4x18xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<4x18xf32>)
+  %win = memref.subview %p[0, 1] [4, 16] [1, 1] : memref<4x18xf32> to memref<4x16xf32, strided<[18, 1], offset: 1>>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<4x16xf32>) outs(%win : memref<4x16xf32, strided<[18, 1], offset: 1>>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %p, %out2 : memref<4x18xf32> to memref<4x18xf32>
   return
 }

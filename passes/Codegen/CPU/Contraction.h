@@ -87,6 +87,19 @@ std::optional<int64_t> staticStride(mlir::Value v, unsigned pos);
 /// a function's body: inside a loop, a later iteration could read it.
 bool deadAfter(mlir::Operation *op, mlir::Value buffer);
 
+/// The op before `op` that may be its init (the first one with memory
+/// effects, passing over linalg ops independent of both), or null.
+mlir::Operation *initCandidate(mlir::linalg::GenericOp op);
+
+/// Rearranges what follows the contraction `op` so that its epilogue, if
+/// it has one, comes right after it in a shape the kernel can fold in
+/// (KernelSurroundings.cpp).
+void prepareEpilogue(mlir::linalg::GenericOp op);
+
+/// `x` and `y` are linalg ops on buffers (their bodies touch no memory)
+/// that share none: either may run first.
+bool independent(mlir::Operation *x, mlir::Operation *y);
+
 } // namespace kiln::contraction
 
 #endif // KILN_PASSES_CODEGEN_CPU_CONTRACTION_H

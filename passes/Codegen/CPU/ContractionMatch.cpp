@@ -190,6 +190,43 @@ bool deadAfter(Operation *op, Value buffer) {
   return true;
 }
 
+bool independent(Operation *x, Operation *y) {
+  auto onBuffers = [](Operation *op) {
+    auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+    return linalgOp && linalgOp.hasPureBufferSemantics() &&
+           llvm::all_of(op->getRegions(), [](Region &r) {
+             return llvm::all_of(r.getOps(), [](Operation &inner) {
+               return isMemoryEffectFree(&inner);
+             });
+           });
+  };
+  if (!onBuffers(x) || !onBuffers(y))
+    return false;
+  for (Value a : x->getOperands())
+    for (Value b : y->getOperands())
+      if (isa<MemRefType>(a.getType()) && isa<MemRefType>(b.getType()) &&
+          kiln::vec::mayOverlap(a, b))
+        return false;
+  return true;
+}
+
+Operation *initCandidate(linalg::GenericOp op) {
+  // Views and constants between don't touch memory; linalg ops between
+  // that share no memory with the kernel (the border of a padded buffer
+  // its epilogue writes into) or the candidate are passed over.
+  Operation *before = op->getPrevNode();
+  SmallVector<Operation *> passed;
+  while (before && ((before->getNumRegions() == 0 && isMemoryEffectFree(before)) ||
+                    independent(before, op))) {
+    if (!isMemoryEffectFree(before))
+      passed.push_back(before);
+    before = before->getPrevNode();
+  }
+  if (before && llvm::any_of(passed, [&](Operation *p) { return !independent(p, before); }))
+    return nullptr;
+  return before;
+}
+
 std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
       op.getNumDpsInits() != 1 || !kiln::vec::isMultiplyAccumulate(op) ||
@@ -304,10 +341,7 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   // Every output element is written by exactly one tile, so what writes
   // it just before need not reach memory, and what updates it in place
   // just after can be applied to the tile in registers.
-  // Views and constants between don't touch memory.
-  Operation *before = op->getPrevNode();
-  while (before && before->getNumRegions() == 0 && isMemoryEffectFree(before))
-    before = before->getPrevNode();
+  Operation *before = initCandidate(op);
   auto initCopy = dyn_cast_or_null<memref::CopyOp>(before);
   if (std::optional<Value> value = kiln::vec::constantFill(before, c.out)) {
     FloatAttr attr;

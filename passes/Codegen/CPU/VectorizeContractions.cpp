@@ -600,94 +600,6 @@ private:
   int64_t packedWidth = 0;
 };
 
-/// Moves the ops between `op` and the next op with memory effects (views
-/// and constants the epilogue uses) to before `op`, so that the kernel,
-/// built where `op` is, can fold that next op in.
-void hoistViewsAfter(Operation *op) {
-  SmallVector<Operation *> pure;
-  for (Operation *next = op->getNextNode();
-       next && next->getNumRegions() == 0 && !next->hasTrait<OpTrait::IsTerminator>() &&
-       isMemoryEffectFree(next);
-       next = next->getNextNode())
-    pure.push_back(next);
-  for (Operation *p : pure)
-    p->moveBefore(op);
-}
-
-/// `v` as a contiguous buffer of `shape` (same element count, identity
-/// layout): through a flat view.
-Value reshapedTo(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> shape) {
-  auto type = cast<MemRefType>(v.getType());
-  if (type.getShape() == shape)
-    return v;
-  Value flat = v;
-  if (type.getRank() != 1) {
-    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, type.getRank()));
-    flat = memref::CollapseShapeOp::create(b, loc, v, ArrayRef<ReassociationIndices>{all});
-  }
-  if (shape.size() == 1)
-    return flat;
-  ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, shape.size()));
-  return memref::ExpandShapeOp::create(
-      b, loc, MemRefType::get(shape, type.getElementType()), flat,
-      ArrayRef<ReassociationIndices>{all});
-}
-
-/// An elementwise generic right after the contraction `op` that reads its
-/// output through a reshape (a flattened 1x1 conv's [C, H*W] output read
-/// as [C, H, W] by its ReLU) is rebuilt on the output's shape, every
-/// operand viewed the same way, so that the kernel can fold it in. Only
-/// when every operand is a contiguous buffer of one shape read and written
-/// by identity maps.
-void reshapeEpilogue(linalg::GenericOp op) {
-  auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode());
-  Value out = op.getDpsInitOperand(0)->get();
-  auto outType = dyn_cast<MemRefType>(out.getType());
-  // Only bodies that do not depend on the loop structure (no
-  // linalg.index), and never another contraction (the caller's list).
-  if (!after || !outType || !outType.hasStaticShape() || !outType.getLayout().isIdentity() ||
-      !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
-      after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults() ||
-      !kiln::vec::vectorisableBody(after) || kiln::vec::isMultiplyAccumulate(after))
-    return;
-  ArrayRef<int64_t> shape;
-  bool readsOut = false;
-  for (OpOperand &operand : after->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-        !after.getMatchingIndexingMap(&operand).isIdentity() ||
-        (!shape.empty() && type.getShape() != shape))
-      return;
-    shape = type.getShape();
-    Operation *def = operand.get().getDefiningOp();
-    readsOut |= after.isDpsInput(&operand) && def &&
-                isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def) &&
-                def->getOperand(0) == out;
-  }
-  if (!readsOut || shape == outType.getShape() ||
-      outType.getNumElements() != ShapedType::getNumElements(shape))
-    return;
-  // The views go before the contraction, the generic stays where it is.
-  OpBuilder vb(op), b(after);
-  Location loc = after.getLoc();
-  SmallVector<Value> ins, outs;
-  for (OpOperand &operand : after->getOpOperands()) {
-    Operation *def = operand.get().getDefiningOp();
-    Value v = def && isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def) &&
-                      def->getOperand(0) == out
-                  ? out
-                  : reshapedTo(vb, loc, operand.get(), outType.getShape());
-    (after.isDpsInput(&operand) ? ins : outs).push_back(v);
-  }
-  unsigned rank = outType.getRank();
-  SmallVector<AffineMap> maps(ins.size() + outs.size(),
-                              b.getMultiDimIdentityMap(rank));
-  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
-  auto rebuilt = linalg::GenericOp::create(b, loc, TypeRange{}, ins, outs, maps, iters);
-  rebuilt.getRegion().takeBody(after.getRegion());
-  after.erase();
-}
-
 struct VectorizeContractionsPass
     : public kiln::impl::VectorizeContractionsPassBase<VectorizeContractionsPass> {
   using Base::Base;
@@ -700,10 +612,8 @@ struct VectorizeContractionsPass
       if (op.hasPureBufferSemantics() && kiln::vec::isMultiplyAccumulate(op))
         contractions.push_back(op);
     });
-    for (linalg::GenericOp op : contractions) {
-      hoistViewsAfter(op);
-      reshapeEpilogue(op);
-    }
+    for (linalg::GenericOp op : contractions)
+      kiln::contraction::prepareEpilogue(op);
     std::vector<Contraction> found;
     module.walk([&](linalg::GenericOp op) {
       if (std::optional<Contraction> c = chooseVariant(op, vectorBits / 32))

@@ -158,6 +158,25 @@ def main():
         helper.make_node("Relu", ["c2"], ["r"]),
         helper.make_node("Conv", ["r", "w3"], ["y"], pads=pads, kernel_shape=[3, 3])],
         x, {"w1": w1, "w2": w2, "w3": w3}, conv_ref(r, w3, None, [1, 1], [1, 1], pads, 1)))
+    # Epilogues stored into the next conv's padded input (rows of 33 >= 32
+    # are padded in place): a 3x3 conv's bias and ReLU, and a flattened 1x1
+    # conv's (the kernels rebuild it on the window's shape).
+    x = rand(1, 6, 5, 33)
+    w1, w2 = rand(10, 6, 3, 3) * 0.2, rand(8, 10, 3, 3) * 0.2
+    w3, w4 = rand(12, 8, 1, 1) * 0.3, rand(4, 12, 3, 3) * 0.2
+    b1, b3 = rand(10), rand(12)
+    a = np.maximum(conv_ref(x, w1, b1, [1, 1], [1, 1], pads, 1), 0)
+    c = conv_ref(a, w2, None, [1, 1], [1, 1], pads, 1)
+    r = np.maximum(conv_ref(c, w3, b3, [1, 1], [1, 1], [0, 0, 0, 0], 1), 0)
+    names.append(save(out, "conv_epilogue_into_pad", [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], pads=pads, kernel_shape=[3, 3]),
+        helper.make_node("Relu", ["c1"], ["a"]),
+        helper.make_node("Conv", ["a", "w2"], ["c"], pads=pads, kernel_shape=[3, 3]),
+        helper.make_node("Conv", ["c", "w3", "b3"], ["c3"], kernel_shape=[1, 1]),
+        helper.make_node("Relu", ["c3"], ["r"]),
+        helper.make_node("Conv", ["r", "w4"], ["y"], pads=pads, kernel_shape=[3, 3])],
+        x, {"w1": w1, "b1": b1, "w2": w2, "w3": w3, "b3": b3, "w4": w4},
+        conv_ref(r, w4, None, [1, 1], [1, 1], pads, 1)))
     # The same on the Channels kernels (16x5x5 outputs, K = 144): the
     # residual is gathered along the channels.
     names.append(residual_relu("conv_channels_residual_relu", 16, 5))
