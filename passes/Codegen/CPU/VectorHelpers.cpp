@@ -50,6 +50,23 @@ Value gather(OpBuilder &b, Location loc, Value mem, ValueRange idx, int64_t lane
                                   constantMask(b, loc, lanes, on), zero);
 }
 
+Value stridedLoad(OpBuilder &b, Location loc, Value mem, ValueRange idx, int64_t lanes,
+                  int64_t stride, int64_t on) {
+  auto type = VectorType::get({lanes}, b.getF32Type());
+  if (stride == 1)
+    return load(b, loc, mem, idx, type, on);
+  if (stride > kMaxShuffledStride)
+    return gather(b, loc, mem, idx, lanes, stride, on);
+  // Every stride-th element of a wide load that stops at the last one
+  // needed: a few contiguous loads and one shuffle cost less than a gather.
+  Value wide = load(b, loc, mem, idx, VectorType::get({lanes * stride}, b.getF32Type()),
+                    (on - 1) * stride + 1);
+  SmallVector<int64_t> picks;
+  for (int64_t i = 0; i < lanes; ++i)
+    picks.push_back(i * stride);
+  return vector::ShuffleOp::create(b, loc, wide, wide, picks);
+}
+
 /// The byte range of a planned buffer `view` within its workspace.
 static std::optional<std::pair<int64_t, int64_t>> byteRange(memref::ViewOp view) {
   APInt shift;

@@ -71,6 +71,17 @@ mlir::Value laneOffsets(mlir::OpBuilder &b, mlir::Location loc, int64_t lanes, i
 mlir::Value gather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
                    mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on);
 
+/// Strides up to this one are read with a wide load and a shuffle.
+constexpr int64_t kMaxShuffledStride = 4;
+
+/// `lanes` f32 elements of `mem` `stride` elements apart along its
+/// innermost dim (unit stride) from `idx`, the first `on` of them read,
+/// the others zero: a (masked) load for stride 1; for strides up to
+/// kMaxShuffledStride every stride-th lane of one wide load that stops at
+/// the last element needed; a gather beyond.
+mlir::Value stridedLoad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
+                        mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on);
+
 /// The buffer `v` views: through view-like ops (reshapes, subviews,
 /// casts, ...) up to a memref.view of the workspace (one per planned
 /// buffer), an argument or a global. Two values with different roots do

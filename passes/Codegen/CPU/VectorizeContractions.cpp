@@ -439,26 +439,11 @@ private:
     return result;
   }
 
-  /// `size` lanes at `idx` of `mem`, the first `on` of them read.
-  Value load(OpBuilder &b, Value mem, ValueRange idx, int64_t size, int64_t on) {
-    return kiln::vec::load(b, loc(), mem, idx, VectorType::get({size}, b.getF32Type()), on);
-  }
-
   /// A vector of the row operand, `on` lanes valid.
+  /// Strided (a stride-2 conv) through a wide load and a shuffle; far
+  /// apart (a ViT's 16x16 patches) a gather.
   Value rowVector(OpBuilder &b, ValueRange idx, int64_t on) {
-    int64_t s = c.strideN;
-    if (s == 1)
-      return load(b, c.row, idx, t.lanes, on);
-    if (s > 4) {
-      // Far apart (a ViT's 16x16 patches): a gather.
-      return kiln::vec::gather(b, loc(), c.row, idx, t.lanes, s, on);
-    }
-    // Every s-th element of a wide load that stops at the last one needed.
-    Value wide = load(b, c.row, idx, t.lanes * s, (on - 1) * s + 1);
-    SmallVector<int64_t> picks;
-    for (int64_t i = 0; i < t.lanes; ++i)
-      picks.push_back(i * s);
-    return vector::ShuffleOp::create(b, loc(), wide, wide, picks);
+    return kiln::vec::stridedLoad(b, loc(), c.row, idx, t.lanes, c.strideN, on);
   }
 
   /// `on` lanes of `mem` from `idx` along its index `pos`: a (masked) load

@@ -261,8 +261,9 @@ private:
         map.map(arg, kiln::vec::load(b, loc(), operand.get(), idx, vectorOf(arg.getType()), on));
         continue;
       }
-      // Strided (a transpose's input): gathered.
-      map.map(arg, kiln::vec::gather(b, loc(), operand.get(), idx, lanes, stride, on));
+      // Strided (a transpose's input): shuffled from a wide load, or
+      // gathered.
+      map.map(arg, kiln::vec::stridedLoad(b, loc(), operand.get(), idx, lanes, stride, on));
     }
     return kiln::vec::vectorizeBody(b, op, map, lanes);
   }
@@ -370,7 +371,8 @@ std::optional<SmallVector<int64_t>> stridesAlong(linalg::GenericOp op, unsigned 
 /// writes them): vectors along `p`, the reduction loops inside each
 /// vector step carrying the output's tile in registers, in the generic's
 /// order (so each output element is reduced exactly as by the scalar
-/// loops). Inputs strided along `p` (a stride-2 pool) are gathered.
+/// loops). Inputs strided along `p` (a stride-2 pool) are shuffled from a
+/// wide load (kiln::vec::stridedLoad).
 class WindowVectorizer {
 public:
   WindowVectorizer(linalg::GenericOp op, unsigned p, SmallVector<int64_t> strides,
@@ -418,9 +420,7 @@ private:
     if (stride == 0)
       return vector::BroadcastOp::create(b, loc(), type,
                                          memref::LoadOp::create(b, loc(), operand.get(), idx));
-    if (stride == 1)
-      return kiln::vec::load(b, loc(), operand.get(), idx, type, on);
-    return kiln::vec::gather(b, loc(), operand.get(), idx, lanes, stride, on);
+    return kiln::vec::stridedLoad(b, loc(), operand.get(), idx, lanes, stride, on);
   }
 
   /// One tile of `on` lanes at `ivs`: the output loaded, the reduction
