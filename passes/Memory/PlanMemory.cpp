@@ -18,6 +18,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Memory/Passes.h"
+#include "passes/Utils/Buffers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -92,25 +93,6 @@ std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
   return {first, last};
 }
 
-/// The buffer `v` views (through view-like ops).
-Value rootOf(Value v) {
-  while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
-    v = view.getViewSource();
-  return v;
-}
-
-/// Whether `op` (or an op nested in it) has an operand viewing `root`.
-bool touches(Operation *op, Value root) {
-  return op
-      ->walk([&](Operation *inner) {
-        for (Value v : inner->getOperands())
-          if (isa<BaseMemRefType>(v.getType()) && rootOf(v) == root)
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 /// How far back from an epilogue its contraction is looked for (views and
 /// fills sit between them).
 constexpr int64_t kEpilogueReach = 16;
@@ -119,34 +101,37 @@ constexpr int64_t kEpilogueReach = 16;
 /// of the contraction whose elementwise epilogue writes `root`, when the
 /// first ops on `root` are constant fills (a pad's border) and then an
 /// all-parallel generic writing `root` (or a window of it) from a buffer
-/// that a generic with reductions wrote last. `first` otherwise.
-int64_t epilogueStart(Value root, Block &body, int64_t first,
-                      const SmallVector<Operation *> &ops) {
+/// that a generic with reductions wrote last and that nothing reads
+/// after it. `first` otherwise.
+int64_t epilogueStart(Value root, Block &body, int64_t first, ArrayRef<Operation *> ops,
+                      const llvm::DenseMap<Operation *, int64_t> &index) {
   int64_t end = std::min<int64_t>(ops.size(), first + kEpilogueReach);
   for (int64_t i = first; i < end; ++i) {
     Operation *op = ops[i];
-    if (!touches(op, root) || isa<ViewLikeOpInterface>(op))
+    if (!kiln::touches(op, root) || isa<ViewLikeOpInterface>(op))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(op);
-        fill && rootOf(fill.getOutputs()[0]) == root &&
+        fill && kiln::rootBuffer(fill.getOutputs()[0]) == root &&
         matchPattern(fill.getInputs()[0], m_Constant()))
       continue;
     auto epilogue = dyn_cast<linalg::GenericOp>(op);
     if (!epilogue || !epilogue.hasPureBufferSemantics() || epilogue.getNumDpsInits() != 1 ||
         epilogue.getNumParallelLoops() != epilogue.getNumLoops() ||
-        rootOf(epilogue.getDpsInits()[0]) != root)
+        kiln::rootBuffer(epilogue.getDpsInits()[0]) != root)
       return first;
     for (Value in : epilogue.getDpsInputs()) {
-      Value source = rootOf(in);
-      if (source == root)
+      // The epilogue is the last reader of the contraction's result (else
+      // the kernel could not store the epilogue's result in its place).
+      Value source = kiln::rootBuffer(in);
+      if (source == root || useRange(source, body, i, index).second != i)
         return first;
       for (int64_t j = first - 1; j >= 0 && j >= first - kEpilogueReach; --j) {
-        if (!touches(ops[j], source) || isa<ViewLikeOpInterface>(ops[j]))
+        if (!kiln::touches(ops[j], source) || isa<ViewLikeOpInterface>(ops[j]))
           continue;
         auto contraction = dyn_cast<linalg::GenericOp>(ops[j]);
         if (contraction && contraction.hasPureBufferSemantics() &&
             contraction.getNumReductionLoops() && contraction.getNumDpsInits() == 1 &&
-            rootOf(contraction.getDpsInits()[0]) == source)
+            kiln::rootBuffer(contraction.getDpsInits()[0]) == source)
           return j;
         break;
       }
@@ -203,7 +188,7 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       auto [first, last] = useRange(alloc, body, index.lookup(top), index);
       buf.first = top == alloc ? first : index.lookup(top);
       if (epilogues && top == alloc)
-        buf.first = epilogueStart(alloc, body, buf.first, ops);
+        buf.first = epilogueStart(alloc, body, buf.first, ops, index);
       buf.last = std::max(buf.first, last);
       buffers.push_back(buf);
       return WalkResult::advance();

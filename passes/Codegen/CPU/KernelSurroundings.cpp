@@ -37,17 +37,12 @@ namespace {
 /// writes into; the memory plan keeps it apart from `op`'s operands).
 /// Only views and constants move when no such reader follows.
 void hoistViewsAfter(linalg::GenericOp op) {
-  SmallVector<Operation *> pure, independent;
-  Value outRoot = kiln::vec::rootBuffer(op.getDpsInitOperand(0)->get());
+  auto isView = [](Operation *p) { return p->getNumRegions() == 0 && isMemoryEffectFree(p); };
   Operation *next = op->getNextNode();
-  for (; next && !next->hasTrait<OpTrait::IsTerminator>(); next = next->getNextNode()) {
-    if (next->getNumRegions() == 0 && isMemoryEffectFree(next))
-      pure.push_back(next);
-    else if (kiln::contraction::independent(next, op))
-      independent.push_back(next);
-    else
-      break;
-  }
+  while (next && !next->hasTrait<OpTrait::IsTerminator>() &&
+         (isView(next) || independent(next, op)))
+    next = next->getNextNode();
+  Value outRoot = kiln::vec::rootBuffer(op.getDpsInitOperand(0)->get());
   auto reader = dyn_cast_or_null<linalg::GenericOp>(next);
   bool readsOut = reader && !kiln::vec::isMultiplyAccumulate(reader) &&
                   llvm::any_of(reader.getDpsInputs(), [&](Value in) {
@@ -55,10 +50,9 @@ void hoistViewsAfter(linalg::GenericOp op) {
                   });
   for (Operation *p = op->getNextNode(); p != next;) {
     Operation *following = p->getNextNode();
-    if (readsOut || llvm::is_contained(pure, p))
-      p->moveBefore(op);
-    else
+    if (!readsOut && !isView(p))
       break; // Views after an op that stays are not needed before `op`.
+    p->moveBefore(op);
     p = following;
   }
 }

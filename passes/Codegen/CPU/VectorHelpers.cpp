@@ -10,30 +10,6 @@ using namespace mlir;
 
 namespace kiln::vec {
 
-Value rootBuffer(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    // Each planned buffer is its own view of the workspace.
-    if (isa<memref::ViewOp>(def))
-      break;
-    auto view = dyn_cast<ViewLikeOpInterface>(def);
-    if (!view)
-      break;
-    v = view.getViewSource();
-  }
-  return v;
-}
-
-bool touches(Operation *op, Value root) {
-  return op
-      ->walk([&](Operation *inner) {
-        for (Value v : inner->getOperands())
-          if (isa<MemRefType>(v.getType()) && rootBuffer(v) == root)
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 Value laneOffsets(OpBuilder &b, Location loc, int64_t lanes, int64_t stride) {
   SmallVector<int32_t> offsets;
   for (int64_t i = 0; i < lanes; ++i)

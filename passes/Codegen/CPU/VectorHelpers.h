@@ -8,6 +8,7 @@
 #ifndef KILN_PASSES_CODEGEN_CPU_VECTORHELPERS_H
 #define KILN_PASSES_CODEGEN_CPU_VECTORHELPERS_H
 
+#include "passes/Utils/Buffers.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
@@ -82,15 +83,10 @@ constexpr int64_t kMaxShuffledStride = 4;
 mlir::Value stridedLoad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
                         mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on);
 
-/// The buffer `v` views: through view-like ops (reshapes, subviews,
-/// casts, ...) up to a memref.view of the workspace (one per planned
-/// buffer), an argument or a global. Two values with different roots do
-/// not share memory.
-mlir::Value rootBuffer(mlir::Value v);
-
-/// Whether `op` or an op nested in it has a memref operand whose root
-/// buffer is `root`.
-bool touches(mlir::Operation *op, mlir::Value root);
+/// The buffer a memref views, and whether an op touches it
+/// (passes/Utils/Buffers.h).
+using kiln::rootBuffer;
+using kiln::touches;
 
 /// `a` and `b` may share memory. Views of one workspace (planned buffers
 /// with different roots) share it when their byte ranges overlap: the
