@@ -186,3 +186,29 @@ func.func @reads_its_output(%x: memref<3x32xf32>, %y: memref<3xf32>) {
   }
   return
 }
+
+// -----
+
+// A global pool over 3x3 maps: rows of 3 are too short for vectors of 8,
+// so the two reduction dims are collapsed into one of 9 (one vector and a
+// masked tail), the input viewed as [4, 9].
+#in = affine_map<(c, h, w) -> (c, h, w)>
+#out = affine_map<(c, h, w) -> (c)>
+// CHECK-LABEL: func.func @short_rows(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<4x3x3xf32>
+// CHECK: %[[FLAT:.+]] = memref.collapse_shape %[[X]] {{\[\[}}0], [1, 2]] : memref<4x3x3xf32> into memref<4x9xf32>
+// CHECK: vector.load %[[FLAT]][%{{.+}}, %{{.+}}] : memref<4x9xf32>, vector<8xf32>
+// CHECK: vector.maskedload %[[FLAT]]
+// CHECK: vector.reduction <add>
+// CHECK-NOT: linalg.generic
+// NONE-LABEL: func.func @short_rows(
+// NONE: linalg.generic
+func.func @short_rows(%x: memref<4x3x3xf32>, %y: memref<4xf32>) {
+  linalg.generic {indexing_maps = [#in, #out], iterator_types = ["parallel", "reduction", "reduction"]}
+      ins(%x : memref<4x3x3xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -30,6 +30,8 @@
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
@@ -467,6 +469,64 @@ private:
   bool parallelPending;
 };
 
+/// The reassociation of a rank-`rank` memref that merges dims `pos` and
+/// `pos + 1` and keeps the others.
+SmallVector<ReassociationIndices> collapsedGroups(int64_t rank, unsigned pos) {
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (d == int64_t(pos) + 1)
+      groups.back().push_back(d);
+    else
+      groups.push_back({d});
+  }
+  return groups;
+}
+
+/// Reductions whose innermost dim is too short for vectors (a global
+/// average pool over 7x7: rows of 7) get their two innermost reduction
+/// dims collapsed into one (49) where every operand holds them
+/// contiguously, so that the innermost reduction fills vectors.
+void collapseShortReductions(Operation *root, int64_t lanes) {
+  SmallVector<linalg::GenericOp> candidates;
+  root->walk([&](linalg::GenericOp op) {
+    unsigned n = op.getNumLoops();
+    if (!op.hasPureBufferSemantics() || n < 2)
+      return;
+    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    if (iters[n - 1] != utils::IteratorType::reduction ||
+        iters[n - 2] != utils::IteratorType::reduction || ranges[n - 1] <= 0 ||
+        ranges[n - 2] <= 0 || ranges[n - 1] >= lanes / 2)
+      return;
+    // Plain indexing only (a pooling window's oh * 2 + kh stays a window).
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    ReassociationIndices inner{n - 2, n - 1};
+    if (!llvm::all_of(maps, [](AffineMap m) { return m.isProjectedPermutation(); }) ||
+        !linalg::areDimSequencesPreserved(maps, {inner}))
+      return;
+    // memref.collapse_shape needs the two dims contiguous in memory.
+    for (OpOperand &operand : op->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      std::optional<unsigned> pos = map.getResultPosition(getAffineDimExpr(n - 2, op.getContext()));
+      if (!type || (pos && !memref::CollapseShapeOp::isGuaranteedCollapsible(
+                                type, collapsedGroups(type.getRank(), *pos))))
+        return;
+    }
+    candidates.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (linalg::GenericOp op : candidates) {
+    unsigned n = op.getNumLoops();
+    rewriter.setInsertionPoint(op);
+    FailureOr<linalg::CollapseResult> collapsed = linalg::collapseOpIterationDims(
+        cast<linalg::LinalgOp>(op.getOperation()), {ReassociationIndices{n - 2, n - 1}},
+        rewriter);
+    if (succeeded(collapsed))
+      rewriter.eraseOp(op);
+  }
+}
+
 struct VectorizeElementwisePass
     : public kiln::impl::VectorizeElementwisePassBase<VectorizeElementwisePass> {
   using Base::Base;
@@ -474,6 +534,7 @@ struct VectorizeElementwisePass
     if (vectorBits < 64 || vectorBits % 32)
       return;
     int64_t lanes = vectorBits / 32;
+    collapseShortReductions(getOperation(), lanes);
     SmallVector<std::tuple<linalg::GenericOp, SmallVector<int64_t>, std::optional<Combiner>>>
         found;
     SmallVector<std::tuple<linalg::GenericOp, unsigned, SmallVector<int64_t>>> windows;
