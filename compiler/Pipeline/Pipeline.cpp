@@ -55,6 +55,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxLowerSequencesPass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
+    pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldChannelScalePass());
     return;
   case Phase::Lower:
     // Before anything is lowered for one batch item: are items independent?

@@ -32,6 +32,21 @@ def OnnxLowerSequencesPass : Pass<"onnx-lower-sequences", "mlir::func::FuncOp"> 
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }
 
+def OnnxFoldChannelScalePass : Pass<"onnx-fold-channel-scale", "mlir::func::FuncOp"> {
+  let summary = "Move a per-channel scale of a convolution's input onto its weights";
+  let description = [{
+    `Conv(Mul(x, s), W, B)` with `s` of shape [1, C, 1, ...] (one factor
+    per input channel, as a squeeze-and-excitation block computes it),
+    `group = 1` and the product used by the conv alone becomes
+    `Conv(x, Mul(W, s), B)`: y[o] = sum_c W[o, c] s[c] x[c] either way, and
+    scaling the [O, C, k...] weights costs far less than a pass over the
+    [C, H, W] activation. Not applied where the batch is dynamic (the
+    weights would then depend on the item). The products are rounded in
+    another order, as in any library that fuses the scale.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
 def OnnxDynamicBatchPass : Pass<"kiln-dynamic-batch", "mlir::func::FuncOp"> {
   let summary = "Check that a dynamic batch can run one item at a time";
   let description = [{

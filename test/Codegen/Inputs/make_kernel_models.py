@@ -177,6 +177,24 @@ def main():
         helper.make_node("Conv", ["r", "w4"], ["y"], pads=pads, kernel_shape=[3, 3])],
         x, {"w1": w1, "b1": b1, "w2": w2, "w3": w3, "b3": b3, "w4": w4},
         conv_ref(r, w4, None, [1, 1], [1, 1], pads, 1)))
+    # A squeeze-and-excitation block: the gate's per-channel scale of x is
+    # moved onto the next 1x1 conv's weights (onnx-fold-channel-scale).
+    x = rand(1, 12, 9, 11)
+    w1, b1, w2, b2, w3 = rand(3, 12, 1, 1), rand(3), rand(12, 3, 1, 1), rand(12), rand(7, 12, 1, 1)
+    x64 = x.astype(np.float64)
+    pooled = x64.mean((2, 3), keepdims=True)
+    hidden = np.maximum(conv_ref(pooled, w1, b1, [1, 1], [1, 1], [0, 0, 0, 0], 1), 0)
+    gate = 1 / (1 + np.exp(-conv_ref(hidden, w2, b2, [1, 1], [1, 1], [0, 0, 0, 0], 1)))
+    names.append(save(out, "squeeze_excite", [
+        helper.make_node("GlobalAveragePool", ["x"], ["p"]),
+        helper.make_node("Conv", ["p", "w1", "b1"], ["h0"], kernel_shape=[1, 1]),
+        helper.make_node("Relu", ["h0"], ["h"]),
+        helper.make_node("Conv", ["h", "w2", "b2"], ["g0"], kernel_shape=[1, 1]),
+        helper.make_node("Sigmoid", ["g0"], ["g"]),
+        helper.make_node("Mul", ["x", "g"], ["s"]),
+        helper.make_node("Conv", ["s", "w3"], ["y"], kernel_shape=[1, 1])],
+        x, {"w1": w1, "b1": b1, "w2": w2, "b2": b2, "w3": w3},
+        conv_ref(x64 * gate, w3, None, [1, 1], [1, 1], [0, 0, 0, 0], 1)))
     # The same on the Channels kernels (16x5x5 outputs, K = 144): the
     # residual is gathered along the channels.
     names.append(residual_relu("conv_channels_residual_relu", 16, 5))
