@@ -512,3 +512,33 @@ func.func @split_to_window(%w: memref<2x4xf32>, %bv: memref<2xf32>, %ws: memref<
   }
   return
 }
+
+// -----
+
+// A depthwise conv (1-D here): the channel is in both operands, so no dim
+// is the weights' alone. M is then the output rows: tiles of 6 rows (of
+// 8 lanes each) keep 6 accumulators, each row loading its own input
+// vector against one broadcast weight per step.
+#x = affine_map<(c, k, h, w) -> (c, h, w + k)>
+#w = affine_map<(c, k, h, w) -> (c, k)>
+#y = affine_map<(c, k, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @depthwise(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<4x6x10xf32>, %[[W:[a-z0-9]+]]: memref<4x3xf32>
+// CHECK: scf.for %[[C:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: scf.for {{.+}} iter_args({{.+}}, {{.+}}, {{.+}}, {{.+}}, {{.+}}, {{.+}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK-COUNT-6: vector.load %[[X]][%[[C]], %{{.+}}, %{{.+}}] : memref<4x6x10xf32>, vector<8xf32>
+// CHECK: %[[S:.+]] = memref.load %[[W]][%[[C]], %{{.+}}] : memref<4x3xf32>
+// CHECK-NEXT: %[[B:.+]] = vector.broadcast %[[S]] : f32 to vector<8xf32>
+// CHECK-COUNT-6: arith.mulf %[[B]], %{{.+}} fastmath<contract> : vector<8xf32>
+// CHECK-NOT: memref.load %[[W]]
+// CHECK: scf.yield
+func.func @depthwise(%x: memref<4x6x10xf32>, %w: memref<4x3xf32>, %y: memref<4x6x8xf32>) {
+  linalg.generic {indexing_maps = [#x, #w, #y], iterator_types = ["parallel", "reduction", "parallel", "parallel"]}
+      ins(%x, %w : memref<4x6x10xf32>, memref<4x3xf32>) outs(%y : memref<4x6x8xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %0 = arith.mulf %a, %b : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -39,6 +39,11 @@ struct Contraction {
   unsigned dimN = 0;
   unsigned outPosN = 0; ///< The output index that is N (the last one for Rows).
   std::optional<unsigned> dimM;
+  /// M is an output dim of the row operand, not of the column operand: a
+  /// depthwise conv has no dim the weights alone have, so its tile rows
+  /// are output rows, each reading its own row vectors against one
+  /// broadcast weight (Rows only).
+  bool mInRow = false;
   int64_t strideN = 1;               ///< Coefficient of N in the row's last index (Rows).
   llvm::SmallVector<unsigned> outer; ///< Parallel dims the column operand has.
   llvm::SmallVector<unsigned> inner; ///< Other parallel dims (row and output only).

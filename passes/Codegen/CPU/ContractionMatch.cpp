@@ -332,6 +332,18 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
         (!c.dimM || c.ranges[d] > c.ranges[*c.dimM]))
       c.dimM = d;
   }
+  // None (a depthwise conv: the channel is in both operands): the
+  // longest output dim the row operand alone has, the output rows, so that
+  // the tile still keeps several independent accumulators.
+  if (variant == Variant::Rows && !c.dimM) {
+    for (AffineExpr e : llvm::reverse(outExprs)) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      if (d != c.dimN && usesDim(c.rowMap, d) && !usesDim(c.colMap, d) &&
+          (!c.dimM || c.ranges[d] > c.ranges[*c.dimM]))
+        c.dimM = d;
+    }
+    c.mInRow = c.dimM.has_value();
+  }
   for (AffineExpr e : outExprs) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
     if ((c.dimM && d == *c.dimM) || d == c.dimN)

@@ -13,6 +13,9 @@
 //      wide load up to s = 4, a gather beyond);
 //   M  the longest output dim the "column" operand has and the row operand
 //      does not (the matmul's m, the conv's output channel, a batch of rows);
+//      without one (a depthwise conv), the longest the row operand alone
+//      has (the output rows), each tile row then loading its own row
+//      vectors against one broadcast;
 //   the column operand never depends on N.
 // The kernel keeps an MR x NV tile of vectors of the output in registers
 // while the reduction loops run, loading NV vectors of the row operand and
@@ -85,6 +88,12 @@ TileShape chooseTile(const Contraction &c, int64_t lanes, int64_t registers) {
   // Accumulators, the row vectors and one broadcast must fit.
   t.mr = std::clamp<int64_t>((registers - t.nv - 1) / t.nv, 1, 8);
   t.mr = std::min(t.mr, m);
+  // Tile rows that each load their own vectors (a depthwise conv) pay
+  // off for short rows, whose one or two vectors would leave one or two
+  // accumulator chains; wide rows already keep enough of them busy, and
+  // more rows there only stream more of the input at once.
+  if (c.mInRow && t.nv > 2)
+    t.mr = 1;
   if (c.variant == kiln::contraction::Variant::Channels) {
     // M is a short output row (7, 14, 28, 56 of a conv) and N a channel
     // count: the tile that wastes least of both, weighed by how many
@@ -224,7 +233,7 @@ private:
         packedWidth = t.nv * t.lanes;
     if (c.variant == kiln::contraction::Variant::Channels && !packedRow)
       return; // No kernel: build() gives up.
-    if (c.dimM && t.mr > 1)
+    if (c.dimM && !c.mInRow && t.mr > 1)
       packedCol = packPanel(b, module, packCount, c.col, c.colMap, *c.dimM, t.mr);
   }
 
@@ -550,8 +559,11 @@ private:
         rows.push_back(vector::LoadOp::create(b, loc(), vecType, packedRow,
                                               ValueRange{tile, r, index(b, v * t.lanes)}));
     } else {
-      for (int64_t v = 0; v < nv; ++v)
-        rows.push_back(rowVector(b, indices(b, c.rowMap, ivs, 0, v * t.lanes), lanesOf(v)));
+      // With M in the row operand, each tile row reads its own vectors.
+      for (int64_t i = 0; i < (c.mInRow ? mr : 1); ++i)
+        for (int64_t v = 0; v < nv; ++v)
+          rows.push_back(
+              rowVector(b, indices(b, c.rowMap, ivs, i, v * t.lanes), lanesOf(v)));
     }
     auto vecType = VectorType::get({t.lanes}, b.getF32Type());
     auto contract = arith::FastMathFlagsAttr::get(b.getContext(), arith::FastMathFlags::contract);
@@ -561,15 +573,20 @@ private:
       colTile = arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr));
       colStep = reductionStep(b, ivs);
     }
+    Value splat;
     for (int64_t i = 0; i < mr; ++i) {
-      Value scalar =
-          packedCol
-              ? memref::LoadOp::create(b, loc(), packedCol, ValueRange{colTile, colStep,
-                                                                      index(b, i)})
-              : memref::LoadOp::create(b, loc(), c.col, indices(b, c.colMap, ivs, i, 0));
-      Value splat = vector::BroadcastOp::create(b, loc(), vecType, scalar);
+      // With M in the row operand, every tile row takes the same scalar.
+      if (!splat || !c.mInRow) {
+        Value scalar =
+            packedCol
+                ? memref::LoadOp::create(b, loc(), packedCol,
+                                         ValueRange{colTile, colStep, index(b, i)})
+                : memref::LoadOp::create(b, loc(), c.col, indices(b, c.colMap, ivs, i, 0));
+        splat = vector::BroadcastOp::create(b, loc(), vecType, scalar);
+      }
       for (int64_t v = 0; v < nv; ++v) {
-        Value prod = arith::MulFOp::create(b, loc(), splat, rows[v], contract);
+        Value row = rows[(c.mInRow ? i * nv : 0) + v];
+        Value prod = arith::MulFOp::create(b, loc(), splat, row, contract);
         next.push_back(arith::AddFOp::create(b, loc(), acc[i * nv + v], prod, contract));
       }
     }

@@ -104,6 +104,12 @@ def main():
         ("conv_grouped", (1, 12, 9, 33), (18, 4, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 3, True),
         ("conv_depthwise_s2", (1, 16, 15, 15), (16, 1, 3, 3), [2, 2], [1, 1], [1, 1, 1, 1], 16,
          True),
+        # Depthwise: tiles of output rows against one broadcast weight (6
+        # rows of 16 lanes and a partial tile, 7 rows of a 7-wide map).
+        ("conv_depthwise_3x3", (1, 3, 20, 37), (3, 1, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 3,
+         True),
+        ("conv_depthwise_5x5", (1, 24, 7, 7), (24, 1, 5, 5), [1, 1], [1, 1], [2, 2, 2, 2], 24,
+         True),
         ("conv1d", (3, 4, 50), (6, 4, 5), [1], [1], [2, 2], 1, True),
         ("conv_patch16", (1, 3, 64, 80), (12, 3, 16, 16), [16, 16], [1, 1], [0, 0, 0, 0], 1,
          True),
