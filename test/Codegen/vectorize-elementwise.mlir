@@ -212,3 +212,36 @@ func.func @short_rows(%x: memref<4x3x3xf32>, %y: memref<4xf32>) {
   }
   return
 }
+
+// -----
+
+// Stride-2 windows (a Winograd conv's taps and the parities of its
+// output), rank-reducing: read through the buffer they view as a wide
+// load up to the last element needed (15 of 16 lanes) and a shuffle of
+// every other lane; written as a shuffle spreading the lanes two apart
+// and a store masked to every other lane (10 columns: one vector of 8,
+// then 2 lanes of the next).
+#id = affine_map<(c, w) -> (c, w)>
+// CHECK-LABEL: func.func @windows(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<1x3x21xf32>, %[[Y:[a-z0-9]+]]: memref<1x3x20xf32>)
+// CHECK: vector.maskedload %[[X]][%{{.+}}, %{{.+}}, %{{.+}}], %{{.+}}, %{{.+}} : memref<1x3x21xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.shuffle %{{.+}}, %{{.+}} [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: %[[SPREAD:.+]] = vector.shuffle %{{.+}}, %{{.+}} [0, 0, 1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0, 7, 0]
+// CHECK: %[[EVERY:.+]] = arith.constant dense<[true, false, true, false, true, false, true, false, true, false, true, false, true, false, true, false]> : vector<16xi1>
+// CHECK: vector.maskedstore %[[Y]][%{{.+}}, %{{.+}}, %{{.+}}], %[[EVERY]], %[[SPREAD]]
+// CHECK: arith.constant dense<[true, false, true, false, false, false, false, false, false, false, false, false, false, false, false, false]> : vector<16xi1>
+// CHECK-NOT: linalg.generic
+// NONE-LABEL: func.func @windows(
+// NONE: linalg.generic
+func.func @windows(%x: memref<1x3x21xf32>, %y: memref<1x3x20xf32>) {
+  %in = memref.subview %x[0, 0, 1] [1, 3, 10] [1, 1, 2] : memref<1x3x21xf32> to memref<3x10xf32, strided<[21, 2], offset: 1>>
+  %out = memref.subview %y[0, 0, 1] [1, 3, 10] [1, 1, 2] : memref<1x3x20xf32> to memref<3x10xf32, strided<[20, 2], offset: 1>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%in : memref<3x10xf32, strided<[21, 2], offset: 1>>)
+      outs(%out : memref<3x10xf32, strided<[20, 2], offset: 1>>) {
+  ^bb0(%a: f32, %b: f32):
+    %n = arith.negf %a : f32
+    linalg.yield %n : f32
+  }
+  return
+}

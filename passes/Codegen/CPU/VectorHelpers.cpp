@@ -43,6 +43,63 @@ Value stridedLoad(OpBuilder &b, Location loc, Value mem, ValueRange idx, int64_t
   return vector::ShuffleOp::create(b, loc, wide, wide, picks);
 }
 
+void stridedStore(OpBuilder &b, Location loc, Value value, Value mem, ValueRange idx,
+                  int64_t stride, int64_t on) {
+  if (stride == 1)
+    return store(b, loc, value, mem, idx, on);
+  int64_t lanes = cast<VectorType>(value.getType()).getNumElements();
+  SmallVector<int64_t> picks;
+  SmallVector<bool> bits;
+  for (int64_t l = 0; l < lanes * stride; ++l) {
+    bool lane = l % stride == 0 && l / stride < on;
+    picks.push_back(l % stride == 0 ? l / stride : 0);
+    bits.push_back(lane);
+  }
+  Value wide = vector::ShuffleOp::create(b, loc, value, value, picks);
+  auto maskType = VectorType::get({lanes * stride}, b.getI1Type());
+  Value mask = arith::ConstantOp::create(b, loc,
+                                         DenseElementsAttr::get(maskType, ArrayRef<bool>(bits)));
+  vector::MaskedStoreOp::create(b, loc, mem, idx, mask, wide);
+}
+
+std::optional<int64_t> windowStride(Value v) {
+  auto view = v.getDefiningOp<memref::SubViewOp>();
+  if (!view || !innermostContiguous(view.getSource()) || !view.getType().hasStaticShape() ||
+      view.getDroppedDims().test(view.getSourceType().getRank() - 1) ||
+      llvm::any_of(view.getStaticOffsets(), ShapedType::isDynamic) ||
+      llvm::any_of(view.getStaticStrides(), ShapedType::isDynamic))
+    return std::nullopt;
+  int64_t stride = view.getStaticStrides().back();
+  if (stride < 2 || stride > kMaxShuffledStride)
+    return std::nullopt;
+  return stride;
+}
+
+std::pair<Value, SmallVector<Value>> throughWindow(OpBuilder &b, Location loc, Value v,
+                                                   ValueRange idx) {
+  auto view = v.getDefiningOp<memref::SubViewOp>();
+  // A rank-reducing window drops unit dims of the source: those are read
+  // at their offset.
+  llvm::SmallBitVector dropped = view.getDroppedDims();
+  SmallVector<Value> at;
+  unsigned next = 0;
+  for (unsigned d = 0; d < dropped.size(); ++d) {
+    int64_t offset = view.getStaticOffsets()[d], stride = view.getStaticStrides()[d];
+    if (dropped.test(d)) {
+      at.push_back(arith::ConstantIndexOp::create(b, loc, offset));
+      continue;
+    }
+    Value index = idx[next++];
+    Value scaled = stride == 1 ? index
+                               : Value(arith::MulIOp::create(
+                                     b, loc, index, arith::ConstantIndexOp::create(b, loc, stride)));
+    at.push_back(offset == 0 ? scaled
+                             : Value(arith::AddIOp::create(
+                                   b, loc, scaled, arith::ConstantIndexOp::create(b, loc, offset))));
+  }
+  return {view.getSource(), at};
+}
+
 /// The byte range of a planned buffer `view` within its workspace.
 static std::optional<std::pair<int64_t, int64_t>> byteRange(memref::ViewOp view) {
   APInt shift;

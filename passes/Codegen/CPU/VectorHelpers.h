@@ -83,6 +83,23 @@ constexpr int64_t kMaxShuffledStride = 4;
 mlir::Value stridedLoad(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
                         mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on);
 
+/// `value`'s lanes written `stride` elements apart along `mem`'s
+/// innermost dim (unit stride) from `idx`, the first `on` of them: one
+/// shuffle and a masked store of `stride` times the lanes (the elements
+/// between are left alone).
+void stridedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mlir::Value mem,
+                  mlir::ValueRange idx, int64_t stride, int64_t on);
+
+/// The innermost stride of `v` when it is a window of a buffer with a
+/// unit innermost stride: a memref.subview of static offsets and strides
+/// that keeps the rank, innermost stride 2 to kMaxShuffledStride.
+std::optional<int64_t> windowStride(mlir::Value v);
+
+/// The window `v` (windowStride) and indices `idx` into it as the buffer
+/// it views and the indices there.
+std::pair<mlir::Value, llvm::SmallVector<mlir::Value>>
+throughWindow(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, mlir::ValueRange idx);
+
 /// The buffer a memref views, and whether an op touches it
 /// (passes/Utils/Buffers.h).
 using kiln::rootBuffer;

@@ -68,6 +68,14 @@ std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsig
     return 0;
   if (*at + 1 == map.getNumResults() && kiln::vec::innermostContiguous(operand.get()))
     return 1;
+  // A stride-2..4 window of a buffer (a Winograd conv's taps and its
+  // output's parities): read and written through that buffer, shuffled.
+  if (*at + 1 == map.getNumResults()) {
+    std::optional<int64_t> stride = kiln::vec::windowStride(operand.get());
+    if (!stride)
+      return std::nullopt;
+    return -*stride;
+  }
   // vector.gather lowers for a unit innermost stride only.
   if (op.isDpsInit(&operand) || !kiln::vec::innermostContiguous(operand.get()))
     return std::nullopt;
@@ -263,6 +271,11 @@ private:
         map.map(arg, kiln::vec::load(b, loc(), operand.get(), idx, vectorOf(arg.getType()), on));
         continue;
       }
+      if (stride < 0) {
+        auto [mem, at] = kiln::vec::throughWindow(b, loc(), operand.get(), idx);
+        map.map(arg, kiln::vec::stridedLoad(b, loc(), mem, at, lanes, -stride, on));
+        continue;
+      }
       // Strided (a transpose's input): shuffled from a wide load, or
       // gathered.
       map.map(arg, kiln::vec::stridedLoad(b, loc(), operand.get(), idx, lanes, stride, on));
@@ -274,6 +287,12 @@ private:
     for (auto [i, value] : llvm::enumerate(results)) {
       OpOperand *out = op.getDpsInitOperand(i);
       SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(out), ivs);
+      int64_t stride = vectorOperand[out->getOperandNumber()];
+      if (stride < 0) {
+        auto [mem, at] = kiln::vec::throughWindow(b, loc(), out->get(), idx);
+        kiln::vec::stridedStore(b, loc(), value, mem, at, -stride, on);
+        continue;
+      }
       kiln::vec::store(b, loc(), value, out->get(), idx, on);
     }
   }
@@ -324,7 +343,8 @@ private:
   }
 
   linalg::GenericOp op;
-  SmallVector<int64_t> vectorOperand; ///< Per operand: alongLast's answer.
+  /// Per operand: alongLast's answer (negative: a strided window).
+  SmallVector<int64_t> vectorOperand;
   int64_t lanes;
   SmallVector<int64_t> ranges;
   bool parallelPending; ///< No loop is marked kiln.parallel yet.
