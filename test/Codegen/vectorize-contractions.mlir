@@ -412,6 +412,35 @@ func.func @packed_columns(%x: memref<3x8xf32>, %y: memref<10x8xf32>) {
   return
 }
 
+
+// -----
+
+// A batched contraction whose constant column operand has the batch (a
+// Winograd conv's 16 transformed kernels): packed per batch item, one set
+// of [M tiles][steps][MR] each, the tile read at batch * tiles + m / MR.
+#w = affine_map<(b, m, k, n) -> (b, m, k)>
+#x = affine_map<(b, m, k, n) -> (b, k, n)>
+#y = affine_map<(b, m, k, n) -> (b, m, n)>
+memref.global "private" constant @wb : memref<2x10x3xf32> = dense<[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0], [12.0, 13.0, 14.0], [15.0, 16.0, 17.0], [18.0, 19.0, 20.0], [21.0, 22.0, 23.0], [24.0, 25.0, 26.0], [27.0, 28.0, 29.0]], [[100.0, 101.0, 102.0], [103.0, 104.0, 105.0], [106.0, 107.0, 108.0], [109.0, 110.0, 111.0], [112.0, 113.0, 114.0], [115.0, 116.0, 117.0], [118.0, 119.0, 120.0], [121.0, 122.0, 123.0], [124.0, 125.0, 126.0], [127.0, 128.0, 129.0]]]>
+// CHECK-LABEL: func.func @packed_batched_columns(
+// CHECK: %[[PANEL:.+]] = memref.expand_shape %{{.+}} {{.+}} into memref<4x3x8xf32>
+// CHECK: scf.for %[[B:.+]] = %{{.+}} to %{{.+}} step
+// CHECK: %[[SET:.+]] = arith.muli %[[B]], %{{.+}} : index
+// CHECK: %[[TILE:.+]] = arith.addi %[[SET]], %{{.+}} : index
+// CHECK: memref.load %[[PANEL]][%[[TILE]],
+// CHECK: memref.global "private" constant @__kiln_packed_0 : memref<96xf32>
+func.func @packed_batched_columns(%x: memref<2x3x8xf32>, %y: memref<2x10x8xf32>) {
+  %w = memref.get_global @wb : memref<2x10x3xf32>
+  linalg.generic {indexing_maps = [#w, #x, #y], iterator_types = ["parallel", "parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<2x10x3xf32>, memref<2x3x8xf32>) outs(%y : memref<2x10x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  return
+}
+
 // -----
 
 // The epilogue writes the window of a padded buffer whose border fills sit

@@ -229,25 +229,43 @@ private:
   void pack(OpBuilder &b, ModuleOp module, unsigned &packCount) {
     if (c.strideN == 1 && kiln::contraction::rowPanelIndependent(c))
       if ((packedRow = packPanel(b, module, packCount, c.row, c.rowMap, c.dimN,
-                                 t.nv * t.lanes)))
+                                 t.nv * t.lanes, rowPanel)))
         packedWidth = t.nv * t.lanes;
     if (c.variant == kiln::contraction::Variant::Channels && !packedRow)
       return; // No kernel: build() gives up.
     if (c.dimM && !c.mInRow && t.mr > 1)
-      packedCol = packPanel(b, module, packCount, c.col, c.colMap, *c.dimM, t.mr);
+      packedCol = packPanel(b, module, packCount, c.col, c.colMap, *c.dimM, t.mr, colPanel);
   }
 
+  /// Which panels of a packed operand a tile reads: the operand's tiles
+  /// along its packed dim, times one set per value of the loops outside
+  /// the kernel that it depends on (the batch of a batched matmul).
+  struct Panels {
+    SmallVector<unsigned> outer; ///< Those loops' dims, outermost first.
+    int64_t tiles = 0;
+  };
+
   /// `operand` (read through `map`) packed as [tiles of `width` along
-  /// `dim`][reduction steps][width], zero-padded, in a new constant global;
-  /// null if it is not constant data or depends on other parallel dims.
+  /// `dim`][reduction steps][width], zero-padded, in a new constant global,
+  /// one such block per value of the outer parallel dims (c.outer) it
+  /// depends on; null if it is not constant data or depends on other
+  /// parallel dims.
   Value packPanel(OpBuilder &b, ModuleOp module, unsigned &packCount, Value operand,
-                  AffineMap map, unsigned dim, int64_t width) {
+                  AffineMap map, unsigned dim, int64_t width, Panels &panels) {
     ArrayRef<AffineExpr> exprs = map.getResults();
     SmallVector<utils::IteratorType> iters = c.op.getIteratorTypesArray();
-    for (AffineExpr e : exprs)
-      for (unsigned d = 0; d < c.ranges.size(); ++d)
-        if (e.isFunctionOfDim(d) && iters[d] == utils::IteratorType::parallel && d != dim)
-          return {}; // The panel would depend on an outer loop.
+    SmallVector<unsigned> outer;
+    for (unsigned d = 0; d < c.ranges.size(); ++d) {
+      if (d == dim || iters[d] != utils::IteratorType::parallel ||
+          llvm::none_of(exprs, [&](AffineExpr e) { return e.isFunctionOfDim(d); }))
+        continue;
+      if (!llvm::is_contained(c.outer, d))
+        return {}; // The panel would depend on a loop inside the kernel's.
+      outer.push_back(d);
+    }
+    int64_t sets = 1;
+    for (unsigned d : outer)
+      sets *= c.ranges[d];
     std::optional<ArrayRef<float>> data = kiln::contraction::constantData(operand);
     auto type = cast<MemRefType>(operand.getType());
     if (!data || !type.getLayout().isIdentity())
@@ -273,20 +291,31 @@ private:
     int64_t steps = 1;
     for (unsigned d : c.reductions)
       steps *= c.ranges[d];
-    std::vector<float> packed(size_t(tiles * steps * width), 0.0f);
-    for (int64_t r = 0; r < steps; ++r) {
-      // The reduction dims of step r, in loop order.
-      int64_t rest = r;
-      for (unsigned d : llvm::reverse(c.reductions)) {
-        at[d] = rest % c.ranges[d];
-        rest /= c.ranges[d];
+    std::vector<float> packed(size_t(sets * tiles * steps * width), 0.0f);
+    for (int64_t set = 0; set < sets; ++set) {
+      int64_t left = set;
+      for (unsigned d : llvm::reverse(outer)) {
+        at[d] = left % c.ranges[d];
+        left /= c.ranges[d];
       }
-      int64_t base = offset();
-      if (base < 0 || base + (n - 1) * delta >= int64_t(data->size()))
-        return {}; // Never for a valid generic; do not read outside.
-      for (int64_t i = 0; i < n; ++i)
-        packed[size_t(((i / width) * steps + r) * width + i % width)] = (*data)[base + i * delta];
+      for (int64_t r = 0; r < steps; ++r) {
+        // The reduction dims of step r, in loop order.
+        int64_t rest = r;
+        for (unsigned d : llvm::reverse(c.reductions)) {
+          at[d] = rest % c.ranges[d];
+          rest /= c.ranges[d];
+        }
+        int64_t base = offset();
+        if (base < 0 || base + (n - 1) * delta >= int64_t(data->size()))
+          return {}; // Never for a valid generic; do not read outside.
+        for (int64_t i = 0; i < n; ++i)
+          packed[size_t(((set * tiles + i / width) * steps + r) * width + i % width)] =
+              (*data)[base + i * delta];
+      }
     }
+    panels.outer = outer;
+    panels.tiles = tiles;
+    tiles *= sets;
     auto flatType = MemRefType::get({tiles * steps * width}, b.getF32Type());
     std::string name = ("__kiln_packed_" + Twine(packCount++)).str();
     OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
@@ -299,6 +328,21 @@ private:
     return memref::ExpandShapeOp::create(
         b, loc(), MemRefType::get({tiles, steps, width}, b.getF32Type()), flat,
         ArrayRef<ReassociationIndices>{{0, 1, 2}});
+  }
+
+  /// The packed tile at `ivs`: its tile along `dim` within the set of
+  /// the outer loops' values.
+  Value panelTile(OpBuilder &b, ArrayRef<Value> ivs, unsigned dim, int64_t width,
+                  const Panels &panels) {
+    Value tile = arith::DivUIOp::create(b, loc(), ivs[dim], index(b, width));
+    if (panels.outer.empty())
+      return tile;
+    Value set = index(b, 0);
+    for (unsigned d : panels.outer)
+      set = arith::AddIOp::create(
+          b, loc(), arith::MulIOp::create(b, loc(), set, index(b, c.ranges[d])), ivs[d]);
+    return arith::AddIOp::create(
+        b, loc(), arith::MulIOp::create(b, loc(), set, index(b, panels.tiles)), tile);
   }
 
   /// The reduction step of `ivs` in the packed panel's order.
@@ -552,7 +596,7 @@ private:
     SmallVector<Value> rows;
     if (packedRow) {
       // Zero-padded panels: whole vectors, no masks.
-      Value tile = arith::DivUIOp::create(b, loc(), ivs[c.dimN], index(b, packedWidth));
+      Value tile = panelTile(b, ivs, c.dimN, packedWidth, rowPanel);
       Value r = reductionStep(b, ivs);
       auto vecType = VectorType::get({t.lanes}, b.getF32Type());
       for (int64_t v = 0; v < nv; ++v)
@@ -570,7 +614,7 @@ private:
     SmallVector<Value> next;
     Value colTile, colStep;
     if (packedCol) {
-      colTile = arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr));
+      colTile = panelTile(b, ivs, *c.dimM, t.mr, colPanel);
       colStep = reductionStep(b, ivs);
     }
     Value splat;
@@ -599,6 +643,7 @@ private:
   scf::ForOp fallback;  ///< The first loop that shares badly, if any.
   Value packedRow;      ///< [tiles][steps][width] when the weights are packed.
   Value packedCol;      ///< [M tiles][steps][MR] when the column operand is packed.
+  Panels rowPanel, colPanel;
   int64_t packedWidth = 0;
 };
 
