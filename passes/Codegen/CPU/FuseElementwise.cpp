@@ -1,9 +1,10 @@
 //===- FuseElementwise.cpp - kiln-fuse-elementwise pass --------------------===//
 //
-// Upstream's linalg elementwise fusion with one difference in its control
-// function: producers are never fused into a multiply-accumulate
+// Upstream's linalg elementwise fusion with two differences in its control
+// functions: producers are never fused into a multiply-accumulate
 // contraction, which must stay in the form kiln-vectorize-contractions
-// turns into register-blocked kernels.
+// turns into register-blocked kernels; and a reshape that splits a
+// contraction's innermost output dim is not folded into it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,9 +40,23 @@ struct FuseElementwisePass
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() && !isContraction(fused->getOwner());
     };
+    // An expand_shape of a contraction's result is not folded into it
+    // where it splits the output's innermost dim into several (a flat
+    // [K, tiles] product read as [K, rows, cols]): the kernels' vectors run
+    // along that dim, and the pieces would be short.
+    linalg::ControlFusionFn reshapeControl = [control](OpOperand *fused) {
+      if (!control(fused))
+        return false;
+      auto expand = dyn_cast<tensor::ExpandShapeOp>(fused->getOwner());
+      if (!expand || !isContraction(fused->get().getDefiningOp()))
+        return true;
+      ArrayRef<int64_t> shape = expand.getResultType().getShape();
+      ReassociationIndices last = expand.getReassociationIndices().back();
+      return llvm::count_if(last, [&](int64_t d) { return shape[d] != 1; }) <= 1;
+    };
     RewritePatternSet patterns(context);
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, control);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapeControl);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);
