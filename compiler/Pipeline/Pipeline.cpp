@@ -87,6 +87,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     outParams.modifyPublicFunctions = true;
     pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
     pm.addPass(createCanonicalizerPass());
+    pm.addPass(createForwardCopiesPass());
     PlanMemoryPassOptions plan;
     // Kernels fold epilogues only where there are vector registers.
     plan.epilogues = options.vectorBits >= 64;

@@ -32,6 +32,19 @@ def PrepareDestinationsPass
                            "::mlir::arith::ArithDialect"];
 }
 
+def ForwardCopiesPass : Pass<"kiln-forward-copies", "mlir::ModuleOp"> {
+  let summary = "Let a buffer's only writer write where it is copied to";
+  let description = [{
+    After bufferization: a `memref.alloc` written by one linalg op (not
+    read by it) and otherwise only copied into a window of another buffer
+    is removed, and the op writes into the window. Nothing between the op
+    and the copy may use the window's memory (other ops may use disjoint
+    static windows of the same buffer). One-shot bufferization leaves such
+    copies where one op writes several slices of one tensor.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect"];
+}
+
 def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer at an offset in one workspace";
   let description = [{
