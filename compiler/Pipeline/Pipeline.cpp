@@ -60,7 +60,13 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
   case Phase::Lower:
     // Before anything is lowered for one batch item: are items independent?
     addDynamicBatchCheck(pm);
-    pm.addPass(createConvertOnnxToLinalgPass());
+    {
+      // Winograd trades workspace for multiplies: for hosts with wide
+      // vectors, not for firmware's small memories.
+      ConvertOnnxToLinalgPassOptions lower;
+      lower.winograd = options.vectorBits >= 256;
+      pm.addPass(createConvertOnnxToLinalgPass(lower));
+    }
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createFuseElementwisePass());
     // Unit dims out of every generic (reshape propagation leaves matmuls

@@ -248,7 +248,9 @@ namespace {
 
 /// N-D grouped convolution with strides, dilations and padding.
 struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
-  using OpConversionPattern::OpConversionPattern;
+  ConvPattern(const TypeConverter &converter, MLIRContext *ctx, bool winograd)
+      : OpConversionPattern(converter, ctx), winograd(winograd) {}
+
   LogicalResult
   matchAndRewrite(onnx::ConvOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -259,15 +261,60 @@ struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
     Value bias = isa<NoneType>(op.getB().getType()) ? Value() : adaptor.getB();
     ConvAttrs attrs{op.getGroup(), op.getAutoPad(), op.getPads(), op.getStrides(),
                     op.getDilations()};
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    if (winograd)
+      if (std::optional<Value> y = tryWinograd(rewriter, op, adaptor.getX(), bias, attrs, yType)) {
+        rewriter.replaceOp(op, *y);
+        return success();
+      }
     std::string why;
-    FailureOr<Value> y =
-        buildConvWithAttrs(rewriter, op.getLoc(), adaptor.getX(), adaptor.getW(), bias,
-                           attrs, convertedResultType(*typeConverter, op), why);
+    FailureOr<Value> y = buildConvWithAttrs(rewriter, op.getLoc(), adaptor.getX(),
+                                            adaptor.getW(), bias, attrs, yType, why);
     if (failed(y))
       return unsupported(rewriter, op, why);
     rewriter.replaceOp(op, *y);
     return success();
   }
+
+private:
+  /// The conv as Winograd F(2x2, 3x3) where it fits and its weights are
+  /// a constant.
+  static std::optional<Value> tryWinograd(OpBuilder &b, onnx::ConvOp op, Value x, Value bias,
+                                          const ConvAttrs &attrs, RankedTensorType yType) {
+    auto xType = dyn_cast<RankedTensorType>(x.getType());
+    auto constant = op.getW().getDefiningOp<onnx::ConstantOp>();
+    ElementsAttr value = constant ? constant.getValueAttr() : ElementsAttr();
+    auto wType = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+    if (!xType || !wType || xType.getRank() != 4 || wType.getRank() != 4)
+      return std::nullopt;
+    SmallVector<int64_t> strides = valuesOr(attrs.strides, 2, 1);
+    SmallVector<int64_t> dilations = valuesOr(attrs.dilations, 2, 1);
+    if (!winogradFits(xType, wType, yType, attrs.group, strides, dilations) ||
+        wType.getDimSize(1) != xType.getDimSize(1) || yType.getDimSize(1) != wType.getDimSize(0) ||
+        yType.getDimSize(0) != xType.getDimSize(0))
+      return std::nullopt;
+    std::vector<float> weights(wType.getNumElements());
+    auto dense = dyn_cast<DenseElementsAttr>(value);
+    if (dense && dense.isSplat()) {
+      std::fill(weights.begin(), weights.end(), dense.getSplatValue<float>());
+    } else {
+      std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
+      if (!raw || raw->size() != weights.size() * sizeof(float))
+        return std::nullopt;
+      std::memcpy(weights.data(), raw->data(), raw->size());
+    }
+    SmallVector<int64_t> lo, hi;
+    resolvePads(attrs.autoPad, attrs.pads, xType.getShape().drop_front(2),
+                yType.getShape().drop_front(2), {3, 3}, strides, dilations, lo, hi);
+    // The output is the window count of the padded input.
+    for (int d = 0; d < 2; ++d)
+      if (lo[d] < 0 || hi[d] < 0 ||
+          xType.getDimSize(2 + d) + lo[d] + hi[d] - 2 != yType.getDimSize(2 + d))
+        return std::nullopt;
+    return buildWinogradConv(b, op.getLoc(), x, weights, bias, lo, yType);
+  }
+
+  bool winograd;
 };
 
 /// ConvTranspose as a convolution: the input spread out by the strides
@@ -579,11 +626,11 @@ struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
 } // namespace
 
 namespace kiln::lowering {
-void populateLinearPatterns(const TypeConverter &converter,
-                            RewritePatternSet &patterns) {
-  patterns.add<MatMulPattern, GemmPattern, ConvPattern, ConvTransposePattern,
-               EinsumPattern>(converter,
-                                                        patterns.getContext());
+void populateLinearPatterns(const TypeConverter &converter, RewritePatternSet &patterns,
+                            bool winograd) {
+  patterns.add<MatMulPattern, GemmPattern, ConvTransposePattern, EinsumPattern>(
+      converter, patterns.getContext());
+  patterns.add<ConvPattern>(converter, patterns.getContext(), winograd);
 }
 } // namespace kiln::lowering
 

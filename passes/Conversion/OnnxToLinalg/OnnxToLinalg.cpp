@@ -44,6 +44,7 @@ bool isStructural(Operation *op) { return isa<kiln::onnx::NoValueOp>(op); }
 
 struct ConvertOnnxToLinalgPass
     : public kiln::impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
@@ -53,7 +54,7 @@ struct ConvertOnnxToLinalgPass
     OnnxTypeConverter converter;
     RewritePatternSet patterns(context);
     populateElementwisePatterns(converter, patterns);
-    populateLinearPatterns(converter, patterns);
+    populateLinearPatterns(converter, patterns, winograd);
     populatePoolingPatterns(converter, patterns);
     populateReductionPatterns(converter, patterns);
     populateDataMovementPatterns(converter, patterns);

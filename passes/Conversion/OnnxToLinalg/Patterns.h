@@ -29,8 +29,9 @@ public:
 
 void populateElementwisePatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns);
+/// With `winograd`, 3x3 convs that fit winogradFits use F(2x2, 3x3).
 void populateLinearPatterns(const mlir::TypeConverter &converter,
-                            mlir::RewritePatternSet &patterns);
+                            mlir::RewritePatternSet &patterns, bool winograd = false);
 void populatePoolingPatterns(const mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(const mlir::TypeConverter &converter,
@@ -228,6 +229,20 @@ mlir::Value buildConv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       llvm::ArrayRef<int64_t> strides,
                       llvm::ArrayRef<int64_t> dilations,
                       mlir::RankedTensorType yType);
+
+/// A conv of x [N, C, H, W] by w [K, C, 3, 3] into y [N, K, OH, OW] that
+/// Winograd F(2x2, 3x3) computes with fewer multiplies (Winograd.cpp): f32,
+/// stride and dilation 1, one group, enough channels and tiles.
+bool winogradFits(mlir::RankedTensorType xType, mlir::RankedTensorType wType,
+                  mlir::RankedTensorType yType, int64_t group,
+                  llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations);
+
+/// That conv as Winograd F(2x2, 3x3): `weights` the constant kernel
+/// (K * C * 9 floats, row-major), `bias` [K] or null, `padLo` the pads
+/// before the two spatial dims (those after follow from yType).
+mlir::Value buildWinogradConv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                              llvm::ArrayRef<float> weights, mlir::Value bias,
+                              llvm::ArrayRef<int64_t> padLo, mlir::RankedTensorType yType);
 
 /// The attributes of a Conv-like op.
 struct ConvAttrs {

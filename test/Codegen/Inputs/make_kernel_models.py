@@ -124,9 +124,21 @@ def main():
          False),
         ("conv_channels_1x1", (1, 160, 7, 7), (32, 160, 1, 1), [1, 1], [1, 1], [0, 0, 0, 0], 1,
          True),
+        # Winograd F(2x2, 3x3) (with 256-bit vectors and up): an odd width
+        # (a last column of tiles half used), and a batch with asymmetric
+        # pads, odd rows and channels that fill no whole vector.
+        ("winograd_14x13", (1, 64, 14, 13), (64, 64, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1,
+         True),
+        ("winograd_pads", (2, 64, 7, 9), (72, 64, 3, 3), [1, 1], [1, 1], [0, 1, 2, 0], 1,
+         False),
     ]
     for name, xs, ws, strides, dil, pads, group, has_bias in convs:
         x, w = rand(*xs), rand(*ws)
+        if name.startswith("winograd"):
+            # Weights at the scale of a trained net's (fan-in), so that
+            # outputs are O(1) and the tolerance is about the transforms'
+            # rounding, not a 576-term sum's.
+            w = (w / np.sqrt(ws[1] * 9)).astype(np.float32)
         b = rand(ws[0]) if has_bias else None
         inputs = ["x", "w"] + (["b"] if has_bias else [])
         weights = {"w": w}
@@ -139,6 +151,7 @@ def main():
     def residual_relu(name, channels, size):
         """relu(conv3x3(x) + b + x), channels in and out, size x size."""
         x, w = rand(1, channels, size, size), rand(channels, channels, 3, 3)
+        w = (w / np.sqrt(channels * 9)).astype(np.float32)
         b = rand(channels)
         conv = conv_ref(x, w, b, [1, 1], [1, 1], [1, 1, 1, 1], 1)
         return save(out, name, [
@@ -204,6 +217,7 @@ def main():
     # The same on the Channels kernels (16x5x5 outputs, K = 144): the
     # residual is gathered along the channels.
     names.append(residual_relu("conv_channels_residual_relu", 16, 5))
+    names.append(residual_relu("winograd_residual_relu", 64, 8))
     x, w, c = rand(4, 20), rand(20, 30), rand(30)
     names.append(save(out, "gemm_relu", [
         helper.make_node("Gemm", ["x", "w", "c"], ["g"]),

@@ -1,0 +1,58 @@
+// RUN: kiln-opt %s --convert-onnx-to-linalg="winograd=1" --split-input-file -mlir-elide-elementsattrs-if-larger=4 | FileCheck %s
+// RUN: kiln-opt %s --convert-onnx-to-linalg --split-input-file | FileCheck %s --check-prefix=OFF
+
+// A 3x3 conv, 64 -> 64 channels, pads 1, a 7x6 output: 4x3 tiles of 2x2,
+// the input padded to 2 * 4 + 2 = 10 rows (one more than the conv's own
+// pad) and 2 * 3 + 2 = 8 columns; the 16 taps are stride-2 slices; one
+// generic writes the 16 transformed inputs into slices of one tensor; one
+// contraction with a batch of 16 over the 64 input channels; per output
+// parity a generic of 9 products plus the bias, inserted with strides 2
+// (the odd rows: 3 of them).
+// CHECK-LABEL: func.func @winograd(
+// CHECK: %[[PAD:.+]] = tensor.pad %{{.+}} low[0, 0, 1, 1] high[0, 0, 2, 1]
+// CHECK: } : tensor<1x64x7x6xf32> to tensor<1x64x10x8xf32>
+// CHECK-COUNT-16: tensor.extract_slice %[[PAD]][0, 0, {{[0-3]}}, {{[0-3]}}] [1, 64, 4, 3] [1, 1, 2, 2]
+// CHECK: %[[V:.+]] = tensor.empty() : tensor<16x1x64x4x3xf32>
+// CHECK-COUNT-16: tensor.extract_slice %[[V]][{{[0-9]+}}, 0, 0, 0, 0] [1, 1, 64, 4, 3]
+// CHECK: %[[T:.+]]:16 = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel"]
+// CHECK-COUNT-32: arith.{{addf|subf}}
+// CHECK: linalg.yield
+// CHECK-COUNT-16: tensor.insert_slice %[[T]]#
+// CHECK: %[[U:.+]] = arith.constant dense_resource<__elided__> : tensor<16x64x64xf32>
+// CHECK: %[[M:.+]] = linalg.generic
+// CHECK-SAME: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK-SAME: outs(%{{.+}} : tensor<16x1x64x12xf32>)
+// CHECK: arith.mulf
+// CHECK: arith.addf
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 0] [1, 64, 4, 3] [1, 1, 2, 2] : tensor<1x64x4x3xf32> into tensor<1x64x7x6xf32>
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 0, 1] [1, 64, 4, 3] [1, 1, 2, 2] : tensor<1x64x4x3xf32> into tensor<1x64x7x6xf32>
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 1, 0] [1, 64, 3, 3] [1, 1, 2, 2] : tensor<1x64x3x3xf32> into tensor<1x64x7x6xf32>
+// CHECK: %[[Y:.+]] = tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 1, 1] [1, 64, 3, 3] [1, 1, 2, 2] : tensor<1x64x3x3xf32> into tensor<1x64x7x6xf32>
+// CHECK: return %[[Y]]
+// OFF-LABEL: func.func @winograd(
+// OFF-NOT: tensor.insert_slice
+// OFF: "reduction", "reduction", "reduction"
+func.func @winograd(%x: tensor<1x64x7x6xf32>, %b: tensor<64xf32>) -> tensor<1x64x7x6xf32> {
+  %w = "onnx.Constant"() <{value = dense<1.0> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
+  %0 = "onnx.Conv"(%x, %w, %b) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x64x7x6xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x7x6xf32>
+  return %0 : tensor<1x64x7x6xf32>
+}
+
+// -----
+
+// Not for a strided conv, weights that are not a constant, or 32 input
+// channels: the direct window generic.
+// CHECK-LABEL: func.func @direct(
+// CHECK-NOT: tensor.insert_slice
+// CHECK-COUNT-3: "reduction", "reduction", "reduction"
+// CHECK: return
+func.func @direct(%x: tensor<1x64x8x8xf32>, %w2: tensor<64x64x3x3xf32>, %x32: tensor<1x32x8x8xf32>) -> (tensor<1x64x4x4xf32>, tensor<1x64x8x8xf32>, tensor<1x64x8x8xf32>) {
+  %w = "onnx.Constant"() <{value = dense<1.0> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
+  %w32 = "onnx.Constant"() <{value = dense<1.0> : tensor<64x32x3x3xf32>}> : () -> tensor<64x32x3x3xf32>
+  %none = onnx.NoValue
+  %0 = "onnx.Conv"(%x, %w, %none) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>}> : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>, none) -> tensor<1x64x4x4xf32>
+  %1 = "onnx.Conv"(%x, %w2, %none) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x64x8x8xf32>, tensor<64x64x3x3xf32>, none) -> tensor<1x64x8x8xf32>
+  %2 = "onnx.Conv"(%x32, %w32, %none) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x8x8xf32>, tensor<64x32x3x3xf32>, none) -> tensor<1x64x8x8xf32>
+  return %0, %1, %2 : tensor<1x64x4x4xf32>, tensor<1x64x8x8xf32>, tensor<1x64x8x8xf32>
+}
