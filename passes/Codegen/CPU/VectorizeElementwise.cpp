@@ -614,8 +614,10 @@ struct VectorizeElementwisePass
       op.erase();
     }
     for (auto &[op, vectorOperand, combiner] : found) {
-      // Threads pay off from some tens of thousands of elements on.
-      int64_t work = 1;
+      // Threads pay off from some tens of thousands of elements on, fewer
+      // when each element moves many operands (a Winograd transform's 16
+      // inputs and 16 outputs): elements times operands per two.
+      int64_t work = std::max<int64_t>(1, op->getNumOperands() / 2);
       for (int64_t r : op.getStaticLoopRanges())
         work *= r;
       ElementwiseVectorizer(op, vectorOperand, lanes, parallel && work >= (int64_t(1) << 15),
