@@ -7,10 +7,11 @@
 // conv's 16 transformed inputs, each a slice of the batched contraction's
 // operand): it proves only the first insert in place.
 //
-// The op moves its write later in memory order to the copy's place, so
-// nothing between the op and the copy may touch the window: other ops
+// The window is then written at the op, earlier than the copy wrote it,
+// so nothing between the op and the copy may touch the window: other ops
 // may use the target buffer only through windows disjoint from it (both
-// static). The window's view ops move before the op.
+// static), and the op's own inputs likewise. The window's view ops move
+// before the op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,22 +48,25 @@ std::optional<std::pair<int64_t, int64_t>> extent(Value v) {
   return std::make_pair(offset, last);
 }
 
+/// The views `a` and `b` of one buffer have static extents that do not
+/// overlap.
+bool disjoint(Value a, Value b) {
+  std::optional<std::pair<int64_t, int64_t>> x = extent(a), y = extent(b);
+  return x && y && (x->second < y->first || y->second < x->first);
+}
+
 /// `op` (and what it nests) uses the memory of `window` only through
 /// views of static extent disjoint from it.
 bool avoids(Operation *op, Value window) {
   Value root = kiln::rootBuffer(window);
-  std::optional<std::pair<int64_t, int64_t>> w = extent(window);
   return !op->walk([&](Operation *inner) {
-              for (Value v : inner->getOperands()) {
-                if (!isa<MemRefType>(v.getType()) || kiln::rootBuffer(v) != root)
-                  continue;
-                std::optional<std::pair<int64_t, int64_t>> e = extent(v);
-                // A view op of the root is not an access.
-                if (isa<ViewLikeOpInterface>(inner) && inner->getNumResults() == 1)
-                  continue;
-                if (!w || !e || !(e->second < w->first || w->second < e->first))
+              // A view op of the root is not an access.
+              if (isa<ViewLikeOpInterface>(inner) && inner->getNumResults() == 1)
+                return WalkResult::advance();
+              for (Value v : inner->getOperands())
+                if (isa<MemRefType>(v.getType()) && kiln::rootBuffer(v) == root &&
+                    !disjoint(v, window))
                   return WalkResult::interrupt();
-              }
               return WalkResult::advance();
             })
               .wasInterrupted();
@@ -119,11 +123,9 @@ void forward(memref::CopyOp copy) {
   // the window.
   for (OpOperand &operand : writer->getOpOperands())
     if (&operand != init && isa<MemRefType>(operand.get().getType()) &&
-        kiln::rootBuffer(operand.get()) == kiln::rootBuffer(window)) {
-      std::optional<std::pair<int64_t, int64_t>> e = extent(operand.get()), w = extent(window);
-      if (!e || !w || !(e->second < w->first || w->second < e->first))
-        return;
-    }
+        kiln::rootBuffer(operand.get()) == kiln::rootBuffer(window) &&
+        !disjoint(operand.get(), window))
+      return;
   for (Operation *op = writer->getNextNode(); op != copy; op = op->getNextNode())
     if (!avoids(op, window))
       return;

@@ -92,7 +92,8 @@ void stridedStore(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mli
 
 /// The innermost stride of `v` when it is a window of a buffer with a
 /// unit innermost stride: a memref.subview of static offsets and strides
-/// that keeps the rank, innermost stride 2 to kMaxShuffledStride.
+/// (it may drop unit dims, not the innermost), innermost stride 2 to
+/// kMaxShuffledStride.
 std::optional<int64_t> windowStride(mlir::Value v);
 
 /// The window `v` (windowStride) and indices `idx` into it as the buffer
