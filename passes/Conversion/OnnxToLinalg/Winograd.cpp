@@ -149,13 +149,10 @@ Value buildWinogradConv(OpBuilder &b, Location loc, Value x, ArrayRef<float> wei
       taps.push_back(slice(b, loc, xp, {0, 0, i, j}, {n, c, th, tw}, {1, 1, 2, 2}));
   // The 16 V[ab] are written in place into slices of one [16, N, C, TH,
   // TW] tensor, so that one batched contraction reads them.
-  auto tileType = RankedTensorType::get({n, c, th, tw}, f32);
   Value vAll = emptyTensor(b, loc, RankedTensorType::get({16, n, c, th, tw}, f32));
   SmallVector<Value> vOuts;
   for (int64_t ab = 0; ab < 16; ++ab)
-    vOuts.push_back(tensor::ExtractSliceOp::create(
-        b, loc, tileType, vAll, indexAttrs(b, {ab, 0, 0, 0, 0}), indexAttrs(b, {1, n, c, th, tw}),
-        indexAttrs(b, {1, 1, 1, 1, 1})));
+    vOuts.push_back(extractSliceAt(b, loc, vAll, 0, b.getIndexAttr(ab)));
   SmallVector<Value> v = parallelGeneric(
       b, loc, taps, {}, {}, vOuts, [](OpBuilder &nb, Location l, ValueRange d) {
         Value rows[4][4];
@@ -171,9 +168,7 @@ Value buildWinogradConv(OpBuilder &b, Location loc, Value x, ArrayRef<float> wei
         return out;
       });
   for (int64_t ab = 0; ab < 16; ++ab)
-    vAll = tensor::InsertSliceOp::create(b, loc, v[ab], vAll, indexAttrs(b, {ab, 0, 0, 0, 0}),
-                                         indexAttrs(b, {1, n, c, th, tw}),
-                                         indexAttrs(b, {1, 1, 1, 1, 1}));
+    vAll = insertSliceAt(b, loc, v[ab], vAll, 0, b.getIndexAttr(ab));
 
   // U[ab] = G g G^T per (k, c), as one [16, K, C] constant.
   std::vector<float> u(16 * k * c);
