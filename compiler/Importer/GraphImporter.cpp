@@ -244,6 +244,11 @@ LogicalResult GraphImporter::topologicalOrder(const ::onnx::GraphProto &g,
     for (const auto &in : g.node(i).input())
       if (!in.empty())
         deps.insert(in);
+    // Gradient reads `y` (and differentiates what computes it) by name.
+    if (isTrainingDomain(g.node(i).domain()))
+      for (const auto &a : g.node(i).attribute())
+        if (a.name() == "y")
+          deps.insert(a.s());
     for (const auto &a : g.node(i).attribute()) {
       if (a.has_g())
         collectFreeNames(a.g(), deps);
@@ -444,6 +449,19 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
   }
   for (const auto &a : node.attribute())
     state.attrs[a.name()] = &a;
+
+  if (isTrainingDomain(node.domain())) {
+    state.opset = model.opsets.at(kTrainingDomain);
+    SmallVector<Value> results;
+    if (failed(expandTrainingNode(
+            builder, state, [&](StringRef name) { return lookup(name); },
+            results)))
+      return failure();
+    for (int i = 0; i < node.output_size() && i < int(results.size()); ++i)
+      if (!node.output(i).empty())
+        scopes.back().values[node.output(i)] = results[i];
+    return success();
+  }
 
   if (failed(normalizeNode(builder, state)))
     return failure();

@@ -154,6 +154,25 @@ mlir::Value createScalarConstant(mlir::OpBuilder &builder, mlir::Location loc,
 /// An `onnx.NoValue`.
 mlir::Value createNone(mlir::OpBuilder &builder, mlir::Location loc);
 
+/// ONNX's training preview domain, whose deterministic ops the importer
+/// expands into default-domain ops (TrainingOps.cpp).
+constexpr const char *kTrainingDomain = "ai.onnx.preview.training";
+
+/// The ops of kTrainingDomain that kiln expands.
+constexpr llvm::StringLiteral kTrainingOps[] = {"Adagrad", "Adam", "Momentum",
+                                                "Gradient"};
+
+/// Whether `domain` is kTrainingDomain.
+bool isTrainingDomain(const std::string &domain);
+
+/// Expands a node of kTrainingDomain (Adagrad, Adam, Momentum, Gradient)
+/// into default-domain ops; `results` gets one value per node output.
+/// `lookup` finds a graph value by name (Gradient's `xs`, `y` and `zs`).
+mlir::LogicalResult
+expandTrainingNode(mlir::OpBuilder &builder, const NodeState &state,
+                   llvm::function_ref<mlir::Value(llvm::StringRef)> lookup,
+                   llvm::SmallVectorImpl<mlir::Value> &results);
+
 /// Builds the main function of `model` into `module`.
 mlir::LogicalResult importGraph(LoadedModel &model, mlir::ModuleOp module);
 

@@ -103,6 +103,10 @@ LogicalResult checkHeader(MLIRContext &context, LoadedModel &model) {
     opset->set_domain("");
     opset->set_version(1);
   }
+  // The training ops expand into default-domain ops of the dialect's form:
+  // a model of that domain alone gets the newest default opset for them.
+  if (!model.opsets.count("") && model.opsets.count(kTrainingDomain))
+    model.opsets[""] = kMaxOpset;
   // A model without the default domain fails later, at its first node of
   // that domain (or at a node of an unsupported domain).
   auto it = model.opsets.find("");
@@ -182,17 +186,21 @@ LogicalResult checkGraph(MLIRContext &context, const LoadedModel &model,
     if (opset == model.opsets.end())
       return emitError(loc) << qualifiedOpType(node) << ": the model imports no "
                             << "opset for domain '" << domain << "'";
-    if (!isDefaultDomain(domain))
-      return emitError(loc) << qualifiedOpType(node)
-                            << ": ops of domain '" << domain
-                            << "' are not supported (only the default ONNX "
-                               "domain is)";
+    bool training = isTrainingDomain(domain) &&
+                    llvm::is_contained(kTrainingOps, node.op_type());
+    if (!isDefaultDomain(domain) && !training)
+      return emitError(loc)
+             << qualifiedOpType(node) << ": ops of domain '" << domain
+             << "' are not supported (only the default ONNX domain is, and "
+                "of '"
+             << kTrainingDomain << "' Adagrad, Adam, Momentum and Gradient)";
     const ::onnx::OpSchema *schema = ::onnx::OpSchemaRegistry::Schema(
-        node.op_type(), opset->second, "");
+        node.op_type(), opset->second, training ? kTrainingDomain : "");
     if (!schema)
-      return emitError(loc) << node.op_type() << ": unknown op '"
+      return emitError(loc) << qualifiedOpType(node) << ": unknown op '"
                             << node.op_type() << "' in opset " << opset->second
-                            << " of the default domain";
+                            << (training ? " of the training domain"
+                                         : " of the default domain");
     try {
       schema->Verify(node);
     } catch (const std::exception &e) {
