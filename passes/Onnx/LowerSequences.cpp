@@ -17,9 +17,14 @@
 //                        chunk sizes from data: the length only
 //   ConcatFromSequence   Transpose/Reshape of the stacked tensor
 //
+// Alongside, while every position is known at compile time (none, or a
+// constant), the pass keeps the list of the element values themselves,
+// which may differ in shape: SequenceAt at a constant position is then
+// that element, and ConcatFromSequence a Concat of the list.
+//
 // Sequences that escape (graph inputs/outputs, control flow, SequenceMap,
-// optionals) or whose elements differ in shape are left alone; the
-// lowering then reports them.
+// optionals), or whose elements differ in shape and are read at run-time
+// positions, are left alone; the lowering then reports them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,7 +51,24 @@ struct Stacked {
   Value stacked;
   int64_t length = 0;
   RankedTensorType element; ///< S, once known.
+  /// The elements in order, while every position was a compile-time one.
+  std::optional<SmallVector<Value>> elements;
 };
+
+/// A compile-time position (none: `none`) in [-length, length + extra),
+/// normalised; nullopt when it is not a constant or out of range.
+std::optional<int64_t> constantPosition(Value pos, int64_t length,
+                                        int64_t none, int64_t extra) {
+  if (onnx::isNone(pos))
+    return none;
+  std::optional<SmallVector<int64_t>> v = onnx::constantInts(pos);
+  if (!v || v->size() != 1)
+    return std::nullopt;
+  int64_t p = v->front() < 0 ? v->front() + length : v->front();
+  if (p < 0 || p >= length + extra)
+    return std::nullopt;
+  return p;
+}
 
 struct Builder {
   OpBuilder &b;
@@ -129,6 +151,46 @@ RankedTensorType stackedType(const Stacked &s) {
   return s.element.clone(shape);
 }
 
+/// Concat of `elements` (static shapes of one rank, equal but along
+/// `axis`) along `axis`, or stacked along a new `axis`; null if they do
+/// not fit.
+Value concatElements(Builder &b, ArrayRef<Value> elements, int64_t axis,
+                     bool newAxis) {
+  if (elements.empty() || !isStatic(elements[0].getType()))
+    return {};
+  auto first = cast<RankedTensorType>(elements[0].getType());
+  int64_t rank = first.getRank();
+  if (axis < 0)
+    axis += rank + (newAxis ? 1 : 0);
+  if (axis < 0 || axis > rank || (!newAxis && axis == rank))
+    return {};
+  SmallVector<Value> parts;
+  SmallVector<int64_t> shape(first.getShape());
+  if (newAxis)
+    shape.insert(shape.begin() + axis, 0);
+  else
+    shape[axis] = 0;
+  for (Value e : elements) {
+    auto type = dyn_cast<RankedTensorType>(e.getType());
+    if (!type || !type.hasStaticShape() || type.getRank() != rank ||
+        type.getElementType() != first.getElementType())
+      return {};
+    for (int64_t d = 0; d < rank; ++d)
+      if ((newAxis || d != axis) && type.getDimSize(d) != first.getDimSize(d))
+        return {};
+    if (newAxis) {
+      SmallVector<int64_t> one(type.getShape());
+      one.insert(one.begin() + axis, 1);
+      e = b.reshape(e, type.clone(one));
+      shape[axis] += 1;
+    } else {
+      shape[axis] += type.getDimSize(axis);
+    }
+    parts.push_back(e);
+  }
+  return b.op("Concat", first.clone(shape), parts, {b.i64Attr("axis", axis)});
+}
+
 struct LowerSequencesPass
     : public onnx::impl::OnnxLowerSequencesPassBase<LowerSequencesPass> {
   void runOnOperation() override {
@@ -145,22 +207,45 @@ struct LowerSequencesPass
         return it == seqs.end() ? nullptr : &it->second;
       };
       if (auto c = dyn_cast<onnx::SequenceConstructOp>(op)) {
-        if (c.getInputs().empty() || !isStatic(c.getInputs()[0].getType()))
+        if (c.getInputs().empty())
           continue;
-        auto element = cast<RankedTensorType>(c.getInputs()[0].getType());
-        if (llvm::any_of(c.getInputs(), [&](Value v) { return v.getType() != element; }))
-          continue;
-        seqs[c.getResult()] = {b.stack(c.getInputs(), element),
-                               int64_t(c.getInputs().size()), element};
+        Stacked out;
+        out.length = c.getInputs().size();
+        out.elements = SmallVector<Value>(c.getInputs());
+        Type first = c.getInputs()[0].getType();
+        if (isStatic(first) &&
+            llvm::all_of(c.getInputs(), [&](Value v) { return v.getType() == first; })) {
+          out.element = cast<RankedTensorType>(first);
+          out.stacked = b.stack(c.getInputs(), out.element);
+        }
+        seqs[c.getResult()] = out;
       } else if (auto e = dyn_cast<onnx::SequenceEmptyOp>(op)) {
-        seqs[e.getResult()] = {};
+        Stacked out;
+        out.elements.emplace();
+        seqs[e.getResult()] = out;
       } else if (auto ins = dyn_cast<onnx::SequenceInsertOp>(op)) {
         const Stacked *s = known(ins.getInputSequence());
-        Value t = ins.getTensor();
-        if (!s || !isStatic(t.getType()) || (s->element && s->element != t.getType()) ||
-            (s->length > 0 && !s->stacked))
+        if (!s)
           continue;
-        Stacked out{Value(), s->length + 1, cast<RankedTensorType>(t.getType())};
+        Value t = ins.getTensor();
+        std::optional<SmallVector<Value>> elements;
+        if (s->elements)
+          if (std::optional<int64_t> p =
+                  constantPosition(ins.getPosition(), s->length, s->length, 1)) {
+            elements = *s->elements;
+            elements->insert(elements->begin() + *p, t);
+          }
+        if (!isStatic(t.getType()) || (s->element && s->element != t.getType()) ||
+            (s->length > 0 && !s->stacked)) {
+          if (!elements)
+            continue;
+          Stacked out{Value(), s->length + 1, RankedTensorType(), elements};
+          seqs[ins.getResult()] = out;
+          rewritten.push_back(&op);
+          continue;
+        }
+        Stacked out{Value(), s->length + 1, cast<RankedTensorType>(t.getType()),
+                    elements};
         Value grown = s->length == 0 ? b.stack({t}, out.element)
                                      : b.op("Concat", stackedType(out),
                                             {s->stacked, b.stack({t}, out.element)},
@@ -188,10 +273,19 @@ struct LowerSequencesPass
         seqs[ins.getResult()] = out;
       } else if (auto er = dyn_cast<onnx::SequenceEraseOp>(op)) {
         const Stacked *s = known(er.getInputSequence());
-        if (!s || !s->stacked || s->length == 0)
+        if (!s || s->length == 0)
           continue;
-        Stacked out{Value(), s->length - 1, s->element};
-        if (out.length > 0) {
+        std::optional<SmallVector<Value>> elements;
+        if (s->elements)
+          if (std::optional<int64_t> p =
+                  constantPosition(er.getPosition(), s->length, s->length - 1, 0)) {
+            elements = *s->elements;
+            elements->erase(elements->begin() + *p);
+          }
+        if (!s->stacked && !elements)
+          continue;
+        Stacked out{Value(), s->length - 1, s->element, elements};
+        if (out.length > 0 && s->stacked) {
           Type et = onnx::isNone(er.getPosition())
                         ? ob.getI64Type()
                         : cast<RankedTensorType>(er.getPosition().getType()).getElementType();
@@ -213,9 +307,19 @@ struct LowerSequencesPass
         seqs[er.getResult()] = out;
       } else if (auto at = dyn_cast<onnx::SequenceAtOp>(op)) {
         const Stacked *s = known(at.getInputSequence());
-        if (!s || !s->stacked)
+        if (!s)
           continue;
         Value pos = at.getPosition();
+        std::optional<int64_t> p;
+        if (s->elements)
+          p = constantPosition(pos, s->length, -1, 0);
+        if (p && *p >= 0) {
+          at.getResult().replaceAllUsesWith((*s->elements)[*p]);
+          rewritten.push_back(&op);
+          continue;
+        }
+        if (!s->stacked)
+          continue;
         auto scalar = RankedTensorType::get(
             {}, cast<RankedTensorType>(pos.getType()).getElementType());
         at.getResult().replaceAllUsesWith(
@@ -245,7 +349,8 @@ struct LowerSequencesPass
           if (sType.getRank() == 1) {
             if (!sizes) {
               // Chunk sizes from data: only the count is known.
-              seqs[split.getResult()] = {Value(), sType.getDimSize(0), RankedTensorType()};
+              seqs[split.getResult()] = {Value(), sType.getDimSize(0), RankedTensorType(),
+                                         std::nullopt};
               rewritten.push_back(&op);
               continue;
             }
@@ -275,11 +380,20 @@ struct LowerSequencesPass
         elem[axis] = chunk;
         if (!keep)
           elem.erase(elem.begin() + axis);
-        Stacked out{Value(), count, xType.clone(elem)};
+        Stacked out{Value(), count, xType.clone(elem), std::nullopt};
         out.stacked = b.reshape(v, stackedType(out));
         seqs[split.getResult()] = out;
       } else if (auto cat = dyn_cast<onnx::ConcatFromSequenceOp>(op)) {
         const Stacked *s = known(cat.getInputSequence());
+        if (s && !s->stacked && s->elements) {
+          Value v = concatElements(b, *s->elements, cat.getAxis(),
+                                   cat.getNewAxis() != 0);
+          if (!v)
+            continue;
+          cat.getResult().replaceAllUsesWith(v);
+          rewritten.push_back(&op);
+          continue;
+        }
         if (!s || !s->stacked)
           continue;
         int64_t rank = s->element.getRank();

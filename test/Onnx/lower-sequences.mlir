@@ -225,17 +225,17 @@ func.func @split_sizes_from_data(%x: tensor<6xf32>, %sizes: tensor<3xi64>) -> te
   return %0 : tensor<i64>
 }
 
-// Elements of different shapes ([2, 3] and [1, 3]) cannot be stacked: the
-// SequenceConstruct, SequenceAt and SequenceLength stay as they are (for
-// the lowering to report), nothing is reshaped or gathered, and the
-// result type stays dynamic.
+// Elements of different shapes ([2, 3] and [1, 3]) cannot be stacked: read
+// at a run-time position, the SequenceConstruct and SequenceAt stay as
+// they are (for the lowering to report), nothing is reshaped or gathered,
+// and the result type stays dynamic; the length is still a constant.
 // CHECK-LABEL: func.func @mixed_shapes(
 // CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<2x3xf32>, %[[B:[a-z0-9_]+]]: tensor<1x3xf32>, %[[P:[a-z0-9_]+]]: tensor<i64>) -> (tensor<?x3xf32>, tensor<i64>)
 // CHECK-NOT: onnx.Reshape
 // CHECK-NOT: onnx.Concat
 // CHECK-NEXT: %[[S:.*]] = "onnx.SequenceConstruct"(%[[A]], %[[B]]) : (tensor<2x3xf32>, tensor<1x3xf32>) -> !onnx.seq<tensor<?x3xf32>>
 // CHECK-NEXT: %[[AT:.*]] = "onnx.SequenceAt"(%[[S]], %[[P]]) : (!onnx.seq<tensor<?x3xf32>>, tensor<i64>) -> tensor<?x3xf32>
-// CHECK-NEXT: %[[L:.*]] = "onnx.SequenceLength"(%[[S]]) : (!onnx.seq<tensor<?x3xf32>>) -> tensor<i64>
+// CHECK-NEXT: %[[L:.*]] = "onnx.Constant"() <{value = dense<2> : tensor<i64>}>
 // CHECK-NEXT: return %[[AT]], %[[L]] : tensor<?x3xf32>, tensor<i64>
 func.func @mixed_shapes(%a: tensor<2x3xf32>, %b: tensor<1x3xf32>, %p: tensor<i64>) -> (tensor<?x3xf32>, tensor<i64>) {
   %s = "onnx.SequenceConstruct"(%a, %b) : (tensor<2x3xf32>, tensor<1x3xf32>) -> !onnx.seq<tensor<?x3xf32>>
@@ -261,4 +261,46 @@ func.func @insert_mixed_shapes(%x: tensor<2x3xf32>, %y: tensor<1x3xf32>, %p: ten
   %2 = "onnx.SequenceInsert"(%1, %y, %none) : (!onnx.seq<tensor<*xf32>>, tensor<1x3xf32>, none) -> !onnx.seq<tensor<*xf32>>
   %0 = "onnx.SequenceAt"(%2, %p) : (!onnx.seq<tensor<*xf32>>, tensor<i64>) -> tensor<?x3xf32>
   return %0 : tensor<?x3xf32>
+}
+
+// Mixed shapes at compile-time positions (ONNX's test_sequence_model1 with
+// its initializers as constants): the pass keeps the list of elements, so
+// inserting z at position 1 and reading position -1 (y) is y itself; the
+// result type becomes static and no sequence op is left.
+// CHECK-LABEL: func.func @mixed_constant_positions(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<2x3xf32>, %[[Y:[a-z0-9_]+]]: tensor<1x3xf32>, %[[Z:[a-z0-9_]+]]: tensor<3x3xf32>) -> (tensor<1x3xf32>, tensor<3x3xf32>)
+// CHECK-NOT: onnx.Sequence
+// CHECK-NOT: onnx.Gather
+// CHECK: return %[[Y]], %[[Z]] : tensor<1x3xf32>, tensor<3x3xf32>
+func.func @mixed_constant_positions(%x: tensor<2x3xf32>, %y: tensor<1x3xf32>, %z: tensor<3x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %s = "onnx.SequenceEmpty"() : () -> !onnx.seq<tensor<*xf32>>
+  %none = onnx.NoValue
+  %1 = "onnx.SequenceInsert"(%s, %x, %none) : (!onnx.seq<tensor<*xf32>>, tensor<2x3xf32>, none) -> !onnx.seq<tensor<*xf32>>
+  %2 = "onnx.SequenceInsert"(%1, %y, %none) : (!onnx.seq<tensor<*xf32>>, tensor<1x3xf32>, none) -> !onnx.seq<tensor<*xf32>>
+  %pos = "onnx.Constant"() <{value = dense<1> : tensor<i64>}> : () -> tensor<i64>
+  %3 = "onnx.SequenceInsert"(%2, %z, %pos) : (!onnx.seq<tensor<*xf32>>, tensor<3x3xf32>, tensor<i64>) -> !onnx.seq<tensor<*xf32>>
+  %last = "onnx.Constant"() <{value = dense<-1> : tensor<i64>}> : () -> tensor<i64>
+  %4 = "onnx.SequenceAt"(%3, %last) : (!onnx.seq<tensor<*xf32>>, tensor<i64>) -> tensor<?x3xf32>
+  %5 = "onnx.SequenceAt"(%3, %pos) : (!onnx.seq<tensor<*xf32>>, tensor<i64>) -> tensor<?x3xf32>
+  return %4, %5 : tensor<?x3xf32>, tensor<?x3xf32>
+}
+
+// Erasing at a constant position, then ConcatFromSequence of the rest along
+// axis 0: one Concat of the remaining elements ([2, 3] and [3, 3]) in
+// order; SequenceAt out of range at compile time is left alone.
+// CHECK-LABEL: func.func @mixed_erase_concat(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<2x3xf32>, %[[Y:[a-z0-9_]+]]: tensor<1x3xf32>, %[[Z:[a-z0-9_]+]]: tensor<3x3xf32>) -> (tensor<5x3xf32>, tensor<?x3xf32>)
+// CHECK: %[[S:.*]] = "onnx.SequenceConstruct"(%[[X]], %[[Y]], %[[Z]])
+// CHECK: %[[E:.*]] = "onnx.SequenceErase"(%[[S]],
+// CHECK: %[[CAT:.*]] = "onnx.Concat"(%[[X]], %[[Z]]) <{axis = 0 : i64}> : (tensor<2x3xf32>, tensor<3x3xf32>) -> tensor<5x3xf32>
+// CHECK: %[[AT:.*]] = "onnx.SequenceAt"(%[[E]],
+// CHECK: return %[[CAT]], %[[AT]] : tensor<5x3xf32>, tensor<?x3xf32>
+func.func @mixed_erase_concat(%x: tensor<2x3xf32>, %y: tensor<1x3xf32>, %z: tensor<3x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>) {
+  %s = "onnx.SequenceConstruct"(%x, %y, %z) : (tensor<2x3xf32>, tensor<1x3xf32>, tensor<3x3xf32>) -> !onnx.seq<tensor<?x3xf32>>
+  %one = "onnx.Constant"() <{value = dense<1> : tensor<i64>}> : () -> tensor<i64>
+  %e = "onnx.SequenceErase"(%s, %one) : (!onnx.seq<tensor<?x3xf32>>, tensor<i64>) -> !onnx.seq<tensor<?x3xf32>>
+  %c = "onnx.ConcatFromSequence"(%e) <{axis = 0 : i64}> : (!onnx.seq<tensor<?x3xf32>>) -> tensor<?x3xf32>
+  %five = "onnx.Constant"() <{value = dense<5> : tensor<i64>}> : () -> tensor<i64>
+  %a = "onnx.SequenceAt"(%e, %five) : (!onnx.seq<tensor<?x3xf32>>, tensor<i64>) -> tensor<?x3xf32>
+  return %c, %a : tensor<?x3xf32>, tensor<?x3xf32>
 }
