@@ -158,6 +158,7 @@ private:
   LogicalResult topologicalOrder(const ::onnx::GraphProto &g,
                                  SmallVectorImpl<int> &order);
   LogicalResult importNode(::onnx::NodeProto &node, int index);
+  LogicalResult importBatchedScan(::onnx::NodeProto &node, NodeState &state);
   LogicalResult convertAttributes(NodeState &state,
                                   const ::onnx::OpSchema &schema);
   LogicalResult importRegion(::onnx::GraphProto &g, Region &region,
@@ -463,6 +464,9 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
     return success();
   }
 
+  if (state.opType == "Scan" && state.opset < 9)
+    return importBatchedScan(node, state);
+
   if (failed(normalizeNode(builder, state)))
     return failure();
 
@@ -570,6 +574,104 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
       v = wrap->second(builder, v);
     scopes.back().values[node.output(i)] = v;
   }
+  return success();
+}
+
+/// Scan-8 scans each item of a batch (dim 0 of every state and scan input)
+/// on its own. It becomes a Scan over that batch dim (all operands scan
+/// inputs, results stacked on dim 0) whose body is the node's scan, in
+/// Scan-9 form, on one item.
+LogicalResult GraphImporter::importBatchedScan(::onnx::NodeProto &node,
+                                               NodeState &state) {
+  Location loc = state.loc;
+  if (state.operands.empty() || !state.operands[0].getDefiningOp() ||
+      !isa<kiln::onnx::NoValueOp>(state.operands[0].getDefiningOp()))
+    return emitError(loc) << "Scan-" << state.opset
+                          << ": sequence_lens is not supported (only "
+                             "full-length sequences); re-export with opset "
+                             ">= 9";
+  auto numIt = state.attrs.find("num_scan_inputs");
+  auto bodyIt = state.attrs.find("body");
+  if (numIt == state.attrs.end() || bodyIt == state.attrs.end())
+    return emitError(loc) << "Scan-" << state.opset
+                          << ": needs num_scan_inputs and body";
+  ValueRange operands = ValueRange(state.operands).drop_front();
+  int64_t numScanInputs = numIt->second->i();
+  int64_t numStates = int64_t(operands.size()) - numScanInputs;
+  if (numScanInputs < 1 || numStates < 0)
+    return emitError(loc) << "Scan-" << state.opset << ": num_scan_inputs is "
+                          << numScanInputs << " but the node has "
+                          << operands.size() << " states and scan inputs";
+  // Per item: the operand and result types without the batch dim.
+  auto dropBatch = [&](Type t, int64_t minRank,
+                       StringRef what) -> FailureOr<Type> {
+    auto ranked = dyn_cast<RankedTensorType>(t);
+    if (!ranked || ranked.getRank() < minRank)
+      return emitError(loc) << "Scan-" << state.opset << ": " << what
+                            << " must have a batch dim"
+                            << (minRank > 1 ? " and a sequence dim" : "")
+                            << " (got " << t << ")";
+    return Type(ranked.clone(ranked.getShape().drop_front()));
+  };
+  SmallVector<Type> itemTypes, resultTypes, itemResultTypes;
+  for (auto [i, v] : llvm::enumerate(operands)) {
+    auto t = dropBatch(v.getType(), int64_t(i) < numStates ? 1 : 2,
+                       "input #" + std::to_string(i + 1));
+    if (failed(t))
+      return failure();
+    itemTypes.push_back(*t);
+  }
+  for (const auto &name : node.output()) {
+    const ::onnx::TypeProto *tp = name.empty() ? nullptr : lookupType(name);
+    if (!tp)
+      return emitError(loc) << "Scan-" << state.opset
+                            << ": cannot infer the type of output '" << name
+                            << "'";
+    auto type = importType(*tp, loc, "output '" + name + "'");
+    if (failed(type))
+      return failure();
+    auto item = dropBatch(*type, 1, "output '" + name + "'");
+    if (failed(item))
+      return failure();
+    resultTypes.push_back(*type);
+    itemResultTypes.push_back(*item);
+  }
+
+  OperationState outerState(loc, "onnx.Scan");
+  outerState.addOperands(operands);
+  outerState.addTypes(resultTypes);
+  outerState.addAttribute("num_scan_inputs",
+                          builder.getI64IntegerAttr(operands.size()));
+  outerState.addRegion();
+  Operation *outer = builder.create(outerState);
+  Block *block = new Block();
+  outer->getRegion(0).push_back(block);
+  for (Type t : itemTypes)
+    block->addArgument(t, loc);
+  {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointToStart(block);
+    OperationState innerState(loc, "onnx.Scan");
+    innerState.addOperands(block->getArguments());
+    innerState.addTypes(itemResultTypes);
+    innerState.addAttribute("num_scan_inputs",
+                            builder.getI64IntegerAttr(numScanInputs));
+    if (auto dir = state.attrs.find("directions"); dir != state.attrs.end())
+      innerState.addAttribute(
+          "scan_input_directions",
+          builder.getDenseI64ArrayAttr(SmallVector<int64_t>(
+              dir->second->ints().begin(), dir->second->ints().end())));
+    innerState.addRegion();
+    Operation *inner = builder.create(innerState);
+    auto *body = const_cast<::onnx::AttributeProto *>(bodyIt->second);
+    if (failed(importRegion(*body->mutable_g(), inner->getRegion(0), loc,
+                            "Scan 'body'")))
+      return failure();
+    kiln::onnx::YieldOp::create(builder, loc, inner->getResults());
+  }
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      scopes.back().values[node.output(i)] = outer->getResult(i);
   return success();
 }
 

@@ -14,6 +14,10 @@
 //   - legacy attributes (`consumed_inputs`, `is_test`, `spatial`,
 //     `broadcast`/`axis` of opset-1 binary ops, Cast-1's string `to`).
 //
+// One structural rewrite lives in GraphImporter.cpp instead, because it
+// builds regions: Scan-8 (batched) becomes a Scan over the batch around the
+// node's Scan in its opset-9 form.
+//
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Importer/ImporterInternal.h"
@@ -378,9 +382,6 @@ LogicalResult normalizeNode(OpBuilder &b, NodeState &s) {
     s.converted.set("coordinate_transformation_mode",
                     b.getStringAttr("asymmetric"));
     s.converted.set("nearest_mode", b.getStringAttr("floor"));
-  } else if (op == "Scan" && v < 9) {
-    return emitError(s.loc) << "Scan-8 (batched scan with sequence_lens) is "
-                               "not supported; re-export with opset >= 9";
   } else if (op == "Cast" && v < 6) {
     auto it = s.attrs.find("to");
     if (it != s.attrs.end() && it->second->type() == AttributeProto::STRING) {

@@ -314,13 +314,15 @@ def write_broken(out):
                                       to="FLOAT7")],
                     [vi("x", [2])], [vi("y", [2])], opset=1, ir_version=3))
 
+    # Scan-8 with sequence_lens (per-item lengths are not supported).
     write_raw(os.path.join(out, "bad_scan8.onnx"),
               model([helper.make_node(
-                  "Scan", ["", "x"], ["y"], name="scan", num_scan_inputs=1,
+                  "Scan", ["lens", "x"], ["y"], name="scan", num_scan_inputs=1,
                   body=helper.make_graph(
                       [helper.make_node("Identity", ["a"], ["b"])], "body",
                       [vi("a", [2])], [vi("b", [2])]))],
-                  [vi("x", [1, 3, 2])], [vi("y", [1, 3, 2])], opset=8))
+                  [vi("lens", [1], TensorProto.INT32), vi("x", [1, 3, 2])],
+                  [vi("y", [1, 3, 2])], opset=8))
 
     # If whose then branch names an output that nothing produces.
     then_g = helper.make_graph([], "then", [], [vi("ghost", [2])])
@@ -573,6 +575,31 @@ def write_valid_models(out):
                       [vi("M", [], I64), vi("cond", [], BOOL),
                        vi("v0", [2]), vi("x", [2])],
                       [vi("v", [2])]))
+
+    # Scan-8: a batch of 2 running sums, the scan input read backwards;
+    # inputs and expected outputs beside it as .npy.
+    body = helper.make_graph(
+        [helper.make_node("Add", ["sum_in", "next"], ["sum_out"],
+                          name="body_add"),
+         helper.make_node("Identity", ["sum_out"], ["scan_out"],
+                          name="body_id")],
+        "body", [vi("sum_in", [2]), vi("next", [2])],
+        [vi("sum_out", [2]), vi("scan_out", [2])])
+    write_valid(os.path.join(out, "ok_scan8.onnx"),
+                model([helper.make_node("Scan", ["", "init", "xs"],
+                                        ["final", "sums"], name="scan",
+                                        num_scan_inputs=1, directions=[1],
+                                        body=body)],
+                      [vi("init", [2, 2]), vi("xs", [2, 3, 2])],
+                      [vi("final", [2, 2]), vi("sums", [2, 3, 2])],
+                      opset=8))
+    init = np.array([[0.0, 1.0], [10.0, -1.0]], np.float32)
+    xs = np.arange(12, dtype=np.float32).reshape(2, 3, 2)
+    sums = init[:, None, :] + np.cumsum(xs[:, ::-1, :], axis=1)
+    np.save(os.path.join(out, "scan8_init.npy"), init)
+    np.save(os.path.join(out, "scan8_xs.npy"), xs)
+    np.save(os.path.join(out, "scan8_final.npy"), sums[:, -1, :])
+    np.save(os.path.join(out, "scan8_sums.npy"), sums.astype(np.float32))
 
     # External data inside the model's folder: one 8 KiB weight (becomes a
     # dense resource) and one 16-byte weight (becomes dense<...>), both in
