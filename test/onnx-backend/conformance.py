@@ -245,13 +245,34 @@ FAILURES_HEADER = """\
 """
 
 
-def write_failures(path, results):
-    """The failing tests and why, so that no failure is silently skipped."""
+def read_data_bugs(path):
+    """{id: why} from `<test-id>  # why the test's own data is wrong`."""
+    bugs = {}
+    if not os.path.exists(path):
+        return bugs
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            tid, _, why = line.partition("#")
+            tid, why = tid.strip(), why.strip()
+            if not tid:
+                continue
+            if not why:
+                raise ValueError("%s:%d: %s has no reason" % (path, n, tid))
+            bugs[tid] = why
+    return bugs
+
+
+def write_failures(path, results, bugs):
+    """The failing tests and why, so that no failure is silently skipped.
+    A test whose data contradicts its own model (data-bugs.txt) says so
+    before kiln's message."""
     lines = []
     for tid in sorted(results):
         status, reason = results[tid]
         if status == "pass":
             continue
+        if tid in bugs:
+            reason = "test data bug: %s; kiln: %s" % (bugs[tid], reason)
         reason = re.sub(r"kiln: error: /\S*/model\.onnx: ", "", reason)
         reason = re.sub(r"'/usr/share/libonnx-testdata/data/\S*/(\S+\.pb)'",
                         r"'\1'", reason)
@@ -393,8 +414,9 @@ def main():
             len(new_list), args.passing, len(new_list) - len(set(listed))))
         listed = new_list
         if not args.filter:
-            write_failures(os.path.join(os.path.dirname(args.passing),
-                                        "known-failures.txt"), results)
+            here = os.path.dirname(args.passing)
+            write_failures(os.path.join(here, "known-failures.txt"), results,
+                           read_data_bugs(os.path.join(here, "data-bugs.txt")))
 
     # Listed tests that were selected (or that no longer exist) must pass.
     required = [t for t in listed if t in ran or
