@@ -429,6 +429,63 @@ private:
   llvm::DenseMap<Value, Value> adjoints;
 };
 
+/// What `def` reads: its operands, and the values its subgraphs read from
+/// outside it.
+SmallVector<Value> inputsOf(Operation *def) {
+  SmallVector<Value> inputs(def->getOperands());
+  if (def->getNumRegions() != 0)
+    def->walk([&](Operation *nested) {
+      for (Value operand : nested->getOperands())
+        if (!def->isAncestor(operand.getParentRegion()->getParentOp()))
+          inputs.push_back(operand);
+    });
+  return inputs;
+}
+
+/// The ops that compute `y` from `sources` (and read at least one of them,
+/// directly or not), defs before uses.
+LogicalResult forwardOps(Value y, const llvm::DenseSet<Value> &sources,
+                         Location loc, SmallVectorImpl<Operation *> &order) {
+  llvm::DenseMap<Value, bool> depends;
+  llvm::DenseMap<Operation *, SmallVector<Value>> inputs;
+  auto known = [&](Value v) {
+    return sources.contains(v) || depends.count(v);
+  };
+  auto dependsOn = [&](Value v) {
+    return sources.contains(v) || depends.lookup(v);
+  };
+  // Each entry: a value and the index of its def's next input to visit.
+  SmallVector<std::pair<Value, size_t>> stack{{y, 0}};
+  while (!stack.empty()) {
+    Value v = stack.back().first;
+    Operation *def = v.getDefiningOp();
+    if (known(v) || !def) {
+      if (!known(v))
+        depends[v] = false;
+      stack.pop_back();
+      continue;
+    }
+    auto it = inputs.try_emplace(def, inputsOf(def)).first;
+    size_t &next = stack.back().second;
+    if (next < it->second.size()) {
+      Value in = it->second[next++];
+      if (!known(in))
+        stack.push_back({in, 0});
+      continue;
+    }
+    bool any = llvm::any_of(it->second, dependsOn);
+    if (any && def->getNumRegions() != 0)
+      return emitError(loc) << "Gradient: cannot differentiate through "
+                            << onnx::opLabel(def) << ", which has subgraphs";
+    if (any)
+      order.push_back(def);
+    for (Value r : def->getResults())
+      depends[r] = any;
+    stack.pop_back();
+  }
+  return success();
+}
+
 LogicalResult expandGradient(Emitter &e, const NodeState &s,
                              function_ref<Value(StringRef)> lookup,
                              SmallVectorImpl<Value> &results) {
@@ -472,51 +529,10 @@ LogicalResult expandGradient(Emitter &e, const NodeState &s,
       xSources.insert(v);
   }
 
-  // The ops between the sources and y, in a topological (post) order.
-  llvm::DenseMap<Value, bool> depends;
+  // The ops between the sources and y, in a topological (post) order; an
+  // explicit stack, so that a long chain in a model cannot overflow ours.
   SmallVector<Operation *> order;
-  std::function<FailureOr<bool>(Value)> visit =
-      [&](Value v) -> FailureOr<bool> {
-    if (sources.contains(v))
-      return true;
-    if (auto it = depends.find(v); it != depends.end())
-      return it->second;
-    Operation *def = v.getDefiningOp();
-    bool any = false;
-    if (def) {
-      for (Value operand : def->getOperands()) {
-        FailureOr<bool> d = visit(operand);
-        if (failed(d))
-          return failure();
-        any |= *d;
-      }
-      // Values a subgraph reads from outside count as its operands.
-      if (def->getNumRegions() != 0) {
-        bool inner = false;
-        def->walk([&](Operation *nested) {
-          for (Value operand : nested->getOperands())
-            if (!def->isAncestor(operand.getParentRegion()->getParentOp())) {
-              FailureOr<bool> d = visit(operand);
-              inner |= failed(d) || *d;
-            }
-        });
-        any |= inner;
-      }
-      if (any && def->getNumRegions() != 0)
-        return emitError(s.loc)
-               << "Gradient: cannot differentiate through "
-               << onnx::opLabel(def) << ", which has subgraphs";
-      if (any)
-        order.push_back(def);
-    }
-    if (!def)
-      depends[v] = false;
-    else
-      for (Value r : def->getResults())
-        depends[r] = any;
-    return any;
-  };
-  if (failed(visit(y)))
+  if (failed(forwardOps(y, sources, s.loc, order)))
     return failure();
 
   // Clone the forward part at the node's inputs; an op reading the sources
