@@ -29,7 +29,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
-#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/StringSet.h"
 
 #include "onnx/defs/schema.h"
 
@@ -511,19 +511,27 @@ LogicalResult expandGradient(Emitter &e, const NodeState &s,
   if (!y)
     return emitError(s.loc) << "Gradient: y '" << yName
                             << "' is not a value of the graph";
-  // The forward sources, mapped to the values the node is given.
+  // The forward sources, mapped to the values the node is given; each
+  // through an Identity of its own, so that one value fed for two of xs
+  // gets the two partial derivatives, not their sum.
   IRMapping mapping;
   llvm::DenseSet<Value> sources, xSources;
+  SmallVector<Value> fed;
   SmallVector<std::string> names(xs);
   names.append(zs.begin(), zs.end());
+  llvm::StringSet<> seen;
   for (size_t i = 0; i < names.size(); ++i) {
     Value v = lookup(names[i]);
     if (!v)
       return emitError(s.loc) << "Gradient: '" << names[i]
                               << "' is not a value of the graph";
+    if (!seen.insert(names[i]).second)
+      return emitError(s.loc) << "Gradient: '" << names[i]
+                              << "' is named twice in xs and zs";
     if (!isa<TensorType>(s.operands[i].getType()))
       return emitError(s.loc) << "Gradient: input #" << i << " is missing";
-    mapping.map(v, s.operands[i]);
+    fed.push_back(e.unary("Identity", s.operands[i]));
+    mapping.map(v, fed.back());
     sources.insert(v);
     if (i < xs.size())
       xSources.insert(v);
@@ -565,7 +573,7 @@ LogicalResult expandGradient(Emitter &e, const NodeState &s,
     }
   }
   for (size_t i = 0; i < xs.size(); ++i) {
-    Value x = s.operands[i];
+    Value x = fed[i];
     Value g = diff.adjoint(x);
     results.push_back(g ? g : e.filledLike(x, 0.0));
   }

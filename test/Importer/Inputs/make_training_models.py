@@ -9,7 +9,8 @@
     .npy files and the expected outputs from torch's autograd (float64,
     of the sum of y, which is what Gradient's all-ones seed computes);
   - OUTDIR/grad_at/: Gradient evaluated at values other than the graph's
-    own (its inputs replace `xs`): d(a*a + b)/da at a2 is 2*a2;
+    own (its inputs replace `xs`): d(a*a + b)/da at a2 is 2*a2; and one
+    value fed for both `a` and `b`: the two partials, 2*a2 and 1;
   - OUTDIR/bad_grad_softmax.onnx, bad_grad_no_y.onnx: a path through an op
     kiln does not differentiate, and a `y` that is not a value.
 
@@ -117,6 +118,13 @@ def grad_at(out):
     a2 = np.array([4.0, 5.0, -6.0])
     save(os.path.join(out, "grad_at"), m, {"a": a, "b": b, "a2": a2},
          {"c": a * a + b, "dc_da": 2 * a2})
+    nodes[-1] = helper.make_node("Gradient", ["a2", "a2"], ["dc_da", "dc_db"],
+                                 name="grad", domain=TRAINING, xs=["a", "b"],
+                                 y="c")
+    m = model(nodes, [vi("a", [3]), vi("b", [3]), vi("a2", [3])],
+              [vi("c", [3]), vi("dc_da", [3]), vi("dc_db", [3])])
+    save(os.path.join(out, "grad_shared"), m, {"a": a, "b": b, "a2": a2},
+         {"dc_da": 2 * a2, "dc_db": np.ones(3)})
 
 
 def bad_models(out):
