@@ -10,6 +10,11 @@
 
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/bit.h"
+
+#include <functional>
+
 using namespace mlir;
 using namespace kiln::lowering;
 namespace onnx = kiln::onnx;
@@ -25,7 +30,8 @@ Value addValues(OpBuilder &b, Location l, Value x, Value y) {
 enum class Kind { Sum, Mean, Max, Min, Prod, L1, L2, SumSquare, LogSum, LogSumExp };
 
 /// Lowers one Reduce* op; axes come from the attribute or (ReduceSum) the
-/// second operand, which must be constant.
+/// second operand: a constant, or values known only at run time (then the
+/// static result shape narrows down the reduced dims).
 template <typename OpTy, Kind kind>
 struct ReducePattern : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -60,7 +66,10 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
           // itself either way).
           auto keep = raw->getAttrOfType<IntegerAttr>("keepdims");
           RankedTensorType rt = convertedResultType(*this->typeConverter, op);
-          if ((keep && keep.getInt() == 0) || rt.getRank() != rank)
+          if (keep && keep.getInt() == 0)
+            return reduceRunTimeAxes(op, rewriter, x, adaptor.getOperands()[1],
+                                     rt, isFloat, elem.isUnsignedInteger());
+          if (rt.getRank() != rank)
             return unsupported(rewriter, op,
                                "axes known only at run time need keepdims=1");
           noopWhenEmpty = false;
@@ -95,8 +104,111 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
         return unsupported(rewriter, op, "axis out of range");
       reduce[a < 0 ? a + rank : a] = true;
     }
+    Value r = reduceMask(rewriter, loc, x, reduce, isFloat, elem.isUnsignedInteger());
+    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, resultType));
+    return success();
+  }
+
+  /// ReduceSum with run-time axes and keepdims=0: the static result shape
+  /// allows a few sets of reduced dims (from [3, 2, 2] to [3, 2]: dim 1 or
+  /// dim 2); each is computed in its own branch of an scf.if chain taken
+  /// by comparing the axes with it at run time. Axes that match none take
+  /// the last branch (never out of bounds).
+  LogicalResult reduceRunTimeAxes(OpTy op, ConversionPatternRewriter &rewriter,
+                                  Value x, Value axesValue,
+                                  RankedTensorType resultType, bool isFloat,
+                                  bool isUnsigned) const {
+    Location loc = op.getLoc();
+    auto xType = cast<RankedTensorType>(x.getType());
+    auto axesType = dyn_cast<RankedTensorType>(axesValue.getType());
+    int64_t rank = xType.getRank();
+    if (!axesType || axesType.getRank() != 1 || !axesType.hasStaticShape())
+      return unsupported(rewriter, op, "axes known only at run time need a static count");
+    int64_t count = axesType.getDimSize(0);
+    if (count == 0 || rank - count != resultType.getRank())
+      return unsupported(rewriter, op,
+                         "axes known only at run time with keepdims=0 need a static result of rank " +
+                             std::to_string(rank - count));
+    if (rank > 16)
+      return unsupported(rewriter, op,
+                         "axes known only at run time with keepdims=0 need rank <= 16");
+    // Every set of `count` dims whose removal leaves the result's shape.
+    SmallVector<SmallVector<int64_t>> candidates;
+    for (uint64_t bits = 0; bits < (uint64_t(1) << rank); ++bits) {
+      if (llvm::popcount(bits) != count)
+        continue;
+      SmallVector<int64_t> kept, set;
+      for (int64_t d = 0; d < rank; ++d) {
+        if (bits >> d & 1)
+          set.push_back(d);
+        else
+          kept.push_back(xType.getDimSize(d));
+      }
+      if (ArrayRef<int64_t>(kept) == resultType.getShape())
+        candidates.push_back(set);
+    }
+    if (candidates.empty() || candidates.size() > 8)
+      return unsupported(rewriter, op,
+                         candidates.empty()
+                             ? "no set of axes gives the static result shape"
+                             : "axes known only at run time allow too many sets of reduced dims");
+    // cond_i: every given axis (negative counts from the end) is in set i.
+    auto i64 = [&](OpBuilder &b, int64_t v) {
+      return arith::ConstantIntOp::create(b, loc, v, 64).getResult();
+    };
+    SmallVector<Value> given;
+    for (int64_t j = 0; j < count; ++j) {
+      Value a = tensor::ExtractOp::create(
+          rewriter, loc, axesValue,
+          ValueRange{arith::ConstantIndexOp::create(rewriter, loc, j)});
+      if (!a.getType().isInteger(64)) // Axes are int64 in ONNX; be safe.
+        a = arith::ExtSIOp::create(rewriter, loc, rewriter.getI64Type(), a).getResult();
+      Value negative = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt,
+                                             a, i64(rewriter, 0));
+      given.push_back(arith::SelectOp::create(
+          rewriter, loc, negative,
+          arith::AddIOp::create(rewriter, loc, a, i64(rewriter, rank)), a));
+    }
+    auto matches = [&](OpBuilder &b, ArrayRef<int64_t> set) {
+      Value all = arith::ConstantIntOp::create(b, loc, 1, 1);
+      for (Value a : given) {
+        Value in = arith::ConstantIntOp::create(b, loc, 0, 1);
+        for (int64_t d : set)
+          in = arith::OrIOp::create(
+              b, loc, in,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, a, i64(b, d)));
+        all = arith::AndIOp::create(b, loc, all, in);
+      }
+      return all;
+    };
+    auto compute = [&](OpBuilder &b, ArrayRef<int64_t> set) {
+      SmallVector<bool> reduce(rank, false);
+      for (int64_t d : set)
+        reduce[d] = true;
+      return reshapeTensor(b, loc, reduceMask(b, loc, x, reduce, isFloat, isUnsigned),
+                           resultType);
+    };
+    std::function<Value(OpBuilder &, size_t)> chain = [&](OpBuilder &b, size_t i) -> Value {
+      if (i + 1 == candidates.size())
+        return compute(b, candidates[i]);
+      auto ifOp = scf::IfOp::create(b, loc, TypeRange{resultType},
+                                    matches(b, candidates[i]), /*withElseRegion=*/true);
+      OpBuilder tb = ifOp.getThenBodyBuilder();
+      scf::YieldOp::create(tb, loc, compute(tb, candidates[i]));
+      OpBuilder eb = ifOp.getElseBodyBuilder();
+      scf::YieldOp::create(eb, loc, chain(eb, i + 1));
+      return ifOp.getResult(0);
+    };
+    rewriter.replaceOp(op, chain(rewriter, 0));
+    return success();
+  }
+
+  /// The reduction of `x` over the dims in `reduce`, with keepdims.
+  Value reduceMask(OpBuilder &rewriter, Location loc, Value x, ArrayRef<bool> reduce,
+                   bool isFloat, bool isUnsigned) const {
+    auto xType = cast<RankedTensorType>(x.getType());
+    int64_t rank = xType.getRank();
     Type et = xType.getElementType();
-    bool isUnsigned = elem.isUnsignedInteger();
     auto zero = cast<TypedAttr>(isFloat ? Attribute(rewriter.getFloatAttr(et, 0))
                                         : Attribute(rewriter.getIntegerAttr(et, 0)));
     auto one = cast<TypedAttr>(isFloat ? Attribute(rewriter.getFloatAttr(et, 1))
@@ -191,8 +303,7 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
             return math::LogOp::create(b, l, a[0]);
           });
     }
-    rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, resultType));
-    return success();
+    return r;
   }
 };
 

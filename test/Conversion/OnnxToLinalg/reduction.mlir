@@ -107,3 +107,26 @@ func.func @logsoftmax_axis0(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = "onnx.LogSoftmax"(%x) <{axis = 0 : i64}> : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
 }
+
+// -----
+
+// Axes known only at run time with keepdims=0: [3, 2, 2] -> [3, 2] reduces
+// dim 1 or dim 2. The axis is read, wrapped by the rank, and compared with
+// the first set; each set's reduction is computed in its own branch.
+// CHECK-LABEL: func.func @reducesum_runtime_axes_no_keepdims(
+// CHECK-SAME: %[[X:.*]]: tensor<3x2x2xf32>, %[[AXES:.*]]: tensor<1xi64>) -> tensor<3x2xf32>
+// CHECK: %[[A:.*]] = tensor.extract %[[AXES]]
+// CHECK: %[[NEG:.*]] = arith.cmpi slt, %[[A]]
+// CHECK: %[[WRAPPED:.*]] = arith.select %[[NEG]]
+// CHECK: arith.cmpi eq, %[[WRAPPED]]
+// CHECK: %[[R:.*]] = scf.if %{{.*}} -> (tensor<3x2xf32>) {
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK: scf.yield
+// CHECK: return %[[R]] : tensor<3x2xf32>
+func.func @reducesum_runtime_axes_no_keepdims(%x: tensor<3x2x2xf32>, %axes: tensor<1xi64>) -> tensor<3x2xf32> {
+  %0 = "onnx.ReduceSum"(%x, %axes) <{keepdims = 0 : i64, noop_with_empty_axes = 0 : i64}> : (tensor<3x2x2xf32>, tensor<1xi64>) -> tensor<3x2xf32>
+  return %0 : tensor<3x2xf32>
+}
