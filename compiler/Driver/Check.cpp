@@ -265,6 +265,12 @@ int checkModel(const CheckRequest &request) {
     }
     LocInfo info;
     describeLoc(first.loc, info);
+    // Otherwise the row of the node the message is located at (an op that
+    // expands at import, such as Gradient, names what inside it failed).
+    if (!named)
+      if (std::optional<size_t> row = rowOf(first.loc, ""))
+        problems[*row].push_back(
+            {describeNode(info), reasonOf(message, summary.ops[*row].opType)});
     general = "the model does not import: " +
               (info.isNode ? describeNode(info) + ": " : std::string()) + message;
   } else {
