@@ -158,16 +158,43 @@ struct Step {
   Value r, t, tPositive;
 };
 
-Step stepValues(Emitter &e, const NodeState &s, Type elem) {
-  Step step;
-  step.r = e.convert(s.operands[0], elem);
-  step.t = e.convert(s.operands[1], elem);
-  Value zero = e.scalar(Emitter::elementType(s.operands[1]), 0);
-  step.tPositive =
-      e.op("Greater", {s.operands[1], zero},
-           RankedTensorType::get({}, e.b.getI1Type()));
-  return step;
-}
+/// An optimiser node's inputs: R, T, then lists of n tensors (X, G, and
+/// the optimiser's state). R and T in an element type are built once.
+struct OptimizerInputs {
+  OptimizerInputs(Emitter &e, const NodeState &s, int64_t n)
+      : e(e), s(s), n(n) {}
+
+  /// Tensor `i` of list `list` (0: X, 1: G, 2 and 3: the state).
+  Value tensor(int list, int64_t i) const {
+    return s.operands[2 + list * n + i];
+  }
+
+  /// R, T and `T > 0` for tensors of element type `elem`.
+  Step step(Type elem) {
+    auto [it, inserted] = steps.try_emplace(elem);
+    if (inserted) {
+      it->second.r = e.convert(s.operands[0], elem);
+      it->second.t = e.convert(s.operands[1], elem);
+      Value zero = e.scalar(Emitter::elementType(s.operands[1]), 0);
+      it->second.tPositive =
+          e.op("Greater", {s.operands[1], zero},
+               RankedTensorType::get({}, e.b.getI1Type()));
+    }
+    return it->second;
+  }
+
+  /// Tensor i's gradient with its regularisation term: G + norm * X.
+  Value regularizedGradient(int64_t i, float norm) {
+    Value x = tensor(0, i);
+    return e.add(e.mul(e.scalar(Emitter::elementType(x), norm), x),
+                 tensor(1, i));
+  }
+
+  Emitter &e;
+  const NodeState &s;
+  int64_t n;
+  llvm::DenseMap<Type, Step> steps;
+};
 
 LogicalResult expandAdagrad(Emitter &e, const NodeState &s,
                             const ::onnx::OpSchema &schema,
@@ -178,16 +205,16 @@ LogicalResult expandAdagrad(Emitter &e, const NodeState &s,
   float decay = floatAttr(s, schema, "decay_factor");
   float eps = floatAttr(s, schema, "epsilon");
   float norm = floatAttr(s, schema, "norm_coefficient");
+  OptimizerInputs in(e, s, *n);
   SmallVector<Value> xs, hs;
   for (int64_t i = 0; i < *n; ++i) {
-    Value x = s.operands[2 + i], g = s.operands[2 + *n + i],
-          h = s.operands[2 + 2 * *n + i];
+    Value x = in.tensor(0, i), h = in.tensor(2, i);
     Type elem = Emitter::elementType(x);
-    Step step = stepValues(e, s, elem);
+    Step step = in.step(elem);
     // r / (1 + t * decay_factor)
     Value rate = e.div(step.r, e.add(e.scalar(elem, 1),
                                      e.mul(step.t, e.scalar(elem, decay))));
-    Value gReg = e.add(e.mul(e.scalar(elem, norm), x), g);
+    Value gReg = in.regularizedGradient(i, norm);
     Value hNew = e.add(h, e.mul(gReg, gReg));
     Value hSqrt = e.add(e.sqrt(hNew), e.scalar(elem, eps));
     xs.push_back(e.sub(x, e.div(e.mul(rate, gReg), hSqrt)));
@@ -209,14 +236,14 @@ LogicalResult expandAdam(Emitter &e, const NodeState &s,
   float eps = floatAttr(s, schema, "epsilon");
   float norm = floatAttr(s, schema, "norm_coefficient");
   float normPost = floatAttr(s, schema, "norm_coefficient_post");
+  OptimizerInputs in(e, s, *n);
   SmallVector<Value> xs, vs, hs;
   for (int64_t i = 0; i < *n; ++i) {
-    Value x = s.operands[2 + i], g = s.operands[2 + *n + i],
-          v = s.operands[2 + 2 * *n + i], h = s.operands[2 + 3 * *n + i];
+    Value x = in.tensor(0, i), v = in.tensor(2, i), h = in.tensor(3, i);
     Type elem = Emitter::elementType(x);
-    Step step = stepValues(e, s, elem);
+    Step step = in.step(elem);
     auto one = [&] { return e.scalar(elem, 1); };
-    Value gReg = e.add(e.mul(e.scalar(elem, norm), x), g);
+    Value gReg = in.regularizedGradient(i, norm);
     Value vNew = e.add(e.mul(e.scalar(elem, alpha), v),
                        e.mul(e.scalar(elem, 1.0 - alpha), gReg));
     Value hNew = e.add(e.mul(e.scalar(elem, beta), h),
@@ -253,13 +280,13 @@ LogicalResult expandMomentum(Emitter &e, const NodeState &s,
   if (mode != "standard" && mode != "nesterov")
     return emitError(s.loc) << "Momentum: mode '" << mode
                             << "' is not one of 'standard' and 'nesterov'";
+  OptimizerInputs in(e, s, *n);
   SmallVector<Value> xs, vs;
   for (int64_t i = 0; i < *n; ++i) {
-    Value x = s.operands[2 + i], g = s.operands[2 + *n + i],
-          v = s.operands[2 + 2 * *n + i];
+    Value x = in.tensor(0, i), v = in.tensor(2, i);
     Type elem = Emitter::elementType(x);
-    Step step = stepValues(e, s, elem);
-    Value gReg = e.add(e.mul(e.scalar(elem, norm), x), g);
+    Step step = in.step(elem);
+    Value gReg = in.regularizedGradient(i, norm);
     // The gradient's coefficient is 1 at the first step (t = 0).
     Value betaAdjusted =
         e.where(step.tPositive, e.scalar(elem, beta), e.scalar(elem, 1));
