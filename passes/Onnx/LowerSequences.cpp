@@ -151,6 +151,17 @@ RankedTensorType stackedType(const Stacked &s) {
   return s.element.clone(shape);
 }
 
+/// ConcatFromSequence's `axis` for elements of rank `rank` (a new axis may
+/// also be `rank`), negative ones counted from the end; nullopt if out of
+/// range.
+std::optional<int64_t> concatAxis(int64_t axis, int64_t rank, bool newAxis) {
+  if (axis < 0)
+    axis += rank + (newAxis ? 1 : 0);
+  if (axis < 0 || axis > rank || (!newAxis && axis == rank))
+    return std::nullopt;
+  return axis;
+}
+
 /// Concat of `elements` (static shapes of one rank, equal but along
 /// `axis`) along `axis`, or stacked along a new `axis`; null if they do
 /// not fit.
@@ -160,10 +171,10 @@ Value concatElements(Builder &b, ArrayRef<Value> elements, int64_t axis,
     return {};
   auto first = cast<RankedTensorType>(elements[0].getType());
   int64_t rank = first.getRank();
-  if (axis < 0)
-    axis += rank + (newAxis ? 1 : 0);
-  if (axis < 0 || axis > rank || (!newAxis && axis == rank))
+  std::optional<int64_t> normalised = concatAxis(axis, rank, newAxis);
+  if (!normalised)
     return {};
+  axis = *normalised;
   SmallVector<Value> parts;
   SmallVector<int64_t> shape(first.getShape());
   if (newAxis)
@@ -398,11 +409,10 @@ struct LowerSequencesPass
           continue;
         int64_t rank = s->element.getRank();
         bool newAxis = cat.getNewAxis() != 0;
-        int64_t axis = cat.getAxis();
-        if (axis < 0)
-          axis += rank + (newAxis ? 1 : 0);
-        if (axis < 0 || axis > rank || (!newAxis && axis == rank))
+        std::optional<int64_t> normalised = concatAxis(cat.getAxis(), rank, newAxis);
+        if (!normalised)
           continue;
+        int64_t axis = *normalised;
         // Move the sequence dim to `axis`, then merge it with the next dim
         // unless it is a new axis.
         SmallVector<int64_t> perm;
