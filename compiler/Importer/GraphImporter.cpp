@@ -117,6 +117,7 @@ public:
       : model(model), context(context), builder(&context) {}
 
   LogicalResult importMain(ModuleOp module);
+  ArrayAttr symbolicDimNames(const ::onnx::ValueInfoProto &vi);
 
 private:
   struct Scope {
@@ -675,6 +676,29 @@ LogicalResult GraphImporter::importBatchedScan(::onnx::NodeProto &node,
   return success();
 }
 
+/// The names of a graph input's dims that stay dynamic (after pinning),
+/// "" for static dims; an unnamed one is called INPUT_dimI. Null when all
+/// dims are static.
+ArrayAttr GraphImporter::symbolicDimNames(const ::onnx::ValueInfoProto &vi) {
+  if (!vi.type().has_tensor_type() || !vi.type().tensor_type().has_shape())
+    return {};
+  SmallVector<Attribute> names;
+  bool any = false;
+  const auto &shape = vi.type().tensor_type().shape();
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    const auto &d = shape.dim(i);
+    std::string name;
+    if (!d.has_dim_value()) {
+      any = true;
+      name = d.has_dim_param() && !d.dim_param().empty()
+                 ? d.dim_param()
+                 : vi.name() + "_dim" + std::to_string(i);
+    }
+    names.push_back(builder.getStringAttr(name));
+  }
+  return any ? builder.getArrayAttr(names) : ArrayAttr();
+}
+
 LogicalResult GraphImporter::importMain(ModuleOp module) {
   ::onnx::GraphProto &g = *model.proto.mutable_graph();
   Location loc = modelLoc(context, model);
@@ -687,6 +711,7 @@ LogicalResult GraphImporter::importMain(ModuleOp module) {
 
   SmallVector<Type> argTypes;
   SmallVector<std::string> argNames;
+  SmallVector<ArrayAttr> argDimNames;
   llvm::StringSet<> seenInputs;
   for (const auto &vi : g.input())
     if (!seenInputs.insert(vi.name()).second)
@@ -703,18 +728,30 @@ LogicalResult GraphImporter::importMain(ModuleOp module) {
       return failure();
     argTypes.push_back(*type);
     argNames.push_back(vi.name());
+    argDimNames.push_back(symbolicDimNames(vi));
   }
 
   auto func = func::FuncOp::create(builder, loc, "main",
                                     builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
+  SmallVector<Attribute> symbolicDims; // Names of the `?` input dims.
   for (size_t i = 0; i < argNames.size(); ++i) {
     func.setArgAttr(i, "onnx.name", builder.getStringAttr(argNames[i]));
     if (auto it = model.dynamicBatchInputs.find(argNames[i]);
         it != model.dynamicBatchInputs.end())
       func.setArgAttr(i, "kiln.dynamic_dim", builder.getStringAttr(it->second));
+    if (argDimNames[i]) {
+      func.setArgAttr(i, "kiln.dim_names", argDimNames[i]);
+      for (Attribute name : argDimNames[i])
+        if (!cast<StringAttr>(name).getValue().empty() &&
+            !llvm::is_contained(symbolicDims, name))
+          symbolicDims.push_back(name);
+    }
     scopes.back().values[argNames[i]] = entry->getArgument(i);
   }
+  // On the module too, where lowering a single op (kiln check) sees it.
+  if (!symbolicDims.empty())
+    module->setAttr("kiln.symbolic_dims", builder.getArrayAttr(symbolicDims));
   builder.setInsertionPointToStart(entry);
   if (failed(importInitializers(g)) || failed(importNodes(g)))
     return failure();

@@ -92,6 +92,16 @@ struct ElementwisePattern : public ConversionPattern {
     if (accepts == Accepts::Cast)
       inputs.resize(1);
     RankedTensorType resultType = convertedResultType(*typeConverter, op);
+    // A dynamic operand dim must meet a dynamic result dim: read against a
+    // static one it could be shorter than the loop over it.
+    for (Value in : inputs) {
+      auto inType = cast<RankedTensorType>(in.getType());
+      int64_t lead = resultType.getRank() - inType.getRank();
+      for (int64_t i = 0; i < inType.getRank(); ++i)
+        if (inType.isDynamicDim(i) && !resultType.isDynamicDim(lead + i))
+          return unsupported(rewriter, op,
+                             "a dynamic operand dim broadcast to a static result dim");
+    }
     Value result = broadcastGeneric(
         rewriter, op->getLoc(), inputs, resultType,
         [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -250,10 +260,13 @@ Value powBody(OpBuilder &b, Location loc, Operation *op, ValueRange a,
   return castScalar(b, loc, r, f64, info.out);
 }
 
-void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
+void addAll(const TypeConverter &tc, RewritePatternSet &patterns,
+            llvm::StringSet<> *dynamicReady) {
   MLIRContext *ctx = patterns.getContext();
   auto add = [&](StringRef name, Accepts accepts, BodyFn fn) {
     patterns.add<ElementwisePattern>(tc, ctx, name, accepts, std::move(fn));
+    if (dynamicReady)
+      dynamicReady->insert(name);
   };
   using B = OpBuilder;
   using L = Location;
@@ -613,7 +626,8 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns) {
 
 namespace kiln::lowering {
 void populateElementwisePatterns(const TypeConverter &converter,
-                                 RewritePatternSet &patterns) {
-  addAll(converter, patterns);
+                                 RewritePatternSet &patterns,
+                                 llvm::StringSet<> *dynamicReady) {
+  addAll(converter, patterns, dynamicReady);
 }
 } // namespace kiln::lowering

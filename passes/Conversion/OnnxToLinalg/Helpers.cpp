@@ -2,6 +2,7 @@
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 
@@ -146,9 +147,28 @@ RankedTensorType convertedResultType(const TypeConverter &converter,
       converter.convertType(op->getResult(index).getType()));
 }
 
+Value dynamicDimSize(OpBuilder &b, Location loc) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto func = dyn_cast<func::FuncOp>(parent);
+  if (!func)
+    func = parent->getParentOfType<func::FuncOp>();
+  if (!func)
+    return {};
+  for (BlockArgument arg : func.getArguments())
+    if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
+      for (int64_t i = 0; i < t.getRank(); ++i)
+        if (t.isDynamicDim(i))
+          return tensor::DimOp::create(b, loc, arg, i);
+  return {};
+}
+
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  SmallVector<Value> sizes;
+  if (type.getNumDynamicDims())
+    if (Value size = dynamicDimSize(b, loc))
+      sizes.assign(type.getNumDynamicDims(), size);
   return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType());
+                                 type.getElementType(), sizes);
 }
 
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
@@ -230,17 +250,35 @@ Value meanKeepDims(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduce) {
   auto type = cast<RankedTensorType>(x.getType());
   Type et = type.getElementType();
   double count = 1;
-  for (int64_t i = 0; i < type.getRank(); ++i)
-    if (reduce[i])
+  bool dynamic = false;
+  for (int64_t i = 0; i < type.getRank(); ++i) {
+    if (!reduce[i])
+      continue;
+    if (type.isDynamicDim(i))
+      dynamic = true;
+    else
       count *= type.getDimSize(i);
+  }
+  // A dynamic reduced dim: that part of the count is known at run time.
+  Value dynamicCount;
+  for (int64_t i = 0; dynamic && i < type.getRank(); ++i) {
+    if (!reduce[i] || !type.isDynamicDim(i))
+      continue;
+    Value n = tensor::DimOp::create(b, loc, x, i);
+    n = arith::IndexCastOp::create(b, loc, b.getI64Type(), n);
+    n = arith::SIToFPOp::create(b, loc, et, n);
+    dynamicCount = dynamicCount ? arith::MulFOp::create(b, loc, dynamicCount, n).getResult() : n;
+  }
   Value sum = reduceKeepDims(b, loc, x, reduce, b.getFloatAttr(et, 0),
                              [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
                                return arith::AddFOp::create(nb, l, acc, v);
                              });
   return broadcastGeneric(b, loc, ValueRange{sum}, cast<RankedTensorType>(sum.getType()),
                           [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                            return arith::DivFOp::create(nb, l, a[0],
-                                                         scalarConstant(nb, l, et, count));
+                            Value divisor = scalarConstant(nb, l, et, count);
+                            if (dynamicCount)
+                              divisor = arith::MulFOp::create(nb, l, divisor, dynamicCount);
+                            return arith::DivFOp::create(nb, l, a[0], divisor);
                           });
 }
 
@@ -286,6 +324,25 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
   auto src = cast<RankedTensorType>(v.getType());
   if (src == type)
     return v;
+  if (!src.hasStaticShape() || !type.hasStaticShape()) {
+    // Dynamic dims: one collapse or expand when the dims group (inserting
+    // or dropping unit dims, merging static ones); else a reshape by a
+    // shape computed at run time (every `?` is the model's one dynamic dim).
+    if (src.getRank() > type.getRank()) {
+      if (auto groups = getReassociationIndicesForCollapse(src.getShape(), type.getShape()))
+        return tensor::CollapseShapeOp::create(b, loc, type, v, *groups);
+    } else if (src.getRank() < type.getRank()) {
+      if (auto groups = getReassociationIndicesForCollapse(type.getShape(), src.getShape()))
+        return tensor::ExpandShapeOp::create(b, loc, type, v, *groups);
+    }
+    SmallVector<Value> dims;
+    for (int64_t i = 0; i < type.getRank(); ++i)
+      dims.push_back(type.isDynamicDim(i)
+                         ? dynamicDimSize(b, loc)
+                         : arith::ConstantIndexOp::create(b, loc, type.getDimSize(i)).getResult());
+    Value shape = tensor::FromElementsOp::create(b, loc, dims);
+    return tensor::ReshapeOp::create(b, loc, type, v, shape);
+  }
   // Through one dim: collapse to [N], then expand to the target. Rank 0 on
   // either side uses an empty reassociation.
   Value flat = v;

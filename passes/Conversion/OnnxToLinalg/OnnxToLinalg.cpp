@@ -53,7 +53,9 @@ struct ConvertOnnxToLinalgPass
       return signalPassFailure();
     OnnxTypeConverter converter;
     RewritePatternSet patterns(context);
-    populateElementwisePatterns(converter, patterns);
+    llvm::StringSet<> dynamicReady = {"onnx.MatMul", "onnx.Softmax", "onnx.LogSoftmax",
+                                      "onnx.Transpose"};
+    populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns, winograd);
     populatePoolingPatterns(converter, patterns);
     populateReductionPatterns(converter, patterns);
@@ -75,7 +77,7 @@ struct ConvertOnnxToLinalgPass
       if (std::optional<OperationName> root = p->getRootKind())
         lowered.insert(root->getStringRef());
 
-    if (failed(checkSupported(module, lowered)))
+    if (failed(checkSupported(module, lowered, dynamicReady)))
       return signalPassFailure();
 
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
@@ -142,9 +144,36 @@ struct ConvertOnnxToLinalgPass
     });
   }
 
-  /// Reports every op without a lowering and every dynamic shape.
-  LogicalResult checkSupported(ModuleOp module,
-                               const llvm::StringSet<> &lowered) {
+  /// The model's dynamic dim (besides a batch run item by item), from the
+  /// module's `kiln.symbolic_dims` (the names of the inputs' `?` dims);
+  /// "" when there is none. The lowering handles one: every `?` then has
+  /// its size (dynamicDimSize).
+  FailureOr<std::string> dynamicDimName(ModuleOp module) {
+    auto names = module->getAttrOfType<ArrayAttr>("kiln.symbolic_dims");
+    if (!names || names.empty())
+      return std::string();
+    SmallVector<StringRef> list(names.getAsValueRange<StringAttr>());
+    if (list.size() > 1)
+      return module.emitError() << "the model has the dynamic dims '" << list[0] << "' and '"
+                                << list[1]
+                                << "'; the CPU backend compiles one dynamic dim besides the "
+                                   "batch for now: pin the others with --input-shape";
+    if (auto main = module.lookupSymbol<func::FuncOp>("main"))
+      for (unsigned i = 0; i < main.getNumArguments(); ++i)
+        if (auto b = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim"); b && b == list[0])
+          return main.emitError() << "the dynamic dim '" << list[0]
+                                  << "' is both the leading batch dim and another dim; pin "
+                                     "it with --input-shape";
+    return list[0].str();
+  }
+
+  /// Reports every op without a lowering and every dynamic shape the
+  /// lowering cannot handle.
+  LogicalResult checkSupported(ModuleOp module, const llvm::StringSet<> &lowered,
+                               const llvm::StringSet<> &dynamicReady) {
+    FailureOr<std::string> dynamicName = dynamicDimName(module);
+    if (failed(dynamicName))
+      return failure();
     bool ok = true;
     module.walk([&](Operation *op) {
       if (!isOnnxOp(op) || isStructural(op))
@@ -156,16 +185,24 @@ struct ConvertOnnxToLinalgPass
         ok = false;
         return;
       }
+      bool ready = !dynamicName->empty() && dynamicReady.contains(op->getName().getStringRef());
       auto check = [&](Value v, StringRef what, unsigned i) {
         if (isa<NoneType>(v.getType()) || isStaticTensor(v.getType()))
+          return true;
+        if (ready && isa<RankedTensorType>(v.getType()))
           return true;
         std::string type;
         llvm::raw_string_ostream os(type);
         v.getType().print(os);
-        op->emitError() << name << ": " << what << " #" << i << " has type "
-                        << type
-                        << "; only static shapes are supported (pin the "
-                           "model's input shapes with --input-shape)";
+        auto diag = op->emitError() << name << ": " << what << " #" << i << " has type "
+                                    << type;
+        if (dynamicName->empty())
+          diag << "; only static shapes are supported (pin the model's input shapes "
+                  "with --input-shape)";
+        else
+          diag << "; the CPU backend handles the dynamic dim '" << *dynamicName
+               << "' in elementwise ops, MatMul, Softmax, LogSoftmax and Transpose only "
+                  "for now (pin it with --input-shape)";
         ok = false;
         return false;
       };

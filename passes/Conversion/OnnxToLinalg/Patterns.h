@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/StringSet.h"
 
 namespace kiln::lowering {
 
@@ -27,8 +28,11 @@ public:
   OnnxTypeConverter();
 };
 
+/// Adds the name of every op it lowers to `dynamicReady` (if given): the
+/// elementwise lowering handles dynamic dims.
 void populateElementwisePatterns(const mlir::TypeConverter &converter,
-                                 mlir::RewritePatternSet &patterns);
+                                 mlir::RewritePatternSet &patterns,
+                                 llvm::StringSet<> *dynamicReady = nullptr);
 /// With `winograd`, 3x3 convs that fit winogradFits use F(2x2, 3x3).
 void populateLinearPatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns, bool winograd = false);
@@ -120,6 +124,13 @@ mlir::RankedTensorType convertedResultType(const mlir::TypeConverter &converter,
                                            mlir::Operation *op,
                                            unsigned index = 0);
 
+/// The run-time size of the model's dynamic dim: `tensor.dim` of the first
+/// argument dim of the enclosing function that is `?` (null if none). The
+/// lowering admits one dynamic dim per model (checkSupported), so every `?`
+/// of an op it lowers has this size.
+mlir::Value dynamicDimSize(mlir::OpBuilder &b, mlir::Location loc);
+
+/// A tensor.empty of `type`; its `?` dims have dynamicDimSize's size.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);
 

@@ -42,9 +42,12 @@ def main():
     # A newer opset than kiln reads.
     model(out, "opset19", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", [4])], [vi("y", [4])], opsets=(("", 19),))
-    # A symbolic dim that is not a leading batch dim.
-    model(out, "dynamic", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
-          [vi("x", [4, "M"])], [vi("y", [4, "M"])])
+    # A symbolic dim that is not a leading batch dim: Relu handles it,
+    # Concat not yet.
+    model(out, "dynamic", [helper.make_node("Relu", ["x"], ["r"], name="relu"),
+                           helper.make_node("Concat", ["r", "r"], ["y"], name="concat",
+                                            axis=0)],
+          [vi("x", [4, "M"])], [vi("y", [8, "M"])])
     # A symbolic batch dim: supported, items one at a time.
     model(out, "batch", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", 4])], [vi("y", ["N", 4])])
