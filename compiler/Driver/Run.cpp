@@ -179,7 +179,7 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
   if (!m.handle)
     return error(std::string("cannot load '") + library + "': " + dlerror());
   m.desc = static_cast<const kiln_model_desc *>(dlsym(m.handle, symbol.c_str()));
-  if (!m.desc || (m.desc->abi_version != 1 && m.desc->abi_version != 2))
+  if (!m.desc || m.desc->abi_version < 1 || m.desc->abi_version > KILN_ABI_VERSION)
     return error("'" + library + "' has an unknown descriptor version");
   const kiln_model_desc &d = *m.desc;
 

@@ -94,6 +94,8 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createForwardCopiesPass());
+    pm.addPass(createSymbolicArgumentsPass());
+    pm.addPass(createCanonicalizerPass());
     PlanMemoryPassOptions plan;
     // Kernels fold epilogues only where there are vector registers.
     plan.epilogues = options.vectorBits >= 64;

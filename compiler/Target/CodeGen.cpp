@@ -55,27 +55,39 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
                               const ModelInfo &info, std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   size_t nin = info.inputs.size(), nout = info.outputs.size();
-  if (impl->arg_size() != nin + nout + 1) {
+  bool symbolic = !info.symbolicDim.empty();
+  size_t expected = nin + nout + 1 + (symbolic ? 1 : 0);
+  if (impl->arg_size() != expected) {
     error = "internal error: the compiled function takes " +
-            std::to_string(impl->arg_size()) + " pointers, expected " +
-            std::to_string(nin + nout + 1);
+            std::to_string(impl->arg_size()) + " arguments, expected " +
+            std::to_string(expected);
+    return failure();
+  }
+  // With a symbolic dim: its workspace size function, from the memory plan.
+  llvm::Function *wsSize = nullptr;
+  if (symbolic && !(wsSize = m.getFunction("main_workspace_size"))) {
+    error = "internal error: no workspace size function for the dynamic dim";
     return failure();
   }
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   llvm::Type *i8 = llvm::Type::getInt8Ty(ctx);
   llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
   bool dynamic = !info.dynamicDim.empty();
+  // The symbolic dim's largest value: sizes computed from it stay far from
+  // overflowing 64 bits for tensors of up to a few dims that have it.
+  constexpr int64_t kMaxSymbolic = (int64_t(1) << 31) - 1;
 
-  auto *itemsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64}, false);
+  auto *itemsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64, i64}, false);
   auto *items = llvm::Function::Create(itemsType, llvm::GlobalValue::InternalLinkage,
                                        info.name + "_run_items", m);
   items->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Argument *ins = items->getArg(0), *outs = items->getArg(1), *ws = items->getArg(2),
-                 *count = items->getArg(3);
+                 *count = items->getArg(3), *symbol = items->getArg(4);
   ins->setName("inputs");
   outs->setName("outputs");
   ws->setName("workspace");
   count->setName("items");
+  symbol->setName("dim");
   auto *entry = llvm::BasicBlock::Create(ctx, "entry", items);
   auto *bad = llvm::BasicBlock::Create(ctx, "invalid_argument", items);
   llvm::IRBuilder<> b(entry);
@@ -86,18 +98,34 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     b.SetInsertPoint(next);
   };
   check(b.CreateICmpSLT(count, llvm::ConstantInt::get(i64, 0)));
+  if (symbolic)
+    check(b.CreateICmpUGT(symbol, llvm::ConstantInt::get(i64, kMaxSymbolic)));
+  // a * b, refused (status 1) if it overflows.
+  auto mulChecked = [&](llvm::Value *x, llvm::Value *y) -> llvm::Value * {
+    llvm::Value *r = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, x, y);
+    check(b.CreateExtractValue(r, 1));
+    return b.CreateExtractValue(r, 0);
+  };
+  // A tensor's bytes per item: the static part times the symbolic dim once
+  // for each dim that has it.
+  auto tensorBytes = [&](const TensorInfo &t) -> llvm::Value * {
+    llvm::Value *bytes = llvm::ConstantInt::get(i64, t.numBytes());
+    for (int64_t k = 0; k < t.numSymbolic(); ++k)
+      bytes = mulChecked(bytes, symbol);
+    return bytes;
+  };
   // So many items that an offset would overflow: refused.
-  int64_t itemBytes = 0;
-  for (const TensorInfo &t : info.inputs)
-    if (t.dynamicBatch)
-      itemBytes = std::max(itemBytes, t.numBytes());
-  for (const TensorInfo &t : info.outputs)
-    if (t.dynamicBatch)
-      itemBytes = std::max(itemBytes, t.numBytes());
-  if (itemBytes > 0)
-    check(b.CreateICmpSGT(count, llvm::ConstantInt::get(
-                                     i64, std::numeric_limits<int64_t>::max() / itemBytes)));
+  SmallVector<llvm::Value *> itemBytes(nin + nout, nullptr);
+  for (size_t i = 0; i < nin + nout; ++i) {
+    const TensorInfo &t = i < nin ? info.inputs[i] : info.outputs[i - nin];
+    if (t.dynamicBatch) {
+      itemBytes[i] = tensorBytes(t);
+      mulChecked(itemBytes[i], count);
+    }
+  }
   llvm::Value *none = b.CreateICmpEQ(count, llvm::ConstantInt::get(i64, 0));
+  llvm::Value *noSymbol =
+      symbolic ? b.CreateICmpEQ(symbol, llvm::ConstantInt::get(i64, 0)) : b.getFalse();
   SmallVector<llvm::Value *> bases;
   // A tensor without elements may be passed as NULL (nothing is read or
   // written through it); so may a batched one when there are no items.
@@ -112,6 +140,8 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
         llvm::Value *isNull = b.CreateIsNull(p);
         if (tensors[i].dynamicBatch)
           isNull = b.CreateAnd(isNull, b.CreateNot(none));
+        if (tensors[i].numSymbolic())
+          isNull = b.CreateAnd(isNull, b.CreateNot(noSymbol));
         check(isNull);
       }
       bases.push_back(p);
@@ -119,7 +149,18 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   };
   loadAll(ins, info.inputs);
   loadAll(outs, info.outputs);
-  if (info.workspaceSize > 0) {
+  if (symbolic) {
+    // The planned function's index type may be narrower than 64 bits.
+    llvm::Type *indexType = wsSize->getFunctionType()->getParamType(0);
+    llvm::Value *bytes =
+        b.CreateSExtOrTrunc(b.CreateCall(wsSize, {b.CreateTrunc(symbol, indexType)}), i64);
+    check(b.CreateAnd(b.CreateIsNull(ws),
+                      b.CreateICmpSGT(bytes, llvm::ConstantInt::get(i64, 0))));
+    llvm::Type *intptr = m.getDataLayout().getIntPtrType(ctx);
+    llvm::Value *low = b.CreateAnd(b.CreatePtrToInt(ws, intptr),
+                                   info.workspaceAlignment - 1);
+    check(b.CreateICmpNE(low, llvm::ConstantInt::get(intptr, 0)));
+  } else if (info.workspaceSize > 0) {
     check(b.CreateIsNull(ws));
     llvm::Type *intptr = m.getDataLayout().getIntPtrType(ctx);
     llvm::Value *low = b.CreateAnd(b.CreatePtrToInt(ws, intptr),
@@ -143,10 +184,11 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     const TensorInfo &t = i < nin ? info.inputs[i] : info.outputs[i - nin];
     llvm::Value *p = bases[i];
     if (t.dynamicBatch)
-      p = b.CreateInBoundsGEP(
-          i8, p, b.CreateMul(item, llvm::ConstantInt::get(i64, t.numBytes())));
+      p = b.CreateInBoundsGEP(i8, p, b.CreateMul(item, itemBytes[i]));
     args.push_back(p);
   }
+  if (symbolic)
+    args.push_back(b.CreateTrunc(symbol, impl->getFunctionType()->getParamType(nin + nout)));
   args.push_back(ws);
   b.CreateCall(impl, args);
   item->addIncoming(b.CreateAdd(item, llvm::ConstantInt::get(i64, 1)), body);
@@ -171,30 +213,63 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   };
 
   // NAME_run: one item.
+  // With a symbolic dim there is no value to run with: status 1.
   llvm::Function *run = exported("run", i32, {"inputs", "outputs", "workspace"});
-  b.CreateRet(b.CreateCall(items, {run->getArg(0), run->getArg(1), run->getArg(2),
-                                   llvm::ConstantInt::get(i64, 1)}));
+  if (symbolic)
+    b.CreateRet(llvm::ConstantInt::get(i32, 1));
+  else
+    b.CreateRet(b.CreateCall(items, {run->getArg(0), run->getArg(1), run->getArg(2),
+                                     llvm::ConstantInt::get(i64, 1),
+                                     llvm::ConstantInt::get(i64, 0)}));
+
+  // The dims array of `f` (its first argument): `onNull` is returned when
+  // it is NULL (and the model has dynamic dims); then dims[k] for the batch
+  // (1 without one) and the symbolic dim (0 without one).
+  auto readDims = [&](llvm::Function *f, llvm::Value *onNull) {
+    llvm::Value *n = llvm::ConstantInt::get(i64, 1), *dim = llvm::ConstantInt::get(i64, 0);
+    if (!dynamic && !symbolic)
+      return std::make_pair(n, dim);
+    auto *noDims = llvm::BasicBlock::Create(ctx, "no_dims", f);
+    auto *haveDims = llvm::BasicBlock::Create(ctx, "dims", f);
+    b.CreateCondBr(b.CreateIsNull(f->getArg(0)), noDims, haveDims);
+    b.SetInsertPoint(noDims);
+    b.CreateRet(onNull);
+    b.SetInsertPoint(haveDims);
+    if (dynamic)
+      n = b.CreateLoad(i64, f->getArg(0));
+    if (symbolic)
+      dim = b.CreateLoad(
+          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(0), info.symbolicIndex()));
+    return std::make_pair(n, dim);
+  };
 
   // NAME_run_dims: the dynamic dims' values, then as NAME_run; a static
   // model ignores `dims` (which may be NULL).
   llvm::Function *runDims =
       exported("run_dims", i32, {"dims", "inputs", "outputs", "workspace"});
-  llvm::Value *n = llvm::ConstantInt::get(i64, 1);
-  if (dynamic) {
-    auto *noDims = llvm::BasicBlock::Create(ctx, "no_dims", runDims);
-    auto *haveDims = llvm::BasicBlock::Create(ctx, "dims", runDims);
-    b.CreateCondBr(b.CreateIsNull(runDims->getArg(0)), noDims, haveDims);
-    b.SetInsertPoint(noDims);
-    b.CreateRet(llvm::ConstantInt::get(i32, 1));
-    b.SetInsertPoint(haveDims);
-    n = b.CreateLoad(i64, runDims->getArg(0));
-  }
+  auto [n, dim] = readDims(runDims, llvm::ConstantInt::get(i32, 1));
   b.CreateRet(b.CreateCall(items, {runDims->getArg(1), runDims->getArg(2),
-                                   runDims->getArg(3), n}));
+                                   runDims->getArg(3), n, dim}));
 
-  // NAME_workspace_size: the same for every batch size (one item at a time).
-  exported("workspace_size", i64, {"dims"});
-  b.CreateRet(llvm::ConstantInt::get(i64, info.workspaceSize));
+  // NAME_workspace_size: the same for every batch size (one item at a
+  // time); a function of the symbolic dim, -1 out of its range.
+  llvm::Function *size = exported("workspace_size", i64, {"dims"});
+  if (!symbolic) {
+    b.CreateRet(llvm::ConstantInt::get(i64, info.workspaceSize));
+    return success();
+  }
+  llvm::Value *minusOne = llvm::ConstantInt::get(i64, -1);
+  llvm::Value *value = readDims(size, minusOne).second;
+  auto *inRange = llvm::BasicBlock::Create(ctx, "in_range", size);
+  auto *outOfRange = llvm::BasicBlock::Create(ctx, "out_of_range", size);
+  b.CreateCondBr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)), outOfRange,
+                 inRange);
+  b.SetInsertPoint(outOfRange);
+  b.CreateRet(minusOne);
+  b.SetInsertPoint(inRange);
+  llvm::Type *indexType = wsSize->getFunctionType()->getParamType(0);
+  b.CreateRet(
+      b.CreateSExtOrTrunc(b.CreateCall(wsSize, {b.CreateTrunc(value, indexType)}), i64));
   return success();
 }
 
@@ -206,16 +281,19 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
   auto *tensorTy = llvm::StructType::create(ctx, {ptr, i32, i32, ptr, i64, i64},
                                             "kiln_tensor_desc");
   auto *modelTy = llvm::StructType::create(
-      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr, i32, ptr, ptr}, "kiln_model_desc");
+      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr, i32, ptr, ptr, ptr}, "kiln_model_desc");
   llvm::Function *run = m.getFunction(info.name + "_run");
   llvm::Function *runDims = m.getFunction(info.name + "_run_dims");
+  llvm::Function *wsSize = m.getFunction(info.name + "_workspace_size");
   auto tensors = [&](const std::vector<TensorInfo> &list, StringRef kind) -> llvm::Constant * {
     if (list.empty())
       return llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
     SmallVector<llvm::Constant *> elems;
     for (auto [i, t] : llvm::enumerate(list)) {
       std::string base = info.name + "." + kind.str() + std::to_string(i);
-      SmallVector<uint64_t> dims(t.dims.begin(), t.dims.end());
+      SmallVector<uint64_t> dims;
+      for (int64_t d : t.dims) // The symbolic dim: dynamic dim k is -1-k.
+        dims.push_back(static_cast<uint64_t>(d < 0 ? -1 - info.symbolicIndex() : d));
       if (t.dynamicBatch)
         dims[0] = static_cast<uint64_t>(-1); // Dynamic dim 0.
       llvm::Constant *dimsInit = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(dims));
@@ -238,24 +316,28 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
                                     llvm::ConstantArray::get(arrTy, elems),
                                     info.name + "." + kind.str());
   };
-  // The names of the dynamic dims (one at most today: the batch).
+  // The names of the dynamic dims: the batch, then the symbolic dim.
   llvm::Constant *dimNames = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
-  int numDynamic = info.dynamicDim.empty() ? 0 : 1;
+  int numDynamic = info.numDynamicDims();
   if (numDynamic) {
-    auto *arrTy = llvm::ArrayType::get(ptr, 1);
-    dimNames = new llvm::GlobalVariable(
-        m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
-        llvm::ConstantArray::get(arrTy, {cString(m, info.dynamicDim, info.name + ".dim0")}),
-        info.name + ".dims");
+    SmallVector<llvm::Constant *> names;
+    for (const std::string &name : {info.dynamicDim, info.symbolicDim})
+      if (!name.empty())
+        names.push_back(
+            cString(m, name, info.name + ".dim" + std::to_string(names.size())));
+    auto *arrTy = llvm::ArrayType::get(ptr, names.size());
+    dimNames = new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
+                                        llvm::ConstantArray::get(arrTy, names),
+                                        info.name + ".dims");
   }
   llvm::Constant *init = llvm::ConstantStruct::get(
-      modelTy, {llvm::ConstantInt::get(i32, 2), cString(m, info.name, info.name + ".name"),
+      modelTy, {llvm::ConstantInt::get(i32, 3), cString(m, info.name, info.name + ".name"),
                 llvm::ConstantInt::get(i32, info.inputs.size()),
                 llvm::ConstantInt::get(i32, info.outputs.size()),
                 tensors(info.inputs, "inputs"), tensors(info.outputs, "outputs"),
                 llvm::ConstantInt::get(i64, info.workspaceSize),
                 llvm::ConstantInt::get(i64, info.workspaceAlignment), run,
-                llvm::ConstantInt::get(i32, numDynamic), dimNames, runDims});
+                llvm::ConstantInt::get(i32, numDynamic), dimNames, runDims, wsSize});
   auto *desc = new llvm::GlobalVariable(m, modelTy, true,
                                         llvm::GlobalValue::ExternalLinkage, init,
                                         info.name + "_kiln_desc");

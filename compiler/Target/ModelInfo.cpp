@@ -78,9 +78,11 @@ std::string quoted(StringRef s) {
 int64_t TensorInfo::numElements() const {
   int64_t n = 1;
   for (int64_t d : dims)
-    n *= d;
+    n *= d < 0 ? 1 : d;
   return n;
 }
+
+int64_t TensorInfo::numSymbolic() const { return llvm::count(dims, -1); }
 
 int64_t TensorInfo::numBytes() const { return numElements() * elementBytes(dtype); }
 
@@ -104,7 +106,7 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
     else
       t.name = (what + std::to_string(index)).str();
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || !tensor.hasStaticShape()) {
+    if (!tensor || (!tensor.hasStaticShape() && info.symbolicDim.empty())) {
       std::string s;
       llvm::raw_string_ostream os(s);
       type.print(os);
@@ -121,13 +123,21 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
     if (elementBytes(t.dtype) == 0)
       return func.emitError() << "graph " << what << " '" << t.name
                               << "' has an element type that is not supported yet";
-    t.dims.assign(tensor.getShape().begin(), tensor.getShape().end());
+    for (int64_t d : tensor.getShape())
+      t.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
     if (auto dim = attrs ? attrs.getAs<StringAttr>("kiln.dynamic_dim") : StringAttr()) {
       t.dynamicBatch = true;
       info.dynamicDim = dim.str();
     }
     return success();
   };
+  // The symbolic dim: the one name of the inputs' `?` dims (the lowering
+  // refuses more than one; every `?` of the model then has its size).
+  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+    if (auto names = func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names"))
+      for (StringRef n : names.getAsValueRange<StringAttr>())
+        if (!n.empty() && info.symbolicDim.empty())
+          info.symbolicDim = n.str();
   FunctionType type = func.getFunctionType();
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     TensorInfo t;
@@ -206,21 +216,31 @@ typedef struct kiln_model_desc {
   const char *const *dynamic_dim_names;
   int (*run_dims)(const int64_t *dims, const void *const *inputs,
                   void *const *outputs, void *workspace);
+  int64_t (*workspace_size_for)(const int64_t *dims);
 } kiln_model_desc;
 #endif
 
 )";
   bool dynamic = !info.dynamicDim.empty();
+  bool symbolic = !info.symbolicDim.empty();
+  int numDynamic = info.numDynamicDims();
   os << "#define " << n << "_NUM_INPUTS " << info.inputs.size() << "\n"
      << "#define " << n << "_NUM_OUTPUTS " << info.outputs.size() << "\n"
-     << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize << "\n"
+     << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize
+     << (symbolic ? " /* depends on the dynamic dims: see " + n + "_workspace_size() */"
+                  : std::string())
+     << "\n"
      << "#define " << n << "_WORKSPACE_ALIGNMENT " << info.workspaceAlignment
      << "\n\n";
-  os << "/* Dynamic dims (-1 in the DIMS below): their values are passed to\n   "
+  os << "/* Dynamic dims (-1-k for dynamic dim k in the DIMS below): their values\n   are "
+        "passed to "
      << n << "_run_dims(). */\n"
-     << "#define " << n << "_NUM_DYNAMIC_DIMS " << (dynamic ? 1 : 0) << "\n";
+     << "#define " << n << "_NUM_DYNAMIC_DIMS " << numDynamic << "\n";
   if (dynamic)
     os << "#define " << n << "_DYNAMIC_DIM_0_NAME " << quoted(info.dynamicDim) << "\n";
+  if (symbolic)
+    os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex() << "_NAME "
+       << quoted(info.symbolicDim) << "\n";
   os << "\n";
   if (info.stats.known) {
     const CodeStats &c = info.stats;
@@ -234,7 +254,9 @@ typedef struct kiln_model_desc {
        << "#define " << n << "_CONST_SIZE " << c.constSize << "\n"
        << "#define " << n << "_DATA_SIZE " << c.dataSize + c.bssSize << "\n"
        << "#define " << n << "_FLASH_SIZE " << c.codeSize + c.constSize + c.dataSize << "\n"
-       << "#define " << n << "_RAM_SIZE " << info.workspaceSize + c.dataSize + c.bssSize
+       << "#define " << n << "_RAM_SIZE "
+       << (info.workspaceSize < 0 ? -1 : info.workspaceSize + c.dataSize + c.bssSize)
+       << (info.workspaceSize < 0 ? " /* static data + the workspace for the dims */" : "")
        << "\n"
        << "#define " << n << "_STACK_SIZE " << c.stackSize << "\n\n";
   }
@@ -243,15 +265,24 @@ typedef struct kiln_model_desc {
       std::string p = n + "_" + kind.str() + "_" + std::to_string(i);
       os << "/* " << kind.lower() << " " << i << ": " << dtypeName(t.dtype) << " [";
       for (auto [k, d] : llvm::enumerate(t.dims))
-        os << (k ? "," : "") << (k == 0 && t.dynamicBatch ? info.dynamicDim : std::to_string(d));
-      os << "]" << (t.dynamicBatch ? "; the sizes below are per " + info.dynamicDim + " item" : "")
-         << " */\n";
+        os << (k ? "," : "")
+           << (k == 0 && t.dynamicBatch ? info.dynamicDim
+               : d < 0                  ? info.symbolicDim
+                                        : std::to_string(d));
+      std::string per;
+      if (t.dynamicBatch)
+        per = info.dynamicDim + " item";
+      if (t.numSymbolic())
+        per += (per.empty() ? "" : " and ") + std::string("unit of ") + info.symbolicDim +
+               (t.numSymbolic() > 1 ? " (per dim that has it)" : "");
+      os << "]" << (per.empty() ? "" : "; the sizes below are per " + per) << " */\n";
       os << "#define " << p << "_NAME " << quoted(t.name) << "\n";
       os << "#define " << p << "_DTYPE " << t.dtype << "\n";
       os << "#define " << p << "_RANK " << t.dims.size() << "\n";
       os << "#define " << p << "_DIMS {";
       for (auto [k, d] : llvm::enumerate(t.dims))
-        os << (k ? ", " : "") << (k == 0 && t.dynamicBatch ? -1 : d);
+        os << (k ? ", " : "")
+           << (k == 0 && t.dynamicBatch ? -1 : d < 0 ? -1 - info.symbolicIndex() : d);
       if (t.dims.empty())
         os << "1"; // A scalar: keep the initializer non-empty in C.
       os << "}\n";
@@ -262,7 +293,12 @@ typedef struct kiln_model_desc {
   tensors(info.inputs, "INPUT");
   tensors(info.outputs, "OUTPUT");
   os << "/* Runs the model: inputs[i] and outputs[i] point at the tensors "
-        "above.\n   Returns KILN_STATUS_OK (0) or a status code. */\n"
+        "above.\n   Returns KILN_STATUS_OK (0) or a status code."
+     << (symbolic ? "\n   This model has the dynamic dim '" + info.symbolicDim + "': call " + n +
+                        "_run_dims() instead\n   (" + n + "_run returns "
+                        "KILN_STATUS_INVALID_ARGUMENT)."
+                  : std::string())
+     << " */\n"
      << "int " << n
      << "_run(const void *const *inputs, void *const *outputs, void *workspace);\n\n"
      << "/* Runs the model for the dynamic dims' values dims[0.."
@@ -272,14 +308,21 @@ typedef struct kiln_model_desc {
                        "items back to back (" + n + "_run is dims[0] = 1). With no items, "
                        "outputs\n   that do not depend on " + info.dynamicDim +
                        " are not written."
-                 : "; this model has none, so dims may be NULL.")
+                 : symbolic ? std::string(".")
+                            : std::string("; this model has none, so dims may be NULL."))
+     << (symbolic ? "\n   dims[" + std::to_string(info.symbolicIndex()) + "] is " +
+                        info.symbolicDim + " (0 to 2^31 - 1); the workspace must hold " + n +
+                        "_workspace_size(dims)\n   bytes."
+                  : std::string())
      << " */\n"
      << "int " << n
      << "_run_dims(const int64_t *dims, const void *const *inputs, void *const *outputs,\n"
      << "    void *workspace);\n\n"
-     << "/* The workspace's size in bytes for the dynamic dims' values (here always\n   "
-     << n << "_WORKSPACE_SIZE: " << (dynamic ? "items run one at a time" : "the model is static")
-     << "). */\n"
+     << "/* The workspace's size in bytes for the dynamic dims' values"
+     << (symbolic ? "; -1 for\n   values out of range or dims NULL."
+                  : std::string(" (here always\n   ") + n + "_WORKSPACE_SIZE: " +
+                        (dynamic ? "items run one at a time" : "the model is static") + ").")
+     << " */\n"
      << "int64_t " << n << "_workspace_size(const int64_t *dims);\n\n"
      << "/* The model's descriptor, for tools. */\n"
      << "const kiln_model_desc *" << n << "_describe(void);\n\n";

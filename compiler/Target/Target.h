@@ -35,10 +35,14 @@ struct TensorInfo {
   int32_t dtype = 0; ///< ONNX TensorProto.DataType.
   /// The dims of one batch item: a dynamic batch dim (dynamicBatch) is
   /// dims[0] and 1 here.
+  /// -1 marks the model's symbolic dim (ModelInfo::symbolicDim).
   llvm::SmallVector<int64_t> dims;
   bool dynamicBatch = false; ///< dims[0] is the model's dynamic batch dim.
-  int64_t numElements() const; ///< Per batch item.
-  int64_t numBytes() const;    ///< Per batch item.
+  /// Per batch item and per unit of the symbolic dim (counted once for
+  /// each dim that has it).
+  int64_t numElements() const;
+  int64_t numBytes() const;
+  int64_t numSymbolic() const; ///< How many dims are the symbolic dim.
 };
 
 /// What kiln reads off the object it wrote: the sizes a firmware engineer
@@ -64,6 +68,13 @@ struct ModelInfo {
   /// outputs with dynamicBatch carry it as their leading dim, and the entry
   /// point runs the item-sized code once per item.
   std::string dynamicDim;
+  /// The name of the model's other dynamic dim ("" for none): it stays `?`
+  /// in the compiled code, which takes its value as an argument, and the
+  /// workspace's size depends on it (workspaceSize is then -1).
+  std::string symbolicDim;
+  int numDynamicDims() const { return !dynamicDim.empty() + !symbolicDim.empty(); }
+  /// The index of the symbolic dim among the dynamic dims (after the batch).
+  int symbolicIndex() const { return dynamicDim.empty() ? 0 : 1; }
   int64_t workspaceSize = 0;
   int64_t workspaceAlignment = 16;
   CodeStats stats; ///< Filled by emitCode for objects.

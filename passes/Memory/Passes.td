@@ -45,6 +45,21 @@ def ForwardCopiesPass : Pass<"kiln-forward-copies", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def SymbolicArgumentsPass : Pass<"kiln-symbolic-arguments", "mlir::ModuleOp"> {
+  let summary = "Pass the model's dynamic dim to the entry function by value";
+  let description = [{
+    The bare-pointer calling convention of the entry function needs static
+    memref arguments. In a public function with arguments whose types have
+    `?` dims (the model's one dynamic dim besides the batch), each such
+    argument becomes `memref<1xT>` (its data pointer), reinterpreted in
+    the body as its original type with every `?` set to a new trailing
+    `index` argument marked `kiln.symbolic_dim`: the dim's value. Run
+    before `kiln-plan-memory`, which sizes the workspace from it.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let summary = "Place every intermediate buffer at an offset in one workspace";
   let description = [{
@@ -55,8 +70,15 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     share bytes. The allocs become `memref.view`s of a new trailing
     `memref<N x i8>` argument, and the function gets the attributes
     `kiln.workspace_size` and `kiln.workspace_alignment`. No heap
-    allocation remains. Dynamic shapes and allocations inside loops are
-    errors (not supported yet).
+    allocation remains.
+
+    Buffers whose sizes depend on the `kiln.symbolic_dim` argument (see
+    `kiln-symbolic-arguments`) are placed at offsets computed at run time:
+    the plan is made once with a reference value of the dim, and each
+    buffer then sits right above the ends of the interfering buffers that
+    the reference plan put below it, for any value. The same computation
+    becomes `@<function>_workspace_size(index) -> index`, and
+    `kiln.workspace_size` is -1.
 
     With `epilogues`, a buffer that an all-parallel generic writes from a
     contraction's result (an activation after a conv, possibly into the

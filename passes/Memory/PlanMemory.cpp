@@ -22,9 +22,13 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
+#include <functional>
 #include <limits>
 
 #define DEBUG_TYPE "kiln-plan-memory"
@@ -40,10 +44,15 @@ namespace {
 
 struct Buffer {
   memref::AllocOp alloc;
-  int64_t bytes = 0;
+  int64_t bytes = 0; ///< For a dynamic buffer: at the reference value.
   int64_t first = 0, last = 0; ///< Live range, in top-level op indices.
   int64_t offset = -1;
+  Value dynamicBytes; ///< Computed in the entry block (dynamic buffers).
 };
+
+/// The value of the symbolic dim the plan of a dynamic function is made
+/// with (which buffer sits above which); the offsets hold for any value.
+constexpr int64_t kReferenceDim = 64;
 
 int64_t roundUp(int64_t x, int64_t a) { return (x + a - 1) / a * a; }
 
@@ -56,6 +65,82 @@ std::optional<int64_t> storageBytes(MemRefType type) {
     return std::nullopt;
   int64_t elemBytes = (et.getIntOrFloatBitWidth() + 7) / 8;
   return type.getNumElements() * elemBytes;
+}
+
+/// The bytes of one element of a memref type the plan handles, if any.
+std::optional<int64_t> elementBytes(MemRefType type) {
+  if (!type.getLayout().isIdentity())
+    return std::nullopt;
+  Type et = type.getElementType();
+  if (!et.isIntOrIndexOrFloat() || et.isIndex())
+    return std::nullopt;
+  return (et.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+Value hoist(Value v, OpBuilder &b, IRMapping &map, Block &entry);
+
+/// Dim `index` of `memref` recomputed as hoist() does, through the views
+/// the entry function's arguments and buffers are seen through.
+Value hoistDim(Value memref, int64_t index, OpBuilder &b, IRMapping &map, Block &entry) {
+  auto type = cast<MemRefType>(memref.getType());
+  Location loc = memref.getLoc();
+  if (!type.isDynamicDim(index))
+    return arith::ConstantIndexOp::create(b, loc, type.getDimSize(index));
+  auto fromFold = [&](OpFoldResult size) -> Value {
+    if (auto v = dyn_cast<Value>(size))
+      return hoist(v, b, map, entry);
+    return arith::ConstantIndexOp::create(b, loc, *getConstantIntValue(size));
+  };
+  Operation *def = memref.getDefiningOp();
+  if (auto cast = dyn_cast_or_null<memref::ReinterpretCastOp>(def))
+    return fromFold(cast.getMixedSizes()[index]);
+  if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(def))
+    return fromFold(expand.getMixedOutputShape()[index]);
+  if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(def)) {
+    Value product;
+    for (int64_t j : collapse.getReassociationIndices()[index]) {
+      Value d = hoistDim(collapse.getSrc(), j, b, map, entry);
+      if (!d)
+        return {};
+      product = product ? arith::MulIOp::create(b, loc, product, d).getResult() : d;
+    }
+    return product;
+  }
+  if (auto view = dyn_cast_or_null<memref::ViewOp>(def))
+    return hoist(view.getSizes()[type.getDynamicDimIndex(index)], b, map, entry);
+  if (auto alloc = dyn_cast_or_null<memref::AllocOp>(def))
+    return hoist(alloc.getDynamicSizes()[type.getDynamicDimIndex(index)], b, map, entry);
+  return {};
+}
+
+/// `v` (a dynamic size) recomputed at `b`'s insertion point from the
+/// function's `kiln.symbolic_dim` argument and constants through pure ops;
+/// null when it depends on anything else (data read at run time). memref.dim of a
+/// reinterpret_cast is its size operand.
+Value hoist(Value v, OpBuilder &b, IRMapping &map, Block &entry) {
+  if (Value m = map.lookupOrNull(v))
+    return m;
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    auto func = dyn_cast<func::FuncOp>(entry.getParentOp());
+    bool symbolic = func && arg.getOwner() == &entry &&
+                    func.getArgAttr(arg.getArgNumber(), "kiln.symbolic_dim");
+    return symbolic ? v : Value();
+  }
+  Operation *def = v.getDefiningOp();
+  if (auto dim = dyn_cast<memref::DimOp>(def)) {
+    std::optional<int64_t> index = dim.getConstantIndex();
+    Value r = index ? hoistDim(dim.getSource(), *index, b, map, entry) : Value();
+    if (r)
+      map.map(v, r);
+    return r;
+  }
+  if (!isPure(def) || def->getNumRegions() || def->getNumResults() != 1)
+    return {};
+  for (Value operand : def->getOperands())
+    if (!hoist(operand, b, map, entry))
+      return {};
+  Operation *clone = b.clone(*def, map);
+  return clone->getResult(0);
 }
 
 /// The indices of the first and last top-level ops that read or write
@@ -144,8 +229,82 @@ int64_t epilogueStart(Value root, Block &body, int64_t first, ArrayRef<Operation
 struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
   using PlanMemoryPassBase::PlanMemoryPassBase;
 
+  /// A dynamic alloc's bytes, computed in the entry block (into
+  /// buf.dynamicBytes), and at the reference value (buf.bytes).
+  LogicalResult dynamicSize(memref::AllocOp alloc, OpBuilder &b, IRMapping &map, Block &entry,
+                            Buffer &buf) {
+    MemRefType type = alloc.getType();
+    std::optional<int64_t> elem = elementBytes(type);
+    if (!elem)
+      return alloc.emitError("the memory plan supports identity layouts of int and float "
+                             "elements only");
+    Location loc = alloc.getLoc();
+    int64_t reference = *elem;
+    Value bytes = arith::ConstantIndexOp::create(b, loc, *elem);
+    auto dynamicSizes = alloc.getDynamicSizes();
+    unsigned next = 0;
+    for (int64_t d : type.getShape()) {
+      Value size;
+      if (ShapedType::isDynamic(d)) {
+        size = hoist(dynamicSizes[next++], b, map, entry);
+        if (!size)
+          return alloc.emitError("a buffer's size depends on more than the model's dynamic "
+                                 "dim (a kiln.symbolic_dim argument): the memory plan "
+                                 "cannot size it");
+        reference *= kReferenceDim;
+      } else {
+        size = arith::ConstantIndexOp::create(b, loc, d);
+        reference *= d;
+      }
+      bytes = arith::MulIOp::create(b, loc, bytes, size);
+    }
+    buf.dynamicBytes = bytes;
+    buf.bytes = reference;
+    return success();
+  }
+
+  /// `@<func>_workspace_size(index) -> index`: `total` (computed in the
+  /// entry block from the `kiln.symbolic_dim` argument) as a function of
+  /// that argument.
+  LogicalResult addWorkspaceSizeFunction(func::FuncOp func, Value total) {
+    Block &body = func.getBody().front();
+    BlockArgument dim;
+    for (BlockArgument arg : body.getArguments())
+      if (func.getArgAttr(arg.getArgNumber(), "kiln.symbolic_dim"))
+        dim = arg;
+    OpBuilder b(func);
+    b.setInsertionPointAfter(func);
+    auto sizeFunc = func::FuncOp::create(
+        b, func.getLoc(), (func.getSymName() + "_workspace_size").str(),
+        b.getFunctionType({b.getIndexType()}, {b.getIndexType()}));
+    Block *entry = sizeFunc.addEntryBlock();
+    b.setInsertionPointToStart(entry);
+    IRMapping map;
+    if (dim)
+      map.map(dim, entry->getArgument(0));
+    // Clone total's backward slice (all of it in the entry block).
+    std::function<Value(Value)> clone = [&](Value v) -> Value {
+      if (Value m = map.lookupOrNull(v))
+        return m;
+      Operation *def = v.getDefiningOp();
+      if (!def || def->getNumRegions())
+        return {};
+      for (Value operand : def->getOperands())
+        if (!clone(operand))
+          return {};
+      return b.clone(*def, map)->getResult(cast<OpResult>(v).getResultNumber());
+    };
+    Value size = clone(total);
+    if (!size)
+      return func.emitError("the workspace's size depends on more than the model's dims");
+    func::ReturnOp::create(b, func.getLoc(), size);
+    return success();
+  }
+
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    // A snapshot: planning adds functions (<name>_workspace_size).
+    auto funcs = llvm::to_vector(getOperation().getOps<func::FuncOp>());
+    for (auto func : funcs) {
       if (func.isExternal() || func.isPrivate())
         continue;
       if (failed(plan(func)))
@@ -165,6 +324,10 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     }
 
     SmallVector<Buffer> buffers;
+    // Sizes and offsets of dynamic buffers are computed first thing.
+    OpBuilder entryBuilder(func.getContext());
+    entryBuilder.setInsertionPointToStart(&body);
+    IRMapping map;
     WalkResult walk = func.walk([&](Operation *op) {
       if (isa<memref::AllocaOp>(op) || isa<memref::ReallocOp>(op)) {
         op->emitError("stack or re-allocations are not supported by the memory plan");
@@ -173,13 +336,14 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       auto alloc = dyn_cast<memref::AllocOp>(op);
       if (!alloc)
         return WalkResult::advance();
-      std::optional<int64_t> bytes = storageBytes(alloc.getType());
-      if (!bytes) {
-        alloc.emitError("only static shapes are supported by the memory plan");
-        return WalkResult::interrupt();
-      }
       Buffer buf;
       buf.alloc = alloc;
+      std::optional<int64_t> bytes = storageBytes(alloc.getType());
+      if (!bytes) {
+        if (failed(dynamicSize(alloc, entryBuilder, map, body, buf)))
+          return WalkResult::interrupt();
+        bytes = buf.bytes;
+      }
       buf.bytes = roundUp(std::max<int64_t>(*bytes, 1), alignment);
       // An alloc inside a loop or branch lives for its whole top-level op:
       // every iteration reuses the same place. A top-level one lives from
@@ -207,6 +371,7 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     });
     SmallVector<Buffer *> placed;
     int64_t total = 0;
+    bool dynamic = llvm::any_of(buffers, [](const Buffer &b) { return b.dynamicBytes; });
     for (Buffer *b : order) {
       SmallVector<std::pair<int64_t, int64_t>> busy;
       for (Buffer *p : placed)
@@ -224,10 +389,49 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       placed.push_back(b);
     }
 
+    // Offsets at run time: each buffer right above the interfering buffers
+    // the reference plan put below it (placed is in placement order, so
+    // those come first).
+    SmallVector<Value> offsets(buffers.size());
+    Value dynamicTotal;
+    if (dynamic) {
+      OpBuilder &b = entryBuilder;
+      Location loc = func.getLoc();
+      auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+      llvm::DenseMap<Buffer *, Value> offsetOf, bytesOf;
+      dynamicTotal = c(0);
+      llvm::SmallVector<Buffer *> byOffset(placed);
+      llvm::stable_sort(byOffset, [](Buffer *x, Buffer *y) { return x->offset < y->offset; });
+      for (Buffer *buf : byOffset) {
+        Value bytes = c(buf->bytes);
+        if (buf->dynamicBytes) {
+          // Rounded up to the alignment, and at least one alignment unit.
+          Value v = arith::MaxUIOp::create(b, loc, buf->dynamicBytes, c(1));
+          v = arith::CeilDivUIOp::create(b, loc, v, c(alignment));
+          bytes = arith::MulIOp::create(b, loc, v, c(alignment));
+        }
+        Value offset = c(0);
+        for (Buffer *p : byOffset) {
+          if (p == buf)
+            break;
+          if (p->last < buf->first || buf->last < p->first)
+            continue;
+          Value end = arith::AddIOp::create(b, loc, offsetOf[p], bytesOf[p]);
+          offset = arith::MaxUIOp::create(b, loc, offset, end);
+        }
+        offsetOf[buf] = offset;
+        bytesOf[buf] = bytes;
+        dynamicTotal = arith::MaxUIOp::create(
+            b, loc, dynamicTotal, arith::AddIOp::create(b, loc, offset, bytes));
+      }
+      for (auto [i, buf] : llvm::enumerate(buffers))
+        offsets[i] = offsetOf[&buf];
+    }
+
     // The workspace argument, then views into it.
     MLIRContext *ctx = func.getContext();
     OpBuilder builder(ctx);
-    auto wsType = MemRefType::get({total}, builder.getI8Type());
+    auto wsType = MemRefType::get({dynamic ? 1 : total}, builder.getI8Type());
     unsigned wsIndex = func.getNumArguments();
     if (failed(func.insertArgument(wsIndex, wsType,
                                    builder.getDictionaryAttr(builder.getNamedAttr(
@@ -235,16 +439,20 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
                                    func.getLoc())))
       return failure();
     Value ws = func.getArgument(wsIndex);
-    for (Buffer &b : buffers) {
+    for (auto [i, b] : llvm::enumerate(buffers)) {
       builder.setInsertionPoint(b.alloc);
-      Value offset = arith::ConstantIndexOp::create(builder, b.alloc.getLoc(), b.offset);
+      Value offset =
+          dynamic ? offsets[i]
+                  : arith::ConstantIndexOp::create(builder, b.alloc.getLoc(), b.offset).getResult();
       Value view = memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(),
-                                          ws, offset, ValueRange{});
+                                          ws, offset, b.alloc.getDynamicSizes());
       b.alloc.replaceAllUsesWith(view);
       b.alloc.erase();
     }
     func.walk([](memref::DeallocOp op) { op.erase(); });
-    func->setAttr("kiln.workspace_size", builder.getI64IntegerAttr(total));
+    func->setAttr("kiln.workspace_size", builder.getI64IntegerAttr(dynamic ? -1 : total));
+    if (dynamic && failed(addWorkspaceSizeFunction(func, dynamicTotal)))
+      return failure();
     // Offsets are multiples of `alignment` (cache lines by default), so a
     // base aligned that much aligns every buffer; the code itself needs
     // only 16-byte alignment of the base, which is what the ABI requires.

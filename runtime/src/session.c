@@ -26,6 +26,10 @@ struct kiln_session {
   int32_t num_dynamic_dims; ///< 0 for an abi_version 1 descriptor.
   int64_t dynamic_dims[KILN_MAX_DYNAMIC_DIMS]; ///< Values, set by run.
   void *workspace;         ///< Aligned; NULL when the model needs none.
+  /// A workspace sized by the dynamic dims (workspace_size -1): the block
+  /// holding it and its bytes after alignment, grown as runs need.
+  void *dynamic_block;
+  uint64_t dynamic_capacity;
   const void **input_data; ///< model->num_inputs entries, filled by run.
   void **output_data;      ///< model->num_outputs entries, filled by run.
   char error[KILN_SESSION_ERROR_SIZE];
@@ -264,6 +268,40 @@ static int descs_valid(const kiln_tensor_desc *descs, int32_t count) {
   return 1;
 }
 
+/// For a model whose workspace depends on the dynamic dims: makes
+/// s->workspace hold what the dims in s->dynamic_dims need, growing the
+/// block when a run needs more than any earlier one.
+static int ensure_workspace(kiln_session *s, msg *m) {
+  const kiln_model_desc *model = s->model;
+  if (model->abi_version < 3 || model->workspace_size != -1)
+    return KILN_STATUS_OK;
+  int64_t need = model->workspace_size_for(s->dynamic_dims);
+  if (need < 0) {
+    msg_str(m, "model '");
+    msg_str(m, model->name ? model->name : "(unnamed)");
+    msg_str(m, "' cannot run with these dynamic dims (workspace size -1)");
+    return KILN_STATUS_SHAPE_MISMATCH;
+  }
+  if ((uint64_t)need <= s->dynamic_capacity)
+    return KILN_STATUS_OK;
+  uint64_t align =
+      model->workspace_alignment > 1 ? (uint64_t)model->workspace_alignment : 1;
+  if ((uint64_t)need > SIZE_MAX - align)
+    return KILN_STATUS_OUT_OF_MEMORY;
+  char *block = (char *)malloc((size_t)need + (size_t)align);
+  if (!block) {
+    msg_str(m, "cannot allocate the workspace (");
+    msg_i64(m, need);
+    msg_str(m, " bytes)");
+    return KILN_STATUS_OUT_OF_MEMORY;
+  }
+  free(s->dynamic_block);
+  s->dynamic_block = block;
+  s->dynamic_capacity = (uint64_t)need;
+  s->workspace = block + (size_t)((align - (uintptr_t)block % align) % align);
+  return KILN_STATUS_OK;
+}
+
 //===----------------------------------------------------------------------===//
 // The API
 //===----------------------------------------------------------------------===//
@@ -274,8 +312,12 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
   *out = NULL;
   if (!model)
     return KILN_STATUS_INVALID_ARGUMENT;
-  if (model->abi_version != 1 && model->abi_version != KILN_ABI_VERSION)
+  if (model->abi_version < 1 || model->abi_version > KILN_ABI_VERSION)
     return KILN_STATUS_UNSUPPORTED;
+  // A workspace that depends on the dynamic dims: sized at run time.
+  int dynamic_ws = model->abi_version >= 3 && model->workspace_size == -1;
+  if (dynamic_ws && !model->workspace_size_for)
+    return KILN_STATUS_INVALID_ARGUMENT;
   int32_t num_dynamic = model->abi_version >= 2 ? model->num_dynamic_dims : 0;
   if (num_dynamic < 0 || (num_dynamic > 0 && !model->run_dims))
     return KILN_STATUS_INVALID_ARGUMENT;
@@ -283,7 +325,7 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
     return KILN_STATUS_UNSUPPORTED;
   if (!model->run || !descs_valid(model->inputs, model->num_inputs) ||
       !descs_valid(model->outputs, model->num_outputs) ||
-      model->workspace_size < 0 || model->workspace_alignment < 0)
+      (model->workspace_size < 0 && !dynamic_ws) || model->workspace_alignment < 0)
     return KILN_STATUS_INVALID_ARGUMENT;
 
   // An alignment of 0 or 1 asks for nothing; any other must be a power of 2.
@@ -300,7 +342,7 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
   if (num_ptrs > (SIZE_MAX - sizeof(kiln_session)) / sizeof(void *))
     return KILN_STATUS_OUT_OF_MEMORY;
   size_t head = sizeof(kiln_session) + (size_t)num_ptrs * sizeof(void *);
-  uint64_t ws_size = (uint64_t)model->workspace_size;
+  uint64_t ws_size = dynamic_ws ? 0 : (uint64_t)model->workspace_size;
   size_t total = head;
   if (ws_size) {
     if (ws_size > SIZE_MAX - head || align - 1 > SIZE_MAX - head - ws_size)
@@ -316,6 +358,8 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
   s->input_data = (const void **)(s + 1);
   s->output_data = (void **)(s + 1) + model->num_inputs;
   s->workspace = NULL;
+  s->dynamic_block = NULL;
+  s->dynamic_capacity = 0;
   if (ws_size) {
     char *base = (char *)s + head;
     size_t pad = (size_t)((align - (uintptr_t)base % align) % align);
@@ -372,6 +416,9 @@ int kiln_session_run(kiln_session *s, const kiln_tensor *inputs,
     for (int32_t k = 0; k < s->num_dynamic_dims; ++k)
       if (s->dynamic_dims[k] < 0)
         s->dynamic_dims[k] = 1; // No tensor carries it.
+    status = ensure_workspace(s, &m);
+    if (status != KILN_STATUS_OK)
+      return status;
     status = model->run_dims(s->dynamic_dims, s->input_data, s->output_data,
                              s->workspace);
   } else {
@@ -393,4 +440,8 @@ const char *kiln_session_error(const kiln_session *s) {
   return s ? s->error : "session is NULL";
 }
 
-void kiln_session_destroy(kiln_session *s) { free(s); }
+void kiln_session_destroy(kiln_session *s) {
+  if (s)
+    free(s->dynamic_block);
+  free(s);
+}

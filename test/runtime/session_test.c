@@ -152,6 +152,25 @@ static const kiln_model_desc kBatch = {
     1, kBatchName, dims_run,
 };
 
+/// abi_version 3: as kBatch, but the workspace depends on the dim (64
+/// bytes per item, -1 above 1000 items); run_dims fills it and checks its
+/// alignment, which must be 32.
+static int64_t ws_size_for(const int64_t *dims) {
+  return dims[0] > 1000 ? -1 : dims[0] * 64;
+}
+static int ws_run(const int64_t *dims, const void *const *inputs,
+                  void *const *outputs, void *workspace) {
+  if ((dims[0] > 0 && !workspace) || (uintptr_t)workspace % 32 != 0)
+    return KILN_STATUS_INVALID_ARGUMENT;
+  for (int64_t i = 0; i < dims[0] * 64; ++i)
+    ((unsigned char *)workspace)[i] = (unsigned char)i;
+  return dims_run(dims, inputs, outputs, workspace);
+}
+static const kiln_model_desc kSized = {
+    3, "sized", 1, 1, kBatchInputs, kBatchOutputs, -1, 32, dims_run_one,
+    1, kBatchName, ws_run, ws_size_for,
+};
+
 //===----------------------------------------------------------------------===//
 // Helpers
 //===----------------------------------------------------------------------===//
@@ -367,6 +386,34 @@ static void test_dynamic_dims(void) {
   kiln_session_destroy(s);
 }
 
+static void test_dynamic_workspace(void) {
+  kiln_session *s = NULL;
+  if (kiln_session_create(&kSized, &s) != KILN_STATUS_OK || !s) {
+    CHECK(0, "create failed");
+    return;
+  }
+  // Growing: 2 items, then 300, then 2 again (the larger block stays).
+  static float x[300 * 3], y[300 * 3];
+  static const int64_t dims2[] = {2, 3}, dims300[] = {300, 3}, dims2000[] = {2000, 3};
+  const int64_t *each[] = {dims2, dims300, dims2};
+  for (int k = 0; k < 3; ++k) {
+    int status = kiln_session_run(s, &(kiln_tensor){x, 1, 2, each[k], sizeof x}, 1,
+                                  &(kiln_tensor){y, 1, 2, each[k], sizeof y}, 1);
+    CHECK(status == KILN_STATUS_OK && last_batch == each[k][0],
+          "run %d with %lld items: status %d: %s", k, (long long)each[k][0], status,
+          kiln_session_error(s));
+  }
+  static float big[2000 * 3];
+  expect_failure("no workspace size for the dims", s,
+                 tensor(big, 1, 2, dims2000, sizeof big), tensor(big, 1, 2, dims2000, sizeof big),
+                 KILN_STATUS_SHAPE_MISMATCH, "model 'sized'", "cannot run with these dynamic dims");
+  kiln_session_destroy(s);
+  kiln_model_desc bad = kSized;
+  bad.workspace_size_for = NULL;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "a dynamic workspace without workspace_size_for");
+}
+
 static void test_run_dims(void) {
   kiln_session *s = NULL;
   if (kiln_session_create(&kBatch, &s) != KILN_STATUS_OK || !s) {
@@ -417,9 +464,9 @@ static void test_create_failures(void) {
   CHECK(kiln_session_create(&kFake, NULL) == KILN_STATUS_INVALID_ARGUMENT,
         "NULL out");
   kiln_model_desc bad = kFake;
-  bad.abi_version = 3;
+  bad.abi_version = 4;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_UNSUPPORTED && !s,
-        "abi version 3");
+        "abi version 4");
   bad = kFake;
   bad.workspace_alignment = 24;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
@@ -593,6 +640,7 @@ int main(void) {
   test_run_failure();
   test_dynamic_dims();
   test_run_dims();
+  test_dynamic_workspace();
   test_create_failures();
   test_status_and_dtype_names();
   test_parallel_for();

@@ -57,7 +57,8 @@ typedef struct kiln_tensor_desc {
 } kiln_tensor_desc;
 
 typedef struct kiln_model_desc {
-  uint32_t abi_version;   /* 2 (1: without the fields from num_dynamic_dims) */
+  uint32_t abi_version;   /* 3 (2: without workspace_size_for; 1: without
+                             the fields from num_dynamic_dims either) */
   const char *name;       /* NAME */
   int32_t num_inputs;
   int32_t num_outputs;
@@ -71,12 +72,16 @@ typedef struct kiln_model_desc {
   const char *const *dynamic_dim_names;
   int (*run_dims)(const int64_t *dims, const void *const *inputs,
                   void *const *outputs, void *workspace);
+  /* From abi_version 3: the workspace's bytes for the dynamic dims' values
+     (-1 for values the model cannot run with); workspace_size is -1 when it
+     depends on them. */
+  int64_t (*workspace_size_for)(const int64_t *dims);
 } kiln_model_desc;
 #endif /* KILN_MODEL_DESC_DEFINED */
 
-/// The descriptor ABI version kiln writes; the runtime also reads version 1
-/// (no dynamic dims, no run_dims).
-#define KILN_ABI_VERSION 2
+/// The descriptor ABI version kiln writes; the runtime also reads versions 1
+/// (no dynamic dims, no run_dims) and 2 (no workspace_size_for).
+#define KILN_ABI_VERSION 3
 
 /// The most dynamic dims a session handles.
 #define KILN_MAX_DYNAMIC_DIMS 8
@@ -142,7 +147,7 @@ typedef struct kiln_session kiln_session;
 /// stores the session in \p *out and returns KILN_STATUS_OK. On failure stores
 /// NULL in \p *out (when \p out is not NULL) and returns
 /// KILN_STATUS_INVALID_ARGUMENT (NULL argument, malformed descriptor),
-/// KILN_STATUS_UNSUPPORTED (abi_version is not 1 or 2, or more than
+/// KILN_STATUS_UNSUPPORTED (abi_version is not 1, 2 or 3, or more than
 /// KILN_MAX_DYNAMIC_DIMS dynamic dims) or
 /// KILN_STATUS_OUT_OF_MEMORY.
 int kiln_session_create(const kiln_model_desc *model, kiln_session **out);
@@ -158,7 +163,9 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out);
 /// KILN_STATUS_INVALID_ARGUMENT (NULL session or pointer, wrong count,
 /// misaligned data), KILN_STATUS_SHAPE_MISMATCH (dtype, rank, dims or buffer
 /// size), or the non-zero status the model's run function returned; the
-/// message is then in kiln_session_error. Does not allocate.
+/// message is then in kiln_session_error. Allocates only for a model whose
+/// workspace depends on its dynamic dims, when a run needs more than any
+/// earlier one (KILN_STATUS_OUT_OF_MEMORY if that fails).
 int kiln_session_run(kiln_session *s, const kiln_tensor *inputs,
                      int32_t num_inputs, kiln_tensor *outputs,
                      int32_t num_outputs);

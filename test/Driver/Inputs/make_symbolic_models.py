@@ -1,0 +1,101 @@
+"""Models whose inputs have a symbolic dim besides the batch (a sequence
+length), for symbolic-dims.test, with numpy references at several values.
+
+    python3 make_symbolic_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+
+def model(out, name, nodes, inputs, outputs, inits=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
+    # Not onnx.checker: some of these are meant to be refused by kiln.
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    m.producer_name = "make_symbolic_models"
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+
+
+def vi(name, shape, dtype=TensorProto.FLOAT):
+    return helper.make_tensor_value_info(name, dtype, shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(array, name)
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
+
+
+def save(out, name, array):
+    np.save(os.path.join(out, name + ".npy"), array.astype(np.float32))
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(0)
+
+    # Per token: MatMul, Add, Relu, Softmax over [1, seq, 16].
+    w = rng.standard_normal((16, 8)).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    model(out, "mlp",
+          [helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
+           helper.make_node("Add", ["m", "b"], ["a"], name="add"),
+           helper.make_node("Relu", ["a"], ["r"], name="relu"),
+           helper.make_node("Softmax", ["r"], ["y"], name="softmax", axis=-1)],
+          [vi("x", [1, "seq", 16])], [vi("y", [1, "seq", 8])],
+          [init("w", w), init("b", b)])
+    for seq in (0, 1, 7, 130):
+        x = rng.standard_normal((1, seq, 16)).astype(np.float32)
+        save(out, f"mlp_x{seq}", x)
+        save(out, f"mlp_y{seq}", softmax(np.maximum(x @ w + b, 0)))
+
+    # Self-attention over the sequence: [seq, seq] scores, a contraction
+    # over seq, and a transpose.
+    wq = (rng.standard_normal((16, 8)) / 4).astype(np.float32)
+    scale = np.array(0.35, dtype=np.float32)
+    model(out, "attn",
+          [helper.make_node("MatMul", ["x", "wq"], ["q"], name="project"),
+           helper.make_node("Transpose", ["q"], ["qt"], name="transpose", perm=[0, 2, 1]),
+           helper.make_node("MatMul", ["q", "qt"], ["s"], name="scores"),
+           helper.make_node("Mul", ["s", "scale"], ["ss"], name="scale"),
+           helper.make_node("Softmax", ["ss"], ["p"], name="softmax", axis=-1),
+           helper.make_node("MatMul", ["p", "q"], ["y"], name="mix")],
+          [vi("x", [1, "seq", 16])], [vi("y", [1, "seq", 8])],
+          [init("wq", wq), init("scale", scale)])
+    for seq in (5, 33):
+        x = rng.standard_normal((1, seq, 16)).astype(np.float32)
+        q = x @ wq
+        p = softmax((q @ q.transpose(0, 2, 1)) * scale)
+        save(out, f"attn_x{seq}", x)
+        save(out, f"attn_y{seq}", p @ q)
+
+    # A dynamic batch and a dynamic sequence length.
+    model(out, "batch_seq",
+          [helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
+           helper.make_node("Add", ["m", "b"], ["a"], name="add"),
+           helper.make_node("Tanh", ["a"], ["y"], name="tanh")],
+          [vi("x", ["N", "seq", 16])], [vi("y", ["N", "seq", 8])],
+          [init("w", w), init("b", b)])
+    x = rng.standard_normal((3, 4, 16)).astype(np.float32)
+    save(out, "batch_seq_x", x)
+    save(out, "batch_seq_y", np.tanh(x @ w + b))
+
+    # Refused: an op whose lowering needs static shapes, and two symbolic
+    # dims.
+    model(out, "concat_seq",
+          [helper.make_node("Concat", ["x", "x"], ["y"], name="concat", axis=1)],
+          [vi("x", [1, "seq", 4])], [vi("y", [1, "twice", 4])])
+    model(out, "two_dims",
+          [helper.make_node("MatMul", ["a", "b"], ["y"], name="matmul")],
+          [vi("a", [1, "S", 4]), vi("b", [4, "T"])], [vi("y", [1, "S", "T"])])
+
+
+if __name__ == "__main__":
+    main()
