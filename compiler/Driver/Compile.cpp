@@ -285,6 +285,25 @@ int compileModel(const CompileRequest &request) {
       addDynamicBatchCheck(batch);
       if (failed(batch.run(*module)) || failed(readModelInfo(*module, info)))
         return 1;
+      for (const std::string &text : request.maxShapes) {
+        auto [name, value] = StringRef(text).split('=');
+        int64_t max = 0;
+        if (value.getAsInteger(10, max) || max < 1 || max > (int64_t(1) << 31) - 1)
+          return failNow("--max-shape " + text + ": expected DIM=VALUE with a value from 1 to "
+                         "2^31 - 1");
+        if (name == info.dynamicDim)
+          return failNow("--max-shape " + text + ": '" + name.str() +
+                         "' is the dynamic batch dim, run one item at a time: its workspace "
+                         "does not grow");
+        if (name != info.symbolicDim || info.symbolicDim.empty())
+          return failNow("--max-shape " + text + ": the model has no dynamic dim '" +
+                         name.str() + "'" +
+                         (info.symbolicDim.empty() ? std::string()
+                                                   : " (its dynamic dim: '" +
+                                                         info.symbolicDim + "')"));
+        info.symbolicMax = max;
+        pipelineOptions.symbolicMax = max;
+      }
     }
     progress.phase(p == Phase::Onnx        ? "onnx"
                    : p == Phase::Lower     ? "linalg"

@@ -19,6 +19,9 @@ struct CompileRequest {
   std::string emit;      ///< mlir, llvm, asm, obj, so, lib; "" = from -o.
   std::string compileTo; ///< A phase name; "" = the whole pipeline.
   std::vector<std::string> inputShapes;
+  /// `NAME=VALUE`: the largest value of the dynamic dim NAME, for a static
+  /// memory plan.
+  std::vector<std::string> maxShapes;
   std::string target, cpu, features;
   int optLevel = 3;
   bool freestanding = false; ///< Define memcpy/memmove/memset in the object.

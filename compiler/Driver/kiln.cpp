@@ -51,6 +51,12 @@ cl::list<std::string> inputShapes(
              "('?' keeps a dim dynamic); repeatable"),
     cl::value_desc("NAME=DIMS"), cl::sub(compileCmd), cl::sub(runCmd), cl::sub(benchCmd),
     cl::sub(checkCmd), cl::cat(kilnCategory));
+cl::list<std::string> maxShapes(
+    "max-shape",
+    cl::desc("The largest value of a dynamic dim, e.g. seq=512: the workspace gets a "
+             "static size (firmware) and larger values are refused at run time; "
+             "repeatable"),
+    cl::value_desc("DIM=VALUE"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> targetTriple(
     "target", cl::desc("Target triple (default: the host)"),
     cl::value_desc("triple"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
@@ -185,6 +191,7 @@ int main(int argc, char **argv) {
     r.emit = emitKind;
     r.compileTo = compileTo;
     r.inputShapes.assign(inputShapes.begin(), inputShapes.end());
+    r.maxShapes.assign(maxShapes.begin(), maxShapes.end());
     r.target = targetTriple;
     r.cpu = targetCpu;
     r.features = targetFeatures;

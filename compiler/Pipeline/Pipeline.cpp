@@ -99,6 +99,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     PlanMemoryPassOptions plan;
     // Kernels fold epilogues only where there are vector registers.
     plan.epilogues = options.vectorBits >= 64;
+    plan.symbolicMax = options.symbolicMax;
     pm.addPass(createPlanMemoryPass(plan));
     return;
   }

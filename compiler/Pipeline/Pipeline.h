@@ -46,6 +46,9 @@ struct PipelineOptions {
   /// Large kernels run their outer loop through the runtime's
   /// kiln_parallel_for (hosted targets, outputs linked with the runtime).
   bool parallelLoops = false;
+  /// The largest value of the model's symbolic dim (--max-shape), 0 for
+  /// none: the memory plan is then static, made for that value.
+  int64_t symbolicMax = 0;
 };
 
 /// Adds the passes of `phase` (not the ones before it) to `pm`.

@@ -63,9 +63,11 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
             std::to_string(expected);
     return failure();
   }
-  // With a symbolic dim: its workspace size function, from the memory plan.
+  // With a symbolic dim: its workspace size function, from the memory plan
+  // (none when --max-shape made the plan static).
+  bool sizedAtRunTime = symbolic && info.symbolicMax == 0;
   llvm::Function *wsSize = nullptr;
-  if (symbolic && !(wsSize = m.getFunction("main_workspace_size"))) {
+  if (sizedAtRunTime && !(wsSize = m.getFunction("main_workspace_size"))) {
     error = "internal error: no workspace size function for the dynamic dim";
     return failure();
   }
@@ -75,7 +77,7 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   bool dynamic = !info.dynamicDim.empty();
   // The symbolic dim's largest value: sizes computed from it stay far from
   // overflowing 64 bits for tensors of up to a few dims that have it.
-  constexpr int64_t kMaxSymbolic = (int64_t(1) << 31) - 1;
+  const int64_t kMaxSymbolic = info.symbolicMax > 0 ? info.symbolicMax : (int64_t(1) << 31) - 1;
 
   auto *itemsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64, i64}, false);
   auto *items = llvm::Function::Create(itemsType, llvm::GlobalValue::InternalLinkage,
@@ -149,7 +151,7 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   };
   loadAll(ins, info.inputs);
   loadAll(outs, info.outputs);
-  if (symbolic) {
+  if (sizedAtRunTime) {
     // The planned function's index type may be narrower than 64 bits.
     llvm::Type *indexType = wsSize->getFunctionType()->getParamType(0);
     llvm::Value *bytes =
@@ -256,6 +258,14 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   llvm::Function *size = exported("workspace_size", i64, {"dims"});
   if (!symbolic) {
     b.CreateRet(llvm::ConstantInt::get(i64, info.workspaceSize));
+    return success();
+  }
+  if (!sizedAtRunTime) {
+    // The static plan holds every value up to --max-shape's.
+    llvm::Value *value = readDims(size, llvm::ConstantInt::get(i64, -1)).second;
+    b.CreateRet(b.CreateSelect(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
+                               llvm::ConstantInt::get(i64, -1),
+                               llvm::ConstantInt::get(i64, info.workspaceSize)));
     return success();
   }
   llvm::Value *minusOne = llvm::ConstantInt::get(i64, -1);

@@ -160,6 +160,8 @@ void readWorkspace(ModuleOp module, ModelInfo &info) {
     return;
   if (auto size = main->getAttrOfType<IntegerAttr>("kiln.workspace_size"))
     info.workspaceSize = size.getInt();
+  if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_max"))
+    info.symbolicMax = m.getInt();
   if (auto a = main->getAttrOfType<IntegerAttr>("kiln.workspace_alignment"))
     info.workspaceAlignment = a.getInt();
 }
@@ -227,8 +229,11 @@ typedef struct kiln_model_desc {
   os << "#define " << n << "_NUM_INPUTS " << info.inputs.size() << "\n"
      << "#define " << n << "_NUM_OUTPUTS " << info.outputs.size() << "\n"
      << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize
-     << (symbolic ? " /* depends on the dynamic dims: see " + n + "_workspace_size() */"
-                  : std::string())
+     << (symbolic && info.symbolicMax
+             ? " /* for " + info.symbolicDim + " up to " + std::to_string(info.symbolicMax) +
+                   " */"
+         : symbolic ? " /* depends on the dynamic dims: see " + n + "_workspace_size() */"
+                    : std::string())
      << "\n"
      << "#define " << n << "_WORKSPACE_ALIGNMENT " << info.workspaceAlignment
      << "\n\n";
@@ -241,6 +246,9 @@ typedef struct kiln_model_desc {
   if (symbolic)
     os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex() << "_NAME "
        << quoted(info.symbolicDim) << "\n";
+  if (symbolic && info.symbolicMax)
+    os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex() << "_MAX "
+       << info.symbolicMax << " /* --max-shape: larger values are refused */\n";
   os << "\n";
   if (info.stats.known) {
     const CodeStats &c = info.stats;
@@ -256,7 +264,7 @@ typedef struct kiln_model_desc {
        << "#define " << n << "_FLASH_SIZE " << c.codeSize + c.constSize + c.dataSize << "\n"
        << "#define " << n << "_RAM_SIZE "
        << (info.workspaceSize < 0 ? -1 : info.workspaceSize + c.dataSize + c.bssSize)
-       << (info.workspaceSize < 0 ? " /* static data + the workspace for the dims */" : "")
+       << (info.workspaceSize < 0 ? " /* depends on the dynamic dims */" : "")
        << "\n"
        << "#define " << n << "_STACK_SIZE " << c.stackSize << "\n\n";
   }
@@ -311,15 +319,18 @@ typedef struct kiln_model_desc {
                  : symbolic ? std::string(".")
                             : std::string("; this model has none, so dims may be NULL."))
      << (symbolic ? "\n   dims[" + std::to_string(info.symbolicIndex()) + "] is " +
-                        info.symbolicDim + " (0 to 2^31 - 1); the workspace must hold " + n +
-                        "_workspace_size(dims)\n   bytes."
+                        info.symbolicDim + " (0 to " +
+                        (info.symbolicMax ? std::to_string(info.symbolicMax)
+                                          : std::string("2^31 - 1")) +
+                        "); the workspace must hold " + n + "_workspace_size(dims)\n   bytes" +
+                        (info.symbolicMax ? " (" + n + "_WORKSPACE_SIZE)." : std::string("."))
                   : std::string())
      << " */\n"
      << "int " << n
      << "_run_dims(const int64_t *dims, const void *const *inputs, void *const *outputs,\n"
      << "    void *workspace);\n\n"
      << "/* The workspace's size in bytes for the dynamic dims' values"
-     << (symbolic ? "; -1 for\n   values out of range or dims NULL."
+     << (symbolic ? std::string("; -1 for\n   values out of range or dims NULL.")
                   : std::string(" (here always\n   ") + n + "_WORKSPACE_SIZE: " +
                         (dynamic ? "items run one at a time" : "the model is static") + ").")
      << " */\n"

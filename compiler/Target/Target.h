@@ -75,6 +75,9 @@ struct ModelInfo {
   int numDynamicDims() const { return !dynamicDim.empty() + !symbolicDim.empty(); }
   /// The index of the symbolic dim among the dynamic dims (after the batch).
   int symbolicIndex() const { return dynamicDim.empty() ? 0 : 1; }
+  /// --max-shape's value for the symbolic dim (0: none); the workspace is
+  /// then static, sized for it.
+  int64_t symbolicMax = 0;
   int64_t workspaceSize = 0;
   int64_t workspaceAlignment = 16;
   CodeStats stats; ///< Filled by emitCode for objects.

@@ -78,7 +78,10 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     buffer then sits right above the ends of the interfering buffers that
     the reference plan put below it, for any value. The same computation
     becomes `@<function>_workspace_size(index) -> index`, and
-    `kiln.workspace_size` is -1.
+    `kiln.workspace_size` is -1. With `symbolic-max`, the plan is made
+    for that value instead and its offsets are constants (sizes grow with
+    the dim, so every smaller value fits in place); the function gets
+    `kiln.symbolic_max`.
 
     With `epilogues`, a buffer that an all-parallel generic writes from a
     contraction's result (an activation after a conv, possibly into the
@@ -89,6 +92,10 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",
            "Byte alignment of every buffer's offset in the workspace">,
+    Option<"symbolicMax", "symbolic-max", "int64_t", "0",
+           "The largest value of the kiln.symbolic_dim argument (0: none). "
+           "With it the plan is static, made for that value: buffers take "
+           "no more room for smaller values">,
     Option<"epilogues", "epilogues", "bool", "false",
            "Keep the output of a contraction's elementwise epilogue apart "
            "from the contraction's operands, so that a CPU kernel can "

@@ -143,6 +143,44 @@ Value hoist(Value v, OpBuilder &b, IRMapping &map, Block &entry) {
   return clone->getResult(0);
 }
 
+/// The value of `v` (computed by hoist()) when the kiln.symbolic_dim
+/// argument is `dim`; none if it overflows or is not an integer computation.
+std::optional<int64_t> evaluate(Value v, int64_t dim) {
+  if (isa<BlockArgument>(v))
+    return dim; // hoist() leaves only the symbolic dim argument.
+  Operation *def = v.getDefiningOp();
+  if (auto c = getConstantIntValue(v))
+    return *c;
+  if (auto cast = dyn_cast<arith::IndexCastOp>(def))
+    return evaluate(cast.getIn(), dim);
+  if (def->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<int64_t> a = evaluate(def->getOperand(0), dim);
+  std::optional<int64_t> b = evaluate(def->getOperand(1), dim);
+  if (!a || !b || *a < 0 || *b < 0)
+    return std::nullopt;
+  int64_t r;
+  if (isa<arith::MulIOp>(def))
+    return llvm::MulOverflow(*a, *b, r) ? std::nullopt : std::optional<int64_t>(r);
+  if (isa<arith::AddIOp>(def))
+    return llvm::AddOverflow(*a, *b, r) ? std::nullopt : std::optional<int64_t>(r);
+  if (isa<arith::SubIOp>(def))
+    return *a - *b;
+  if (isa<arith::MaxUIOp, arith::MaxSIOp>(def))
+    return std::max(*a, *b);
+  if (isa<arith::MinUIOp, arith::MinSIOp>(def))
+    return std::min(*a, *b);
+  if (*b == 0)
+    return std::nullopt;
+  if (isa<arith::DivUIOp, arith::DivSIOp, arith::FloorDivSIOp>(def))
+    return *a / *b;
+  if (isa<arith::CeilDivUIOp, arith::CeilDivSIOp>(def))
+    return (*a + *b - 1) / *b;
+  if (isa<arith::RemUIOp, arith::RemSIOp>(def))
+    return *a % *b;
+  return std::nullopt;
+}
+
 /// The indices of the first and last top-level ops that read or write
 /// `root` through any chain of views (`start`, `start` when none do).
 std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
@@ -360,6 +398,24 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     if (walk.wasInterrupted())
       return failure();
 
+    // With the dim's largest value given, a static plan for it: sizes grow
+    // with the dim, so each buffer fits its place for every smaller value.
+    bool dynamic = llvm::any_of(buffers, [](const Buffer &b) { return b.dynamicBytes; });
+    if (dynamic && symbolicMax > 0) {
+      for (Buffer &b : buffers) {
+        if (!b.dynamicBytes)
+          continue;
+        std::optional<int64_t> bytes = evaluate(b.dynamicBytes, symbolicMax);
+        if (!bytes || *bytes < 0)
+          return b.alloc.emitError("cannot size this buffer for the dynamic dim's largest "
+                                   "value ")
+                 << symbolicMax;
+        b.bytes = roundUp(std::max<int64_t>(*bytes, 1), alignment);
+      }
+      dynamic = false;
+      func->setAttr("kiln.symbolic_max", OpBuilder(func).getI64IntegerAttr(symbolicMax));
+    }
+
     // Largest first, then earliest; place at the lowest free offset.
     SmallVector<Buffer *> order;
     for (Buffer &b : buffers)
@@ -371,7 +427,6 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     });
     SmallVector<Buffer *> placed;
     int64_t total = 0;
-    bool dynamic = llvm::any_of(buffers, [](const Buffer &b) { return b.dynamicBytes; });
     for (Buffer *b : order) {
       SmallVector<std::pair<int64_t, int64_t>> busy;
       for (Buffer *p : placed)

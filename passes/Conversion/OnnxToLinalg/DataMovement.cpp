@@ -110,6 +110,21 @@ struct ReshapeLikePattern : public OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = convertedResultType(*this->typeConverter, op);
+    auto src = cast<RankedTensorType>(adaptor.getOperands()[0].getType());
+    if (!src.hasStaticShape() || !type.hasStaticShape()) {
+      // The dynamic dim may only move: one on each side, the static dims
+      // holding the same number of elements (so the ? sizes are equal).
+      auto staticPart = [](RankedTensorType t) {
+        int64_t n = 1;
+        for (int64_t d : t.getShape())
+          n *= ShapedType::isDynamic(d) ? 1 : d;
+        return n;
+      };
+      if (src.getNumDynamicDims() != 1 || type.getNumDynamicDims() != 1 ||
+          staticPart(src) != staticPart(type))
+        return unsupported(rewriter, op,
+                           "reshaping the dynamic dim into other dims is not supported yet");
+    }
     rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
                                          adaptor.getOperands()[0], type));
     return success();
@@ -185,6 +200,8 @@ struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
       return unsupported(rewriter, op, "axis out of range");
     if (dType.getDimSize(axis) == 0)
       return unsupported(rewriter, op, "gathering from an empty axis");
+    if (dType.isDynamicDim(axis))
+      return unsupported(rewriter, op, "gathering along the dynamic dim is not supported yet");
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineExpr> iExprs;
     for (int64_t j = 0; j < q; ++j)
@@ -441,8 +458,25 @@ struct ShapePattern : public OpConversionPattern<onnx::ShapeOp> {
     SmallVector<int64_t> dims(inType.getShape().begin() + start,
                               inType.getShape().begin() + end);
     RankedTensorType type = convertedResultType(*typeConverter, op);
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, DenseElementsAttr::get(type, ArrayRef<int64_t>(dims)));
+    if (inType.hasStaticShape()) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(type, ArrayRef<int64_t>(dims)));
+      return success();
+    }
+    // The dynamic dim's value at run time.
+    Location loc = op.getLoc();
+    SmallVector<Value> elements;
+    for (int64_t i = start; i < end; ++i) {
+      Value v = inType.isDynamicDim(i)
+                    ? arith::IndexCastOp::create(
+                          rewriter, loc, rewriter.getI64Type(),
+                          tensor::DimOp::create(rewriter, loc, adaptor.getData(), i))
+                          .getResult()
+                    : arith::ConstantIntOp::create(rewriter, loc, inType.getDimSize(i), 64)
+                          .getResult();
+      elements.push_back(v);
+    }
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, elements);
     return success();
   }
 };
@@ -454,8 +488,21 @@ struct SizePattern : public OpConversionPattern<onnx::SizeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     auto inType = cast<RankedTensorType>(adaptor.getData().getType());
     RankedTensorType type = convertedResultType(*typeConverter, op);
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(
-        op, DenseElementsAttr::get(type, ArrayRef<int64_t>{inType.getNumElements()}));
+    if (inType.hasStaticShape()) {
+      rewriter.replaceOpWithNewOp<arith::ConstantOp>(
+          op, DenseElementsAttr::get(type, ArrayRef<int64_t>{inType.getNumElements()}));
+      return success();
+    }
+    Location loc = op.getLoc();
+    Value n = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t i = 0; i < inType.getRank(); ++i)
+      n = arith::MulIOp::create(
+          rewriter, loc, n,
+          inType.isDynamicDim(i)
+              ? tensor::DimOp::create(rewriter, loc, adaptor.getData(), i).getResult()
+              : arith::ConstantIndexOp::create(rewriter, loc, inType.getDimSize(i)).getResult());
+    n = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), n);
+    rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, ValueRange{n});
     return success();
   }
 };

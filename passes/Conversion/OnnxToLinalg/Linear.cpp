@@ -45,7 +45,8 @@ struct MatMulPattern : public OpConversionPattern<onnx::MatMulOp> {
         buildMatMul(rewriter, op.getLoc(), adaptor.getA(), adaptor.getB(),
                     convertedResultType(*typeConverter, op));
     if (failed(y))
-      return unsupported(rewriter, op, "inner dims differ");
+      return unsupported(rewriter, op,
+                         "inner dims differ, or a dynamic dim meets a static one");
     rewriter.replaceOp(op, *y);
     return success();
   }
@@ -99,6 +100,14 @@ struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {
         transB = false;
       }
     }
+    // The contraction dim must be dynamic on both sides or on neither (a
+    // static one could be longer than the other's run-time size).
+    auto aType = cast<RankedTensorType>(adaptor.getA().getType());
+    auto bType = cast<RankedTensorType>(bValue.getType());
+    if (aType.getRank() != 2 || bType.getRank() != 2)
+      return unsupported(rewriter, op, "A and B must be 2-D");
+    if (aType.isDynamicDim(op.getTransA() ? 0 : 1) != bType.isDynamicDim(transB ? 1 : 0))
+      return unsupported(rewriter, op, "the inner dim is dynamic on one side only");
     // Loops: m, k, n.
     AffineMap aMap = AffineMap::get(
         3, 0, op.getTransA() ? ArrayRef<AffineExpr>{d(1), d(0)}
@@ -658,6 +667,11 @@ FailureOr<Value> kiln::lowering::buildMatMul(OpBuilder &rewriter, Location loc,
   for (size_t i = 0; i < nb; ++i) {
     int64_t x = i + ab >= nb ? as[i + ab - nb] : 1;
     int64_t y = i + bb >= nb ? bs[i + bb - nb] : 1;
+    // A dynamic batch dim against a static one other than 1: the static
+    // one could be shorter than the loop.
+    if ((ShapedType::isDynamic(x) && !ShapedType::isDynamic(y) && y != 1) ||
+        (ShapedType::isDynamic(y) && !ShapedType::isDynamic(x) && x != 1))
+      return failure();
     batch.push_back(x == 1 ? y : x);
   }
   // Loops: batch..., m, k, n.

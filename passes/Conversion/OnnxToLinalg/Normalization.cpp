@@ -167,7 +167,11 @@ struct LayerNormPattern : public OpConversionPattern<onnx::LayerNormalizationOp>
         continue;
       }
       RankedTensorType rt = convertedResultType(*typeConverter, op, i);
-      if (!rt || rt.getNumElements() != cast<RankedTensorType>(stats[i - 1].getType()).getNumElements())
+      auto statType = cast<RankedTensorType>(stats[i - 1].getType());
+      if (!rt || !rt.hasStaticShape() || !statType.hasStaticShape())
+        return unsupported(rewriter, op, "Mean/InvStdDev outputs with the dynamic dim are "
+                                         "not supported yet");
+      if (rt.getNumElements() != statType.getNumElements())
         return unsupported(rewriter, op, "unexpected Mean/InvStdDev shape");
       results.push_back(reshapeTensor(rewriter, loc, stats[i - 1], rt));
     }

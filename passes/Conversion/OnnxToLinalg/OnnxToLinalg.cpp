@@ -53,8 +53,16 @@ struct ConvertOnnxToLinalgPass
       return signalPassFailure();
     OnnxTypeConverter converter;
     RewritePatternSet patterns(context);
-    llvm::StringSet<> dynamicReady = {"onnx.MatMul", "onnx.Softmax", "onnx.LogSoftmax",
-                                      "onnx.Transpose"};
+    // Ops whose lowering handles the model's dynamic dim (besides every
+    // elementwise op); each refuses, naming why, what it cannot do with it.
+    llvm::StringSet<> dynamicReady = {
+        "onnx.MatMul",       "onnx.Gemm",      "onnx.Softmax",   "onnx.LogSoftmax",
+        "onnx.Transpose",    "onnx.Identity",  "onnx.Reshape",   "onnx.Flatten",
+        "onnx.Squeeze",      "onnx.Unsqueeze", "onnx.Gather",    "onnx.Shape",
+        "onnx.Size",         "onnx.LayerNormalization",          "onnx.ReduceSum",
+        "onnx.ReduceMean",   "onnx.ReduceMax", "onnx.ReduceMin", "onnx.ReduceProd",
+        "onnx.ReduceL1",     "onnx.ReduceL2",  "onnx.ReduceSumSquare",
+        "onnx.ReduceLogSumExp"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns, winograd);
     populatePoolingPatterns(converter, patterns);
@@ -200,9 +208,10 @@ struct ConvertOnnxToLinalgPass
           diag << "; only static shapes are supported (pin the model's input shapes "
                   "with --input-shape)";
         else
-          diag << "; the CPU backend handles the dynamic dim '" << *dynamicName
-               << "' in elementwise ops, MatMul, Softmax, LogSoftmax and Transpose only "
-                  "for now (pin it with --input-shape)";
+          diag << "; the CPU backend does not handle the dynamic dim '" << *dynamicName
+               << "' in this op yet (it does in elementwise ops, MatMul, Gemm, Softmax, "
+                  "LayerNormalization, reductions, Transpose, Reshape-like ops, Gather, "
+                  "Shape, Size); pin it with --input-shape";
         ok = false;
         return false;
       };

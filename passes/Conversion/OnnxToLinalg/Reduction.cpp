@@ -104,6 +104,9 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
         return unsupported(rewriter, op, "axis out of range");
       reduce[a < 0 ? a + rank : a] = true;
     }
+    for (int64_t i = 0; i < rank; ++i)
+      if (reduce[i] && xType.isDynamicDim(i) && (kind == Kind::Mean || kind == Kind::LogSum))
+        return unsupported(rewriter, op, "a mean over the dynamic dim is not supported yet");
     Value r = reduceMask(rewriter, loc, x, reduce, isFloat, elem.isUnsignedInteger());
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, resultType));
     return success();

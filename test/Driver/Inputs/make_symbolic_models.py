@@ -76,6 +76,39 @@ def main():
         save(out, f"attn_x{seq}", x)
         save(out, f"attn_y{seq}", p @ q)
 
+    # Token ids through an embedding, LayerNormalization, a Gemm between
+    # reshapes, a mean over the last axis; the ids' shape as an output.
+    emb = rng.standard_normal((50, 16)).astype(np.float32)
+    gamma = rng.standard_normal(16).astype(np.float32)
+    beta = rng.standard_normal(16).astype(np.float32)
+    wg = rng.standard_normal((8, 16)).astype(np.float32)
+    bg = rng.standard_normal(8).astype(np.float32)
+    model(out, "block",
+          [helper.make_node("Gather", ["emb", "ids"], ["e"], name="embed"),
+           helper.make_node("LayerNormalization", ["e", "gamma", "beta"], ["n"],
+                            name="norm", axis=-1, epsilon=1e-5),
+           helper.make_node("Reshape", ["n", "flat"], ["n2"], name="flatten"),
+           helper.make_node("Gemm", ["n2", "wg", "bg"], ["g"], name="gemm", transB=1),
+           helper.make_node("Reshape", ["g", "unflat"], ["h"], name="unflatten"),
+           helper.make_node("ReduceMean", ["h"], ["m"], name="mean", axes=[2], keepdims=1),
+           helper.make_node("Sub", ["h", "m"], ["y"], name="center"),
+           helper.make_node("Shape", ["ids"], ["shape"], name="shape")],
+          [vi("ids", [1, "seq"], TensorProto.INT64)],
+          [vi("y", [1, "seq", 8]), vi("shape", [2], TensorProto.INT64)],
+          [init("emb", emb), init("gamma", gamma), init("beta", beta), init("wg", wg),
+           init("bg", bg), init("flat", np.array([-1, 16], np.int64)),
+           init("unflat", np.array([1, -1, 8], np.int64))])
+    for seq in (3, 40):
+        ids = rng.integers(0, 50, (1, seq)).astype(np.int64)
+        e = emb[ids]
+        mu = e.mean(-1, keepdims=True)
+        var = ((e - mu) ** 2).mean(-1, keepdims=True)
+        n = (e - mu) / np.sqrt(var + 1e-5) * gamma + beta
+        h = (n.reshape(-1, 16) @ wg.T + bg).reshape(1, -1, 8)
+        np.save(os.path.join(out, f"block_ids{seq}.npy"), ids)
+        save(out, f"block_y{seq}", h - h.mean(2, keepdims=True))
+        np.save(os.path.join(out, f"block_shape{seq}.npy"), np.array([1, seq], np.int64))
+
     # A dynamic batch and a dynamic sequence length.
     model(out, "batch_seq",
           [helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
@@ -92,6 +125,14 @@ def main():
     model(out, "concat_seq",
           [helper.make_node("Concat", ["x", "x"], ["y"], name="concat", axis=1)],
           [vi("x", [1, "seq", 4])], [vi("y", [1, "twice", 4])])
+    model(out, "merge_seq",
+          [helper.make_node("Reshape", ["x", "to"], ["y"], name="merge")],
+          [vi("x", [1, "seq", 4])], [vi("y", [1, "merged"])],
+          [init("to", np.array([1, -1], np.int64))])
+    model(out, "token0",
+          [helper.make_node("Gather", ["x", "zero"], ["y"], name="first", axis=1)],
+          [vi("x", [1, "seq", 4])], [vi("y", [1, 4])],
+          [init("zero", np.array(0, np.int64))])
     model(out, "two_dims",
           [helper.make_node("MatMul", ["a", "b"], ["y"], name="matmul")],
           [vi("a", [1, "S", 4]), vi("b", [4, "T"])], [vi("y", [1, "S", "T"])])
