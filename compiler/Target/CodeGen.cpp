@@ -64,8 +64,9 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     return failure();
   }
   // With a symbolic dim: its workspace size function, from the memory plan
-  // (none when --max-shape made the plan static).
-  bool sizedAtRunTime = symbolic && info.symbolicMax == 0;
+  // (none when no buffer depends on the dim, or --max-shape made the plan
+  // static).
+  bool sizedAtRunTime = symbolic && info.workspaceSize < 0;
   llvm::Function *wsSize = nullptr;
   if (sizedAtRunTime && !(wsSize = m.getFunction("main_workspace_size"))) {
     error = "internal error: no workspace size function for the dynamic dim";
@@ -100,8 +101,11 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     b.SetInsertPoint(next);
   };
   check(b.CreateICmpSLT(count, llvm::ConstantInt::get(i64, 0)));
-  if (symbolic)
+  if (symbolic) {
     check(b.CreateICmpUGT(symbol, llvm::ConstantInt::get(i64, kMaxSymbolic)));
+    if (info.symbolicMin > 0)
+      check(b.CreateICmpSLT(symbol, llvm::ConstantInt::get(i64, info.symbolicMin)));
+  }
   // a * b, refused (status 1) if it overflows.
   auto mulChecked = [&](llvm::Value *x, llvm::Value *y) -> llvm::Value * {
     llvm::Value *r = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, x, y);
@@ -261,9 +265,10 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     return success();
   }
   if (!sizedAtRunTime) {
-    // The static plan holds every value up to --max-shape's.
+    // The static plan holds every value in range.
     llvm::Value *value = readDims(size, llvm::ConstantInt::get(i64, -1)).second;
-    b.CreateRet(b.CreateSelect(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
+    b.CreateRet(b.CreateSelect(b.CreateOr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
+                                          b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicMin))),
                                llvm::ConstantInt::get(i64, -1),
                                llvm::ConstantInt::get(i64, info.workspaceSize)));
     return success();
@@ -272,8 +277,9 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   llvm::Value *value = readDims(size, minusOne).second;
   auto *inRange = llvm::BasicBlock::Create(ctx, "in_range", size);
   auto *outOfRange = llvm::BasicBlock::Create(ctx, "out_of_range", size);
-  b.CreateCondBr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)), outOfRange,
-                 inRange);
+  b.CreateCondBr(b.CreateOr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
+                            b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicMin))),
+                 outOfRange, inRange);
   b.SetInsertPoint(outOfRange);
   b.CreateRet(minusOne);
   b.SetInsertPoint(inRange);

@@ -162,6 +162,8 @@ void readWorkspace(ModuleOp module, ModelInfo &info) {
     info.workspaceSize = size.getInt();
   if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_max"))
     info.symbolicMax = m.getInt();
+  if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_min"))
+    info.symbolicMin = m.getInt();
   if (auto a = main->getAttrOfType<IntegerAttr>("kiln.workspace_alignment"))
     info.workspaceAlignment = a.getInt();
 }
@@ -232,7 +234,8 @@ typedef struct kiln_model_desc {
      << (symbolic && info.symbolicMax
              ? " /* for " + info.symbolicDim + " up to " + std::to_string(info.symbolicMax) +
                    " */"
-         : symbolic ? " /* depends on the dynamic dims: see " + n + "_workspace_size() */"
+         : info.workspaceSize < 0
+             ? " /* depends on the dynamic dims: see " + n + "_workspace_size() */"
                     : std::string())
      << "\n"
      << "#define " << n << "_WORKSPACE_ALIGNMENT " << info.workspaceAlignment
@@ -319,7 +322,7 @@ typedef struct kiln_model_desc {
                  : symbolic ? std::string(".")
                             : std::string("; this model has none, so dims may be NULL."))
      << (symbolic ? "\n   dims[" + std::to_string(info.symbolicIndex()) + "] is " +
-                        info.symbolicDim + " (0 to " +
+                        info.symbolicDim + " (" + std::to_string(info.symbolicMin) + " to " +
                         (info.symbolicMax ? std::to_string(info.symbolicMax)
                                           : std::string("2^31 - 1")) +
                         "); the workspace must hold " + n + "_workspace_size(dims)\n   bytes" +

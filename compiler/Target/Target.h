@@ -78,6 +78,9 @@ struct ModelInfo {
   /// --max-shape's value for the symbolic dim (0: none); the workspace is
   /// then static, sized for it.
   int64_t symbolicMax = 0;
+  /// The symbolic dim's smallest value the code runs with (1 when it
+  /// gathers along the dim, else 0).
+  int64_t symbolicMin = 0;
   int64_t workspaceSize = 0;
   int64_t workspaceAlignment = 16;
   CodeStats stats; ///< Filled by emitCode for objects.

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Onnx/Passes.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -48,6 +49,33 @@ struct InferShapesPattern
   bool &sawError;
 };
 
+/// A shape computation whose values are all known although an input of it
+/// has a dynamic dim (Gather of a static dim from Shape of a tensor with
+/// a dynamic one, and arithmetic on such values) becomes a constant.
+struct FoldKnownShapeValues : public RewritePattern {
+  FoldKnownShapeValues(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  LogicalResult matchAndRewrite(Operation *op, PatternRewriter &rewriter) const override {
+    if (!op->getDialect() || op->getDialect()->getNamespace() != OnnxDialect::getDialectNamespace() ||
+        isa<ConstantOp>(op) || op->getNumResults() != 1 || op->getNumRegions())
+      return failure();
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type || !type.hasStaticShape() || type.getRank() > 1 || type.getNumElements() > 64 ||
+        !type.getElementType().isSignlessInteger(64))
+      return failure();
+    std::optional<SmallVector<int64_t>> values = partialInts(op->getResult(0));
+    if (!values || static_cast<int64_t>(values->size()) != type.getNumElements() ||
+        llvm::any_of(*values, [](int64_t v) { return ShapedType::isDynamic(v); }))
+      return failure();
+    auto attr = DenseElementsAttr::get(type, ArrayRef<int64_t>(*values));
+    Operation *constant = op->getDialect()->materializeConstant(rewriter, attr, type, op->getLoc());
+    if (!constant)
+      return failure();
+    rewriter.replaceOp(op, constant->getResults());
+    return success();
+  }
+};
+
 struct OnnxShapeInferencePass
     : public kiln::onnx::impl::OnnxShapeInferencePassBase<OnnxShapeInferencePass> {
   void runOnOperation() override {
@@ -56,6 +84,7 @@ struct OnnxShapeInferencePass
     RewritePatternSet patterns(context);
     bool sawError = false;
     patterns.add<InferShapesPattern>(context, sawError);
+    patterns.add<FoldKnownShapeValues>(context);
     for (RegisteredOperationName name : context->getRegisteredOperations())
       if (name.getDialectNamespace() == OnnxDialect::getDialectNamespace())
         name.getCanonicalizationPatterns(patterns, context);

@@ -3,7 +3,7 @@
 kiln and checked against torch's own outputs.
 
     python3 utils/models/models.py KILN [--models a,b,...] [--work DIR] [--json F]
-                                        [--dynamic-batch N]
+                                        [--dynamic-batch N] [--dynamic-seq L,...]
 
 For each model: export with random weights (torch.manual_seed(0), opset 17,
 eval mode) to WORK/NAME.onnx with one random input and torch's output (as
@@ -18,6 +18,11 @@ With --dynamic-batch N the models are exported with a symbolic batch dim
 (dynamic_axes {0: "batch"} on the input and output), compiled without
 --input-shape (kiln's dynamic batch: one item at a time), and run on a
 random input of N items against torch's output for the same N.
+
+With --dynamic-seq L1,L2,... the sequence models (bert_encoder) are
+exported with a symbolic sequence length (dynamic_axes {1: "seq"} on the
+input), compiled once without --input-shape, and the one library is run
+at each length against torch's output for that length.
 """
 
 import argparse
@@ -76,6 +81,39 @@ MODELS = {
 }
 
 
+# Models whose input's dim 1 is a sequence length.
+SEQUENCE_MODELS = {"bert_encoder"}
+
+
+def export_seq(name, work, lengths):
+    """WORK/NAME.seq.onnx with a symbolic sequence length, and for each
+    length L an input WORK/NAME.seqL.input.npy and torch's output (cached)."""
+    onnx_path = os.path.join(work, name + ".seq.onnx")
+    pairs = [(os.path.join(work, "%s.seq%d.input.npy" % (name, n)),
+              os.path.join(work, "%s.seq%d.output.npy" % (name, n))) for n in lengths]
+    if all(os.path.exists(p) for p in [onnx_path] + [q for pair in pairs for q in pair]):
+        return onnx_path, pairs
+    import inspect
+    import torch
+    torch.manual_seed(0)
+    model, x = MODELS[name]()
+    model.eval()
+    kwargs = dict(opset_version=17, input_names=["input"], output_names=["output"],
+                  dynamic_axes={"input": {1: "seq"}})
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kwargs["dynamo"] = False
+    with torch.enable_grad():
+        torch.onnx.export(model, x, onnx_path, **kwargs)
+    for n, (in_path, out_path) in zip(lengths, pairs):
+        torch.manual_seed(n)
+        ids = torch.randint(0, int(x.max()) + 1, (x.shape[0], n))
+        with torch.no_grad():
+            y = model(ids)
+        np.save(in_path, ids.numpy())
+        np.save(out_path, y.numpy())
+    return onnx_path, pairs
+
+
 def export(name, work, batch=None):
     """WORK/NAME.onnx, NAME.input.npy and NAME.output.npy (cached); with
     `batch`, a symbolic batch dim and an input of `batch` items
@@ -128,8 +166,12 @@ def peak_rss_mib(before):
     return max(after, before) / 1024.0
 
 
-def check(kiln, name, work, batch=None):
-    onnx_path, in_path, out_path = export(name, work, batch)
+def check(kiln, name, work, batch=None, lengths=None):
+    if lengths:
+        onnx_path, pairs = export_seq(name, work, lengths)
+    else:
+        onnx_path, in_path, out_path = export(name, work, batch)
+        pairs = [(in_path, out_path)]
     row = {"model": name}
     with tempfile.TemporaryDirectory(prefix="kiln-models-") as tmp:
         lib = os.path.join(tmp, "lib%s.so" % name)
@@ -152,31 +194,37 @@ def check(kiln, name, work, batch=None):
             row["status"] = "compile-error"
             row["reason"] = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
             return row
-        saved = os.path.join(tmp, "out")
-        start = time.monotonic()
-        r = subprocess.run([kiln, "run", lib, "--input", in_path, "--expect", out_path,
-                            "--rtol", repr(RTOL), "--atol", repr(ATOL),
-                            "--save-outputs", saved], capture_output=True, text=True)
-        row["run_s"] = round(time.monotonic() - start, 2)
-        got_path = os.path.join(saved, "output.npy")
-        if os.path.exists(got_path):
-            got, want = np.load(got_path), np.load(out_path)
-            err = float(np.max(np.abs(got.astype(np.float64) - want)))
-            row["max_abs_err"] = err
-            # Random weights can make a network's outputs tiny (mobilenet_v2:
-            # ~1e-9), where atol alone checks nothing: the error must also be
-            # small against the outputs' own scale.
-            scale = float(np.max(np.abs(want)))
-            row["max_abs_output"] = scale
-            row["rel_err"] = err / scale if scale > 0 else err
-        # An all-zero reference would make the comparison vacuous.
-        ok = (r.returncode == 0 and row.get("rel_err", 1.0) <= RTOL
-              and row.get("max_abs_output", 0.0) > 0.0)
-        row["status"] = "pass" if ok else "mismatch"
-        if not ok:
-            row["reason"] = (r.stderr.strip() or r.stdout.strip()).splitlines()[-1:] or \
-                ["error %.3g of output scale %.3g" % (row.get("max_abs_err", -1),
-                                                      row.get("max_abs_output", -1))]
+        row["run_s"] = 0.0
+        row["status"] = "pass"
+        # One library for every input (one per sequence length with
+        # --dynamic-seq); the row keeps the worst error.
+        for k, (in_path, out_path) in enumerate(pairs):
+            saved = os.path.join(tmp, "out%d" % k)
+            start = time.monotonic()
+            r = subprocess.run([kiln, "run", lib, "--input", in_path, "--expect", out_path,
+                                "--rtol", repr(RTOL), "--atol", repr(ATOL),
+                                "--save-outputs", saved], capture_output=True, text=True)
+            row["run_s"] = round(row["run_s"] + time.monotonic() - start, 2)
+            got_path = os.path.join(saved, "output.npy")
+            err = scale = rel = None
+            if os.path.exists(got_path):
+                got, want = np.load(got_path), np.load(out_path)
+                err = float(np.max(np.abs(got.astype(np.float64) - want)))
+                # Random weights can make a network's outputs tiny
+                # (mobilenet_v2: ~1e-9), where atol alone checks nothing: the
+                # error must also be small against the outputs' own scale.
+                scale = float(np.max(np.abs(want)))
+                rel = err / scale if scale > 0 else err
+                if rel >= row.get("rel_err", -1.0):
+                    row.update(max_abs_err=err, max_abs_output=scale, rel_err=rel)
+            # An all-zero reference would make the comparison vacuous.
+            ok = r.returncode == 0 and rel is not None and rel <= RTOL and scale > 0.0
+            if not ok:
+                row["status"] = "mismatch"
+                row["reason"] = (r.stderr.strip() or r.stdout.strip()).splitlines()[-1:] or \
+                    ["error %.3g of output scale %.3g" % (err if err is not None else -1,
+                                                          scale if scale is not None else -1)]
+                break
     return row
 
 
@@ -190,18 +238,36 @@ def main():
     ap.add_argument("--json", help="also write the rows as JSON here")
     ap.add_argument("--dynamic-batch", type=int, metavar="N",
                     help="export with a symbolic batch dim, run N items")
+    ap.add_argument("--dynamic-seq", metavar="L,...",
+                    help="export the sequence models with a symbolic sequence length, "
+                         "compile once, run at each length")
     args = ap.parse_args()
     names = [n for n in args.models.split(",") if n]
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         ap.error("unknown models: " + ", ".join(unknown))
+    lengths = None
+    if args.dynamic_seq:
+        if args.dynamic_batch:
+            ap.error("--dynamic-seq and --dynamic-batch are exclusive")
+        try:
+            lengths = [int(n) for n in args.dynamic_seq.split(",")]
+        except ValueError:
+            ap.error("--dynamic-seq takes comma-separated lengths")
+        if not lengths or min(lengths) < 1:
+            ap.error("--dynamic-seq lengths must be at least 1")
+        if any(n not in SEQUENCE_MODELS for n in names):
+            if args.models != ",".join(MODELS):
+                ap.error("--dynamic-seq applies to the sequence models only: " +
+                         ", ".join(sorted(SEQUENCE_MODELS)))
+            names = [n for n in names if n in SEQUENCE_MODELS]
     os.makedirs(args.work, exist_ok=True)
     rows = []
     print("%-20s %-10s %10s %10s %8s %12s %10s" % ("model", "status", "compile s",
                                                    "peak MiB", "run s", "max abs err",
                                                    "/ |y|max"))
     for name in names:
-        row = check(args.kiln, name, args.work, args.dynamic_batch)
+        row = check(args.kiln, name, args.work, args.dynamic_batch, lengths)
         rows.append(row)
         err = row.get("max_abs_err")
         rel = row.get("rel_err")

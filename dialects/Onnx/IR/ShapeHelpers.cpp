@@ -4,6 +4,8 @@
 #include "dialects/Onnx/IR/OnnxOps.h"
 
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 
@@ -38,6 +40,85 @@ std::optional<SmallVector<int64_t>> constantInts(Value v) {
                              : x.getSExtValue());
   return out;
 }
+
+namespace {
+/// partialInts with a bound on how deep it looks.
+std::optional<SmallVector<int64_t>> partialIntsAt(Value v, int depth) {
+  if (std::optional<SmallVector<int64_t>> c = constantInts(v))
+    return c;
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 32 || !type || type.getRank() > 1 ||
+      !isa<IntegerType>(type.getElementType()))
+    return std::nullopt;
+  auto of = [&](Value x) { return partialIntsAt(x, depth + 1); };
+  if (auto shape = dyn_cast<ShapeOp>(def)) {
+    auto in = dyn_cast<RankedTensorType>(shape.getData().getType());
+    if (!in)
+      return std::nullopt;
+    auto [start, end] = shapeOpRange(in.getRank(), shape.getStart(), shape.getEnd());
+    SmallVector<int64_t> dims;
+    for (int64_t i = start; i < end; ++i)
+      dims.push_back(in.getDimSize(i));
+    return dims;
+  }
+  if (auto gather = dyn_cast<GatherOp>(def)) {
+    auto data = of(gather.getData());
+    auto indices = constantInts(gather.getIndices());
+    if (!data || !indices)
+      return std::nullopt;
+    SmallVector<int64_t> out;
+    int64_t n = data->size();
+    for (int64_t i : *indices) {
+      if (i < 0)
+        i += n;
+      if (i < 0 || i >= n)
+        return std::nullopt;
+      out.push_back((*data)[i]);
+    }
+    return out;
+  }
+  if (isa<UnsqueezeOp, SqueezeOp, ReshapeOp, IdentityOp>(def) ||
+      (isa<CastOp>(def) && isa<IntegerType>(getElementTypeOrSelf(def->getOperand(0)))))
+    return of(def->getOperand(0));
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    SmallVector<int64_t> out;
+    for (Value in : concat.getInputs()) {
+      auto part = of(in);
+      if (!part)
+        return std::nullopt;
+      out.append(*part);
+    }
+    return out;
+  }
+  if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
+    auto a = of(def->getOperand(0)), b = of(def->getOperand(1));
+    if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
+      return std::nullopt;
+    size_t n = std::max(a->size(), b->size());
+    SmallVector<int64_t> out;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
+      if (ShapedType::isDynamic(x) || ShapedType::isDynamic(y)) {
+        out.push_back(ShapedType::kDynamic);
+        continue;
+      }
+      int64_t r;
+      if (isa<AddOp>(def) ? llvm::AddOverflow(x, y, r)
+          : isa<SubOp>(def) ? llvm::SubOverflow(x, y, r)
+          : isa<MulOp>(def) ? llvm::MulOverflow(x, y, r)
+                            : (y == 0 || (r = x / y, false)))
+        return std::nullopt;
+      // ONNX's integer Div truncates toward zero, as C++ does.
+      out.push_back(r);
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<SmallVector<int64_t>> partialInts(Value v) { return partialIntsAt(v, 0); }
 
 bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
 

@@ -34,6 +34,13 @@ mlir::DenseElementsAttr constantOf(mlir::Value v);
 /// The integer values of a constant operand (any integer element type).
 std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
 
+/// The values of a 0-D or 1-D integer tensor that computes a shape, where
+/// they are known at compile time: kDynamic for an element that is not
+/// (a dynamic dim read by Shape). Follows constants, Shape, Gather with
+/// constant indices, Unsqueeze/Squeeze/Reshape/Identity/Cast, Concat and
+/// integer Add/Sub/Mul/Div. None when `v` is not such a computation.
+std::optional<llvm::SmallVector<int64_t>> partialInts(mlir::Value v);
+
 /// True if `v` is absent (`none`).
 bool isNone(mlir::Value v);
 

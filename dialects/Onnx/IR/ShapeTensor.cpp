@@ -123,7 +123,8 @@ LogicalResult TransposeOp::inferShapes() {
 }
 
 LogicalResult ReshapeOp::inferShapes() {
-  auto target = constantInts(getShape());
+  // Entries computed from a dynamic dim (Shape of it) are unknown here.
+  auto target = partialInts(getShape());
   if (!target) {
     int64_t rank = rankOf1D(getShape());
     return rank >= 0 ? refineRank(*this, getReshaped(), rank) : success();
@@ -133,7 +134,9 @@ LogicalResult ReshapeOp::inferShapes() {
   int64_t inferIndex = -1;
   for (size_t i = 0; i < target->size(); ++i) {
     int64_t d = (*target)[i];
-    if (d == -1) {
+    if (ShapedType::isDynamic(d)) {
+      out.push_back(kDyn);
+    } else if (d == -1) {
       if (inferIndex >= 0)
         return emitOpError("shape has more than one -1");
       inferIndex = i;

@@ -11,6 +11,7 @@
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
 #include "dialects/Onnx/IR/ShapeHelpers.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
@@ -200,8 +201,14 @@ struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
       return unsupported(rewriter, op, "axis out of range");
     if (dType.getDimSize(axis) == 0)
       return unsupported(rewriter, op, "gathering from an empty axis");
-    if (dType.isDynamicDim(axis))
-      return unsupported(rewriter, op, "gathering along the dynamic dim is not supported yet");
+    // Along the dynamic dim, indices are clamped to its run-time size,
+    // which must then be at least 1 (the entry point refuses 0).
+    Value runtimeDim;
+    if (dType.isDynamicDim(axis)) {
+      runtimeDim = tensor::DimOp::create(rewriter, loc, data, axis);
+      if (auto func = op->getParentOfType<func::FuncOp>())
+        func->setAttr("kiln.symbolic_min", rewriter.getI64IntegerAttr(1));
+    }
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineExpr> iExprs;
     for (int64_t j = 0; j < q; ++j)
@@ -218,6 +225,8 @@ struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
           for (int64_t j = 0; j < r; ++j) {
             if (j < axis)
               at.push_back(linalg::IndexOp::create(b, l, j));
+            else if (j == axis && runtimeDim)
+              at.push_back(clampedRuntimeIndex(b, l, args[0], runtimeDim));
             else if (j == axis)
               at.push_back(clampedIndex(b, l, args[0], dType.getDimSize(axis)));
             else
@@ -320,6 +329,11 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
     bool runtime = !starts || !ends ||
                    (!onnx::isNone(op.getAxes()) && !constAxes) ||
                    (!onnx::isNone(op.getSteps()) && !constSteps);
+    bool dynamic = !dType.hasStaticShape() || !type.hasStaticShape();
+    if (runtime && dynamic)
+      return unsupported(rewriter, op,
+                         "starts, ends, axes or steps known only at run time with the dynamic "
+                         "dim are not supported yet");
     if (runtime)
       return runtimeSlice(op, adaptor, rewriter);
     SmallVector<int64_t> axes, steps(starts->size(), 1);
@@ -348,11 +362,26 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
       step[a] = steps[i];
     }
     bool positive = llvm::all_of(step, [](int64_t s) { return s > 0; });
+    if (dynamic) {
+      // The dynamic dim may only pass through whole: not sliced, dynamic in
+      // the result too.
+      SmallVector<bool> sliced(rank, false);
+      for (int64_t a : axes)
+        sliced[a < 0 ? a + rank : a] = true;
+      for (int64_t i = 0; i < rank; ++i)
+        if (dType.isDynamicDim(i) != type.isDynamicDim(i) ||
+            (dType.isDynamicDim(i) && sliced[i]))
+          return unsupported(rewriter, op, "slicing along the dynamic dim is not supported yet");
+      if (!positive)
+        return unsupported(rewriter, op,
+                           "negative steps with the dynamic dim are not supported yet");
+    }
     if (positive) {
       SmallVector<OpFoldResult> offs, sizes, strides;
       for (int64_t i = 0; i < rank; ++i) {
         offs.push_back(rewriter.getIndexAttr(offset[i]));
-        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(i)));
+        sizes.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(rewriter, loc))
+                                             : rewriter.getIndexAttr(type.getDimSize(i)));
         strides.push_back(rewriter.getIndexAttr(step[i]));
       }
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, data, offs,
@@ -455,8 +484,9 @@ struct ShapePattern : public OpConversionPattern<onnx::ShapeOp> {
     auto inType = cast<RankedTensorType>(adaptor.getData().getType());
     auto [start, end] = onnx::shapeOpRange(inType.getRank(), op.getStart(),
                                            op.getEnd() ? *op.getEnd() : inType.getRank());
-    SmallVector<int64_t> dims(inType.getShape().begin() + start,
-                              inType.getShape().begin() + end);
+    SmallVector<int64_t> dims;
+    for (int64_t i = start; i < end; ++i)
+      dims.push_back(inType.getDimSize(i));
     RankedTensorType type = convertedResultType(*typeConverter, op);
     if (inType.hasStaticShape()) {
       rewriter.replaceOpWithNewOp<arith::ConstantOp>(

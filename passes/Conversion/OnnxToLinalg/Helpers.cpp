@@ -319,6 +319,18 @@ Value clampedIndex(OpBuilder &b, Location loc, Value v, int64_t dim) {
   return arith::MinSIOp::create(b, loc, i, c(std::max<int64_t>(dim - 1, 0)));
 }
 
+Value clampedRuntimeIndex(OpBuilder &b, Location loc, Value v, Value dim) {
+  auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x); };
+  if (isa<FloatType>(v.getType()))
+    v = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
+  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
+  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, c(0));
+  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, dim), i);
+  i = arith::MaxSIOp::create(b, loc, i, c(0));
+  Value last = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, dim, c(1)), c(0));
+  return arith::MinSIOp::create(b, loc, i, last);
+}
+
 Value reshapeTensor(OpBuilder &b, Location loc, Value v,
                     RankedTensorType type) {
   auto src = cast<RankedTensorType>(v.getType());
@@ -326,8 +338,8 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
     return v;
   if (!src.hasStaticShape() || !type.hasStaticShape()) {
     // Dynamic dims: one collapse or expand when the dims group (inserting
-    // or dropping unit dims, merging static ones); else a reshape by a
-    // shape computed at run time (every `?` is the model's one dynamic dim).
+    // or dropping unit dims, merging static ones); else through one dim,
+    // as below (every `?` is the model's one dynamic dim).
     if (src.getRank() > type.getRank()) {
       if (auto groups = getReassociationIndicesForCollapse(src.getShape(), type.getShape()))
         return tensor::CollapseShapeOp::create(b, loc, type, v, *groups);
@@ -335,13 +347,21 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
       if (auto groups = getReassociationIndicesForCollapse(type.getShape(), src.getShape()))
         return tensor::ExpandShapeOp::create(b, loc, type, v, *groups);
     }
-    SmallVector<Value> dims;
-    for (int64_t i = 0; i < type.getRank(); ++i)
-      dims.push_back(type.isDynamicDim(i)
-                         ? dynamicDimSize(b, loc)
-                         : arith::ConstantIndexOp::create(b, loc, type.getDimSize(i)).getResult());
-    Value shape = tensor::FromElementsOp::create(b, loc, dims);
-    return tensor::ReshapeOp::create(b, loc, type, v, shape);
+    ReassociationIndices all;
+    for (int64_t i = 0; i < src.getRank(); ++i)
+      all.push_back(i);
+    auto flatType = RankedTensorType::get({ShapedType::kDynamic}, src.getElementType());
+    Value flat = tensor::CollapseShapeOp::create(b, loc, flatType, v,
+                                                 ArrayRef<ReassociationIndices>{all});
+    ReassociationIndices allOut;
+    SmallVector<OpFoldResult> outShape;
+    for (int64_t i = 0; i < type.getRank(); ++i) {
+      allOut.push_back(i);
+      outShape.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(b, loc))
+                                              : b.getIndexAttr(type.getDimSize(i)));
+    }
+    return tensor::ExpandShapeOp::create(b, loc, type, flat,
+                                         ArrayRef<ReassociationIndices>{allOut}, outShape);
   }
   // Through one dim: collapse to [N], then expand to the target. Rank 0 on
   // either side uses an empty reassociation.

@@ -59,7 +59,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.MatMul",       "onnx.Gemm",      "onnx.Softmax",   "onnx.LogSoftmax",
         "onnx.Transpose",    "onnx.Identity",  "onnx.Reshape",   "onnx.Flatten",
         "onnx.Squeeze",      "onnx.Unsqueeze", "onnx.Gather",    "onnx.Shape",
-        "onnx.Size",         "onnx.LayerNormalization",          "onnx.ReduceSum",
+        "onnx.Size",         "onnx.Slice",     "onnx.LayerNormalization", "onnx.ReduceSum",
         "onnx.ReduceMean",   "onnx.ReduceMax", "onnx.ReduceMin", "onnx.ReduceProd",
         "onnx.ReduceL1",     "onnx.ReduceL2",  "onnx.ReduceSumSquare",
         "onnx.ReduceLogSumExp"};
@@ -210,8 +210,8 @@ struct ConvertOnnxToLinalgPass
         else
           diag << "; the CPU backend does not handle the dynamic dim '" << *dynamicName
                << "' in this op yet (it does in elementwise ops, MatMul, Gemm, Softmax, "
-                  "LayerNormalization, reductions, Transpose, Reshape-like ops, Gather, "
-                  "Shape, Size); pin it with --input-shape";
+                  "LayerNormalization, reductions, Transpose, Reshape-like ops, Slice, "
+                  "Gather, Shape, Size); pin it with --input-shape";
         ok = false;
         return false;
       };

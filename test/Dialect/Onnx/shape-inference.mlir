@@ -385,9 +385,11 @@ func.func @gather(%x: tensor<5x4x3xf32>, %i: tensor<2x2xi64>, %s: tensor<i64>, %
 
 // -----
 
-// The input has a dynamic dim, so Shape does not fold to a constant.
+// The input has a dynamic dim, so Shape does not fold to a constant
+// (unless the dims it reads are static).
 // CHECK-LABEL: func.func @shape_and_size(
 // CHECK-SAME: -> (tensor<4xi64>, tensor<3xi64>, tensor<2xi64>, tensor<4xi64>, tensor<0xi64>, tensor<i64>)
+// CHECK: "onnx.Constant"() <{value = dense<> : tensor<0xi64>}> : () -> tensor<0xi64>
 func.func @shape_and_size(%x: tensor<2x?x4x5xf32>)
     -> (tensor<*xi64>, tensor<*xi64>, tensor<*xi64>, tensor<*xi64>, tensor<*xi64>, tensor<*xi64>) {
   // CHECK: "onnx.Shape"(%{{.*}}) {{.*}}: (tensor<2x?x4x5xf32>) -> tensor<4xi64>
@@ -399,7 +401,7 @@ func.func @shape_and_size(%x: tensor<2x?x4x5xf32>)
   // Out-of-range start and end are clamped to [0, rank].
   // CHECK: "onnx.Shape"(%{{.*}}) <{end = 100 : i64, start = -10 : i64}> : (tensor<2x?x4x5xf32>) -> tensor<4xi64>
   %3 = "onnx.Shape"(%x) {start = -10 : i64, end = 100 : i64} : (tensor<2x?x4x5xf32>) -> tensor<*xi64>
-  // CHECK: "onnx.Shape"(%{{.*}}) <{end = 1 : i64, start = 3 : i64}> : (tensor<2x?x4x5xf32>) -> tensor<0xi64>
+  // An empty range is known: a constant (first, checked above).
   %4 = "onnx.Shape"(%x) {start = 3 : i64, end = 1 : i64} : (tensor<2x?x4x5xf32>) -> tensor<*xi64>
   // CHECK: "onnx.Size"(%{{.*}}) : (tensor<2x?x4x5xf32>) -> tensor<i64>
   %5 = "onnx.Size"(%x) : (tensor<2x?x4x5xf32>) -> tensor<*xi64>
@@ -629,4 +631,32 @@ func.func @chain(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<*xf
 func.func @maxpool_ceil_last_window(%x: tensor<1x1x5x5xf32>) -> tensor<*xf32> {
   %0, %n = "onnx.MaxPool"(%x) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 1, 1, 1, 1>, ceil_mode = 1 : i64} : (tensor<1x1x5x5xf32>) -> (tensor<*xf32>, none)
   return %0 : tensor<*xf32>
+}
+
+// -----
+
+// Shape values known in part: the static dims of a tensor with a dynamic
+// one fold to constants, and a Reshape target built from them and the
+// dynamic dim gives a partly static type (torch's attention export).
+// CHECK-LABEL: func.func @partial_shapes(
+// CHECK-SAME: -> (tensor<i64>, tensor<?x4x64xf32>)
+// CHECK-DAG: %[[HEAD:.*]] = "onnx.Constant"() <{value = dense<64> : tensor<i64>}>
+// CHECK-DAG: "onnx.Gather"
+// CHECK: "onnx.Reshape"(%{{.*}}, %{{.*}}) {{.*}} -> tensor<?x4x64xf32>
+// CHECK: return %[[HEAD]], %{{.*}} : tensor<i64>, tensor<?x4x64xf32>
+func.func @partial_shapes(%x: tensor<?x1x256xf32>) -> (tensor<*xi64>, tensor<*xf32>) {
+  %s = "onnx.Shape"(%x) : (tensor<?x1x256xf32>) -> tensor<*xi64>
+  %c0 = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %c2 = "onnx.Constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %c4 = "onnx.Constant"() {value = dense<4> : tensor<i64>} : () -> tensor<i64>
+  %axes = "onnx.Constant"() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %four = "onnx.Constant"() {value = dense<[4]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %d = "onnx.Gather"(%s, %c2) {axis = 0 : i64} : (tensor<*xi64>, tensor<i64>) -> tensor<*xi64>
+  %hd = "onnx.Div"(%d, %c4) : (tensor<*xi64>, tensor<i64>) -> tensor<*xi64>
+  %n = "onnx.Gather"(%s, %c0) {axis = 0 : i64} : (tensor<*xi64>, tensor<i64>) -> tensor<*xi64>
+  %nu = "onnx.Unsqueeze"(%n, %axes) : (tensor<*xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %hu = "onnx.Unsqueeze"(%hd, %axes) : (tensor<*xi64>, tensor<1xi64>) -> tensor<*xi64>
+  %t = "onnx.Concat"(%nu, %four, %hu) {axis = 0 : i64} : (tensor<*xi64>, tensor<1xi64>, tensor<*xi64>) -> tensor<*xi64>
+  %r = "onnx.Reshape"(%x, %t) : (tensor<?x1x256xf32>, tensor<*xi64>) -> tensor<*xf32>
+  return %hd, %r : tensor<*xi64>, tensor<*xf32>
 }

@@ -109,6 +109,19 @@ def main():
         save(out, f"block_y{seq}", h - h.mean(2, keepdims=True))
         np.save(os.path.join(out, f"block_shape{seq}.npy"), np.array([1, seq], np.int64))
 
+    # The first and last tokens (Gather along the dim: it must be >= 1).
+    model(out, "token0",
+          [helper.make_node("Gather", ["x", "zero"], ["y"], name="first", axis=1),
+           helper.make_node("Gather", ["x", "last"], ["z"], name="final", axis=1)],
+          [vi("x", [1, "seq", 4])], [vi("y", [1, 4]), vi("z", [1, 4])],
+          [init("zero", np.array(0, np.int64)), init("last", np.array(-1, np.int64))])
+    for seq in (0, 3):
+        x = rng.standard_normal((1, seq, 4)).astype(np.float32)
+        save(out, f"token0_x{seq}", x)
+        if seq:
+            save(out, f"token0_y{seq}", x[:, 0])
+            save(out, f"token0_z{seq}", x[:, -1])
+
     # A dynamic batch and a dynamic sequence length.
     model(out, "batch_seq",
           [helper.make_node("MatMul", ["x", "w"], ["m"], name="matmul"),
@@ -129,10 +142,6 @@ def main():
           [helper.make_node("Reshape", ["x", "to"], ["y"], name="merge")],
           [vi("x", [1, "seq", 4])], [vi("y", [1, "merged"])],
           [init("to", np.array([1, -1], np.int64))])
-    model(out, "token0",
-          [helper.make_node("Gather", ["x", "zero"], ["y"], name="first", axis=1)],
-          [vi("x", [1, "seq", 4])], [vi("y", [1, 4])],
-          [init("zero", np.array(0, np.int64))])
     model(out, "two_dims",
           [helper.make_node("MatMul", ["a", "b"], ["y"], name="matmul")],
           [vi("a", [1, "S", 4]), vi("b", [4, "T"])], [vi("y", [1, "S", "T"])])
