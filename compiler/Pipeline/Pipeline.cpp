@@ -100,6 +100,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     // Kernels fold epilogues only where there are vector registers.
     plan.epilogues = options.vectorBits >= 64;
     plan.symbolicMax = options.symbolicMax;
+    plan.indexBitwidth = options.indexBitwidth;
     pm.addPass(createPlanMemoryPass(plan));
     return;
   }

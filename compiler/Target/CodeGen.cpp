@@ -78,7 +78,7 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   bool dynamic = !info.dynamicDim.empty();
   // The symbolic dim's largest value: sizes computed from it stay far from
   // overflowing 64 bits for tensors of up to a few dims that have it.
-  const int64_t kMaxSymbolic = info.symbolicMax > 0 ? info.symbolicMax : (int64_t(1) << 31) - 1;
+  const int64_t kMaxSymbolic = info.symbolicTop();
 
   auto *itemsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64, i64}, false);
   auto *items = llvm::Function::Create(itemsType, llvm::GlobalValue::InternalLinkage,

@@ -164,6 +164,8 @@ void readWorkspace(ModuleOp module, ModelInfo &info) {
     info.symbolicMax = m.getInt();
   if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_min"))
     info.symbolicMin = m.getInt();
+  if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_limit"))
+    info.symbolicLimit = m.getInt();
   if (auto a = main->getAttrOfType<IntegerAttr>("kiln.workspace_alignment"))
     info.workspaceAlignment = a.getInt();
 }
@@ -323,8 +325,7 @@ typedef struct kiln_model_desc {
                             : std::string("; this model has none, so dims may be NULL."))
      << (symbolic ? "\n   dims[" + std::to_string(info.symbolicIndex()) + "] is " +
                         info.symbolicDim + " (" + std::to_string(info.symbolicMin) + " to " +
-                        (info.symbolicMax ? std::to_string(info.symbolicMax)
-                                          : std::string("2^31 - 1")) +
+                        std::to_string(info.symbolicTop()) +
                         "); the workspace must hold " + n + "_workspace_size(dims)\n   bytes" +
                         (info.symbolicMax ? " (" + n + "_WORKSPACE_SIZE)." : std::string("."))
                   : std::string())

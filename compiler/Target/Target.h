@@ -13,6 +13,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +82,18 @@ struct ModelInfo {
   /// The symbolic dim's smallest value the code runs with (1 when it
   /// gathers along the dim, else 0).
   int64_t symbolicMin = 0;
+  /// The largest value whose sizes the plan can compute without overflow
+  /// (0: no limit beyond 2^31 - 1).
+  int64_t symbolicLimit = 0;
+  /// The largest value the entry points accept.
+  int64_t symbolicTop() const {
+    int64_t top = (int64_t(1) << 31) - 1;
+    if (symbolicMax > 0)
+      top = std::min(top, symbolicMax);
+    if (symbolicLimit > 0)
+      top = std::min(top, symbolicLimit);
+    return top;
+  }
   int64_t workspaceSize = 0;
   int64_t workspaceAlignment = 16;
   CodeStats stats; ///< Filled by emitCode for objects.

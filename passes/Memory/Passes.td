@@ -81,7 +81,10 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     `kiln.workspace_size` is -1. With `symbolic-max`, the plan is made
     for that value instead and its offsets are constants (sizes grow with
     the dim, so every smaller value fits in place); the function gets
-    `kiln.symbolic_max`.
+    `kiln.symbolic_max`. Either way the function also gets
+    `kiln.symbolic_limit`, the largest value whose buffer sizes and
+    offsets cannot overflow the target's index type (the entry point
+    refuses larger ones).
 
     With `epilogues`, a buffer that an all-parallel generic writes from a
     contraction's result (an activation after a conv, possibly into the
@@ -96,6 +99,9 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
            "The largest value of the kiln.symbolic_dim argument (0: none). "
            "With it the plan is static, made for that value: buffers take "
            "no more room for smaller values">,
+    Option<"indexBitwidth", "index-bitwidth", "unsigned", "64",
+           "The target's index width: a dynamic plan gets the largest value "
+           "of the dim whose workspace sizes fit it (kiln.symbolic_limit)">,
     Option<"epilogues", "epilogues", "bool", "false",
            "Keep the output of a contraction's elementwise epilogue apart "
            "from the contraction's operands, so that a CPU kernel can "

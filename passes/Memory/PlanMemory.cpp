@@ -398,9 +398,46 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     if (walk.wasInterrupted())
       return failure();
 
+    // The largest value of the dim whose buffers, summed, stay well inside
+    // the index type (offsets are at most that sum): sizes computed from a
+    // larger one could wrap around. Sizes grow with the dim, so a binary
+    // search finds it.
+    bool dynamic = llvm::any_of(buffers, [](const Buffer &b) { return b.dynamicBytes; });
+    if (dynamic) {
+      unsigned bits = std::min<unsigned>(indexBitwidth, 64);
+      int64_t limit = int64_t(1) << (bits - 2);
+      auto fits = [&](int64_t n) {
+        int64_t total = 0;
+        for (Buffer &b : buffers) {
+          std::optional<int64_t> bytes =
+              b.dynamicBytes ? evaluate(b.dynamicBytes, n) : std::optional<int64_t>(b.bytes);
+          if (!bytes || *bytes < 0 || *bytes > limit)
+            return false;
+          total += roundUp(std::max<int64_t>(*bytes, 1), alignment);
+          if (total > limit)
+            return false;
+        }
+        return true;
+      };
+      int64_t lo = 0, hi = (int64_t(1) << 31) - 1;
+      if (!fits(lo))
+        return func.emitError("the workspace's size cannot be computed from the dynamic dim");
+      while (lo < hi) {
+        int64_t mid = lo + (hi - lo + 1) / 2;
+        if (fits(mid))
+          lo = mid;
+        else
+          hi = mid - 1;
+      }
+      if (symbolicMax > lo)
+        return func.emitError("the workspace for the dynamic dim's largest value ")
+               << static_cast<int64_t>(symbolicMax) << " does not fit the target's " << bits
+               << "-bit sizes (at most " << lo << ")";
+      func->setAttr("kiln.symbolic_limit", OpBuilder(func).getI64IntegerAttr(lo));
+    }
+
     // With the dim's largest value given, a static plan for it: sizes grow
     // with the dim, so each buffer fits its place for every smaller value.
-    bool dynamic = llvm::any_of(buffers, [](const Buffer &b) { return b.dynamicBytes; });
     if (dynamic && symbolicMax > 0) {
       for (Buffer &b : buffers) {
         if (!b.dynamicBytes)
@@ -409,7 +446,7 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
         if (!bytes || *bytes < 0)
           return b.alloc.emitError("cannot size this buffer for the dynamic dim's largest "
                                    "value ")
-                 << symbolicMax;
+                 << static_cast<int64_t>(symbolicMax);
         b.bytes = roundUp(std::max<int64_t>(*bytes, 1), alignment);
       }
       dynamic = false;
