@@ -7,24 +7,10 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
-
-def model(out, name, nodes, inputs, outputs, inits=()):
-    graph = helper.make_graph(nodes, name, inputs, outputs, initializer=list(inits))
-    # Not onnx.checker: some of these are meant to be refused by kiln.
-    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    m.producer_name = "make_symbolic_models"
-    onnx.save(m, os.path.join(out, name + ".onnx"))
-
-
-def vi(name, shape, dtype=TensorProto.FLOAT):
-    return helper.make_tensor_value_info(name, dtype, shape)
-
-
-def init(name, array):
-    return numpy_helper.from_array(array, name)
+# The same model builders as the dynamic batch's models.
+from make_dynamic_models import init, model, vi
 
 
 def softmax(x):
