@@ -183,6 +183,20 @@ struct ConvertOnnxToLinalgPass
     if (failed(dynamicName))
       return failure();
     bool ok = true;
+    // Control flow (already scf) with a dynamic result: its `?` need not be
+    // the model's dim (a Loop's trip count), which the lowering assumes.
+    module.walk([&](Operation *op) {
+      if (isOnnxOp(op) || !op->getNumRegions() || isa<func::FuncOp>(op))
+        return;
+      for (Type t : op->getResultTypes())
+        if (!isa<NoneType>(t) && isa<TensorType>(t) && !isStaticTensor(t)) {
+          op->emitError() << "control flow with a dynamic shape is not supported by the "
+                             "CPU backend yet (pin the model's input shapes with "
+                             "--input-shape)";
+          ok = false;
+          return;
+        }
+    });
     module.walk([&](Operation *op) {
       if (!isOnnxOp(op) || isStructural(op))
         return;
