@@ -308,27 +308,36 @@ Value copyThroughMap(OpBuilder &b, Location loc, Value src, AffineMap readMap,
       .getResult(0);
 }
 
-Value clampedIndex(OpBuilder &b, Location loc, Value v, int64_t dim) {
+namespace {
+/// `v` as an index wrapped (negative counts from the end, adding `dim()`)
+/// and clamped to [0, last()]; the two bounds are built where they are
+/// first needed.
+Value clampIndexTo(OpBuilder &b, Location loc, Value v, function_ref<Value()> dim,
+                   function_ref<Value()> last) {
   auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x); };
   if (isa<FloatType>(v.getType()))
     v = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
   Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
   Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, c(0));
-  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, c(dim)), i);
+  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, dim()), i);
   i = arith::MaxSIOp::create(b, loc, i, c(0));
-  return arith::MinSIOp::create(b, loc, i, c(std::max<int64_t>(dim - 1, 0)));
+  return arith::MinSIOp::create(b, loc, i, last());
+}
+} // namespace
+
+Value clampedIndex(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  auto c = [&](int64_t x) -> Value { return arith::ConstantIndexOp::create(b, loc, x); };
+  return clampIndexTo(
+      b, loc, v, [&] { return c(dim); }, [&] { return c(std::max<int64_t>(dim - 1, 0)); });
 }
 
 Value clampedRuntimeIndex(OpBuilder &b, Location loc, Value v, Value dim) {
-  auto c = [&](int64_t x) { return arith::ConstantIndexOp::create(b, loc, x); };
-  if (isa<FloatType>(v.getType()))
-    v = arith::FPToSIOp::create(b, loc, b.getI64Type(), v);
-  Value i = arith::IndexCastOp::create(b, loc, b.getIndexType(), v);
-  Value neg = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, i, c(0));
-  i = arith::SelectOp::create(b, loc, neg, arith::AddIOp::create(b, loc, i, dim), i);
-  i = arith::MaxSIOp::create(b, loc, i, c(0));
-  Value last = arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, dim, c(1)), c(0));
-  return arith::MinSIOp::create(b, loc, i, last);
+  auto c = [&](int64_t x) -> Value { return arith::ConstantIndexOp::create(b, loc, x); };
+  return clampIndexTo(
+      b, loc, v, [&] { return dim; },
+      [&]() -> Value {
+        return arith::MaxSIOp::create(b, loc, arith::SubIOp::create(b, loc, dim, c(1)), c(0));
+      });
 }
 
 Value reshapeTensor(OpBuilder &b, Location loc, Value v,
