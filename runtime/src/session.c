@@ -268,6 +268,16 @@ static int descs_valid(const kiln_tensor_desc *descs, int32_t count) {
   return 1;
 }
 
+/// The workspace's alignment: 0 or 1 in the descriptor ask for nothing.
+static uint64_t workspace_align(const kiln_model_desc *model) {
+  return model->workspace_alignment > 1 ? (uint64_t)model->workspace_alignment : 1;
+}
+
+/// The first address at or after \p p that is a multiple of \p align.
+static void *align_up(char *p, uint64_t align) {
+  return p + (size_t)((align - (uintptr_t)p % align) % align);
+}
+
 /// For a model whose workspace depends on the dynamic dims: makes
 /// s->workspace hold what the dims in s->dynamic_dims need, growing the
 /// block when a run needs more than any earlier one.
@@ -284,8 +294,7 @@ static int ensure_workspace(kiln_session *s, msg *m) {
   }
   if ((uint64_t)need <= s->dynamic_capacity)
     return KILN_STATUS_OK;
-  uint64_t align =
-      model->workspace_alignment > 1 ? (uint64_t)model->workspace_alignment : 1;
+  uint64_t align = workspace_align(model);
   if ((uint64_t)need > SIZE_MAX - align)
     return KILN_STATUS_OUT_OF_MEMORY;
   char *block = (char *)malloc((size_t)need + (size_t)align);
@@ -298,7 +307,7 @@ static int ensure_workspace(kiln_session *s, msg *m) {
   free(s->dynamic_block);
   s->dynamic_block = block;
   s->dynamic_capacity = (uint64_t)need;
-  s->workspace = block + (size_t)((align - (uintptr_t)block % align) % align);
+  s->workspace = align_up(block, align);
   return KILN_STATUS_OK;
 }
 
@@ -329,8 +338,7 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
     return KILN_STATUS_INVALID_ARGUMENT;
 
   // An alignment of 0 or 1 asks for nothing; any other must be a power of 2.
-  uint64_t align =
-      model->workspace_alignment > 1 ? (uint64_t)model->workspace_alignment : 1;
+  uint64_t align = workspace_align(model);
   if (align & (align - 1))
     return KILN_STATUS_INVALID_ARGUMENT;
 
@@ -361,9 +369,7 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
   s->dynamic_block = NULL;
   s->dynamic_capacity = 0;
   if (ws_size) {
-    char *base = (char *)s + head;
-    size_t pad = (size_t)((align - (uintptr_t)base % align) % align);
-    s->workspace = base + pad;
+    s->workspace = align_up((char *)s + head, align);
   }
   s->error[0] = '\0';
   *out = s;
