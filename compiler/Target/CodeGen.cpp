@@ -76,9 +76,14 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   llvm::Type *i8 = llvm::Type::getInt8Ty(ctx);
   llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
   bool dynamic = !info.dynamicDim.empty();
-  // The symbolic dim's largest value: sizes computed from it stay far from
-  // overflowing 64 bits for tensors of up to a few dims that have it.
+  // The symbolic dim's largest accepted value: at most 2^31 - 1, --max-shape's
+  // and the memory plan's limit (its sizes cannot overflow below it).
   const int64_t kMaxSymbolic = info.symbolicTop();
+  // Whether a value of the symbolic dim is outside what the code accepts.
+  auto outOfRange = [&](llvm::IRBuilder<> &b, llvm::Value *value) {
+    return b.CreateOr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
+                      b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicMin)));
+  };
 
   auto *itemsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64, i64}, false);
   auto *items = llvm::Function::Create(itemsType, llvm::GlobalValue::InternalLinkage,
@@ -102,9 +107,7 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   };
   check(b.CreateICmpSLT(count, llvm::ConstantInt::get(i64, 0)));
   if (symbolic) {
-    check(b.CreateICmpUGT(symbol, llvm::ConstantInt::get(i64, kMaxSymbolic)));
-    if (info.symbolicMin > 0)
-      check(b.CreateICmpSLT(symbol, llvm::ConstantInt::get(i64, info.symbolicMin)));
+    check(outOfRange(b, symbol));
   }
   // a * b, refused (status 1) if it overflows.
   auto mulChecked = [&](llvm::Value *x, llvm::Value *y) -> llvm::Value * {
@@ -267,20 +270,16 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   if (!sizedAtRunTime) {
     // The static plan holds every value in range.
     llvm::Value *value = readDims(size, llvm::ConstantInt::get(i64, -1)).second;
-    b.CreateRet(b.CreateSelect(b.CreateOr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
-                                          b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicMin))),
-                               llvm::ConstantInt::get(i64, -1),
+    b.CreateRet(b.CreateSelect(outOfRange(b, value), llvm::ConstantInt::get(i64, -1),
                                llvm::ConstantInt::get(i64, info.workspaceSize)));
     return success();
   }
   llvm::Value *minusOne = llvm::ConstantInt::get(i64, -1);
   llvm::Value *value = readDims(size, minusOne).second;
   auto *inRange = llvm::BasicBlock::Create(ctx, "in_range", size);
-  auto *outOfRange = llvm::BasicBlock::Create(ctx, "out_of_range", size);
-  b.CreateCondBr(b.CreateOr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
-                            b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicMin))),
-                 outOfRange, inRange);
-  b.SetInsertPoint(outOfRange);
+  auto *refuse = llvm::BasicBlock::Create(ctx, "out_of_range", size);
+  b.CreateCondBr(outOfRange(b, value), refuse, inRange);
+  b.SetInsertPoint(refuse);
   b.CreateRet(minusOne);
   b.SetInsertPoint(inRange);
   llvm::Type *indexType = wsSize->getFunctionType()->getParamType(0);
