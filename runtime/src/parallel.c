@@ -20,6 +20,9 @@
 // from several host threads take turns; a loop started from inside a chunk
 // runs serially on that thread.
 //
+// Strings that generated code makes inside a chunk belong to the run that
+// started the loop: workers take the caller's string arena for the loop.
+//
 // A child of fork() starts its own workers. Without POSIX threads
 // (firmware) the hook is serial.
 //
@@ -31,6 +34,7 @@
 #endif
 
 #include "kiln/runtime.h"
+#include "internal.h"
 
 #include <stdlib.h>
 
@@ -89,6 +93,7 @@ static struct {
   /* The current loop; written before generation is bumped. */
   kiln_chunk_fn fn;
   void *ctx;
+  void *strings; ///< The caller's string arena (internal.h).
   int64_t n;
   int64_t blocks;
   _Atomic int64_t next; ///< The next block to take.
@@ -136,7 +141,9 @@ static void *worker_main(void *arg) {
     int parts = (int)(s % KILN_STATE_PARTS);
     if (id >= parts)
       continue;
+    void *own = kiln_string_arena_swap(pool.strings);
     run_blocks(id);
+    kiln_string_arena_swap(own);
     atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel);
   }
   return NULL;
@@ -211,6 +218,7 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
     parts = (int)n;
   pool.fn = fn;
   pool.ctx = ctx;
+  pool.strings = kiln_string_arena_current();
   pool.n = n;
   pool.blocks = n < (int64_t)parts * KILN_BLOCKS_PER_THREAD ? n
                                                            : (int64_t)parts * KILN_BLOCKS_PER_THREAD;

@@ -42,7 +42,7 @@ static const dtype_info kDtypes[] = {
     {"int16", 2},          // 5 INT16
     {"int32", 4},          // 6 INT32
     {"int64", 8},          // 7 INT64
-    {"string", 0},         // 8 STRING
+    {"string", sizeof(char *)}, // 8 STRING (a pointer to UTF-8)
     {"bool", 1},           // 9 BOOL
     {"float16", 2},        // 10 FLOAT16
     {"float64", 8},        // 11 DOUBLE

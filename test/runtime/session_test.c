@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -509,6 +510,7 @@ static void test_status_and_dtype_names(void) {
       {5, "int16", 2},
       {6, "int32", 4},
       {7, "int64", 8},
+      {8, "string", (int64_t)sizeof(char *)},
       {9, "bool", 1},
       {10, "float16", 2},
       {11, "float64", 8},
@@ -633,7 +635,59 @@ static void test_parallel_for(void) {
   kiln_set_num_threads(1);
 }
 
+/* A chunk that makes a string in the run's arena (parallel.c hands the
+   caller's arena to its workers). */
+static void make_strings(void *ctx, int64_t begin, int64_t end) {
+  uintptr_t *out = (uintptr_t *)ctx;
+  for (int64_t i = begin; i < end; ++i)
+    out[i] = kiln_string_from_i64(i);
+}
+
+static void test_strings(void) {
+  kiln_string_arena arena;
+  kiln_string_run_begin(&arena);
+  uintptr_t up = kiln_string_change_case((uintptr_t) "Stra\xc3\x9f" "e \xc3\xa4\xce\xb1x", 1);
+  CHECK(strcmp((const char *)up, "STRA\xc3\x9f" "E \xc3\x84\xce\x91X") == 0,
+        "upper case: '%s'", (const char *)up);
+  uintptr_t low = kiln_string_change_case((uintptr_t) "\xc3\x84\xff!", 0);
+  CHECK(strcmp((const char *)low, "\xc3\xa4\xff!") == 0, "lower case keeps invalid bytes");
+  static const char list[] = "the\0\0\xc3\x84rger";
+  CHECK(kiln_string_in_list((uintptr_t) "THE", (uintptr_t)list, 3, 1), "'THE' in list, any case");
+  CHECK(!kiln_string_in_list((uintptr_t) "THE", (uintptr_t)list, 3, 0), "'THE' not in list");
+  CHECK(kiln_string_in_list((uintptr_t) "", (uintptr_t)list, 3, 0), "'' in list");
+  CHECK(kiln_string_in_list((uintptr_t) "\xc3\xa4RGER", (uintptr_t)list, 3, 1),
+        "non-ASCII stopword ignoring case");
+  CHECK(!kiln_string_in_list((uintptr_t) "\xc3\xa4RGER", (uintptr_t)list, 2, 1),
+        "count limits the list");
+  CHECK(kiln_string_to_i64(0) == 0 && kiln_string_to_f32((uintptr_t) "x") != kiln_string_to_f32((uintptr_t) "x"),
+        "NULL reads as \"\"; text that is no number gives NaN");
+  CHECK(strcmp((const char *)kiln_string_from_f64(0.1), "0.1") == 0 &&
+            strcmp((const char *)kiln_string_from_f64(1e300), "1e+300") == 0 &&
+            strcmp((const char *)kiln_string_from_u64(UINT64_MAX), "18446744073709551615") == 0,
+        "number texts");
+  /* Strings made on worker threads belong to this run too. */
+  kiln_set_num_threads(2);
+  uintptr_t made[64];
+  kiln_parallel_for(64, make_strings, made);
+  kiln_set_num_threads(1);
+  int ok = 1;
+  for (int i = 0; i < 64; ++i) {
+    char want[8];
+    snprintf(want, sizeof want, "%d", i);
+    ok &= strcmp((const char *)made[i], want) == 0;
+  }
+  CHECK(ok, "strings made in a parallel loop");
+  char *copy = (char *)kiln_string_export(up);
+  CHECK(kiln_string_run_end(&arena) == KILN_STATUS_OK, "run end: ok");
+  /* The export outlives the run; the caller frees it. */
+  CHECK(copy && strcmp(copy, "STRA\xc3\x9f" "E \xc3\x84\xce\x91X") == 0, "exported copy");
+  free(copy);
+  /* Outside a run: "" and no allocation. */
+  CHECK(strcmp((const char *)kiln_string_from_i64(7), "") == 0, "no arena: ''");
+}
+
 int main(void) {
+  test_strings();
   test_correct_run();
   test_bad_tensors();
   test_workspace_alignment();

@@ -9,12 +9,13 @@
 //   - kiln_parallel_for, the hook generated code calls for parallel loops;
 //   - the session helper: owns a model's workspace and checks every tensor
 //     against the descriptor before calling the model's run function;
-//   - small dtype helpers for tools.
+//   - small dtype helpers for tools;
+//   - the hooks generated code calls for string tensors.
 //
 // Self-contained: includes only <stddef.h> and <stdint.h>; usable from C and
 // C++. No function here aborts; failures are reported as kiln_status codes.
 // The only global mutable state is the thread pool behind kiln_parallel_for;
-// only kiln_session_create allocates.
+// only kiln_session_create and the string hooks allocate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -99,8 +100,8 @@ const char *kiln_status_string(int status);
 const char *kiln_dtype_name(int32_t dtype);
 
 /// Bytes per element of an ONNX TensorProto.DataType; 0 for an unknown code
-/// and for types without a whole-byte element size (string, int4, uint4,
-/// float4e2m1).
+/// and for types without a whole-byte element size (int4, uint4,
+/// float4e2m1). A string element is a pointer: sizeof(char *).
 int64_t kiln_dtype_size(int32_t dtype);
 
 /// Calls \p fn over the index range [0, \p n), split into chunks
@@ -124,6 +125,42 @@ void kiln_set_num_threads(int n);
 /// The number of threads parallel loops use (1 where the runtime was built
 /// without POSIX threads).
 int kiln_get_num_threads(void);
+
+/// String tensors. An element is a `char *` to NUL-terminated UTF-8 (an
+/// input element may be NULL, read as ""); kiln_dtype_size(8) is the size of
+/// that pointer. A model reads its input strings during the call only. Each
+/// string of a string output is a new malloc'd copy that the caller owns
+/// and releases with free(), once the run returned KILN_STATUS_OK (after a
+/// failed run the outputs own nothing).
+///
+/// The hooks below are what generated code calls (strings as uintptr_t);
+/// hosts do not call them. Strings made during a run belong to the run's
+/// arena, opened and closed by the model's entry point around its code.
+typedef struct kiln_string_arena {
+  void *owned;    /* strings the run made, freed at its end            */
+  void *exported; /* the outputs' strings, freed only if the run fails */
+  void *previous; /* the thread's arena before this run               */
+  int64_t failed; /* non-zero once an allocation failed               */
+} kiln_string_arena;
+
+void kiln_string_run_begin(kiln_string_arena *arena);
+/// Frees the run's strings; KILN_STATUS_OK, or KILN_STATUS_OUT_OF_MEMORY
+/// (and the exported strings freed too) if an allocation failed.
+int kiln_string_run_end(kiln_string_arena *arena);
+uintptr_t kiln_string_export(uintptr_t s);
+uintptr_t kiln_string_from_f32(float x);
+uintptr_t kiln_string_from_f64(double x);
+uintptr_t kiln_string_from_i64(int64_t x);
+uintptr_t kiln_string_from_u64(uint64_t x);
+float kiln_string_to_f32(uintptr_t s);
+double kiln_string_to_f64(uintptr_t s);
+int64_t kiln_string_to_i64(uintptr_t s);
+uint64_t kiln_string_to_u64(uintptr_t s);
+uintptr_t kiln_string_change_case(uintptr_t s, int32_t upper);
+/// Whether \p s is one of the \p count NUL-terminated strings stored one
+/// after the other at \p list.
+int32_t kiln_string_in_list(uintptr_t s, uintptr_t list, int64_t count,
+                            int32_t ignore_case);
 
 /// A tensor as a host passes it to kiln_session_run: a dense row-major buffer
 /// and the dtype and shape the host believes it has. The host owns all of it.
