@@ -27,6 +27,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <dlfcn.h>
 #include <numeric>
 #include <set>
@@ -254,6 +255,19 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
   for (int32_t i = 0; i < d.num_inputs; ++i)
     if (m.inputs[i].dtype == 4 && d.inputs[i].dtype == 16)
       m.inputs[i].dtype = 16;
+  for (int32_t i = 0; i < d.num_inputs; ++i) {
+    HostTensor &t = m.inputs[i];
+    if (t.dtype != 8)
+      continue;
+    // A string tensor is passed as pointers to its NUL-terminated texts.
+    if (!bound[i])
+      t.strings.assign(t.data.size() / sizeof(char *), "");
+    t.data.assign(t.strings.size() * sizeof(char *), 0);
+    for (size_t k = 0; k < t.strings.size(); ++k) {
+      const char *text = t.strings[k].c_str();
+      std::memcpy(t.data.data() + k * sizeof(char *), &text, sizeof(char *));
+    }
+  }
   for (HostTensor &t : m.inputs) {
     int64_t bytes = static_cast<int64_t>(t.data.size());
     if (t.data.empty())
@@ -284,6 +298,22 @@ int runOnce(Loaded &m) {
                                 static_cast<int32_t>(m.outTensors.size()));
   if (status != KILN_STATUS_OK)
     return error(std::string(m.desc->name) + ": " + kiln_session_error(m.session));
+  // String outputs: each element is a malloc'd text the caller owns.
+  for (size_t i = 0; i < m.outputs.size(); ++i) {
+    HostTensor &t = m.outputs[i];
+    if (t.dtype != 8)
+      continue;
+    size_t n = static_cast<size_t>(m.outTensors[i].num_bytes) / sizeof(char *);
+    t.strings.assign(n, "");
+    for (size_t k = 0; k < n; ++k) {
+      char *text = nullptr;
+      std::memcpy(&text, t.data.data() + k * sizeof(char *), sizeof(char *));
+      if (text)
+        t.strings[k] = text;
+      free(text);
+      std::memset(t.data.data() + k * sizeof(char *), 0, sizeof(char *));
+    }
+  }
   return 0;
 }
 
@@ -297,6 +327,26 @@ bool compare(const HostTensor &actual, const HostTensor &expected, int index,
                  << dataTypeName(expected.dtype) << " "
                  << shapeText(expected.dims.data(), expected.dims.size()) << "\n";
     return false;
+  }
+  if (actual.dtype == 8) {
+    int64_t bad = 0, first = -1;
+    for (size_t i = 0; i < actual.strings.size() && i < expected.strings.size(); ++i)
+      if (actual.strings[i] != expected.strings[i] && bad++ == 0)
+        first = static_cast<int64_t>(i);
+    if (actual.strings.size() != expected.strings.size()) {
+      llvm::outs() << "MISMATCH: " << actual.strings.size() << " strings, expected "
+                   << expected.strings.size() << "\n";
+      return false;
+    }
+    if (bad) {
+      llvm::outs() << "MISMATCH (" << bad << " of " << actual.strings.size()
+                   << " strings differ; first at element " << first << ": got \""
+                   << actual.strings[first] << "\", expected \"" << expected.strings[first]
+                   << "\")\n";
+      return false;
+    }
+    llvm::outs() << actual.strings.size() << " strings equal: ok\n";
+    return true;
   }
   double maxAbs = 0, maxRel = 0;
   int64_t worst = -1, bad = 0;

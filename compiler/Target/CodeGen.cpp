@@ -181,6 +181,26 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   auto *header = llvm::BasicBlock::Create(ctx, "item", items);
   auto *body = llvm::BasicBlock::Create(ctx, "run_item", items);
   auto *done = llvm::BasicBlock::Create(ctx, "done", items);
+  // A model with string tensors runs inside a string arena of the runtime
+  // (its strings are freed at the end; the status says if memory ran out).
+  bool strings = llvm::any_of(m.functions(), [](const llvm::Function &f) {
+    return f.isDeclaration() && f.getName().starts_with("kiln_string_");
+  });
+  llvm::Value *arena = nullptr;
+  llvm::FunctionCallee arenaEnd;
+  if (strings) {
+    // struct kiln_string_arena: three pointers and an int64_t.
+    auto *arenaType = llvm::ArrayType::get(i64, 4);
+    {
+      llvm::IRBuilder<> top(&items->getEntryBlock(), items->getEntryBlock().begin());
+      arena = top.CreateAlloca(arenaType, nullptr, "string_arena");
+    }
+    auto begin = m.getOrInsertFunction("kiln_string_run_begin",
+                                       llvm::FunctionType::get(b.getVoidTy(), {ptr}, false));
+    arenaEnd = m.getOrInsertFunction("kiln_string_run_end",
+                                     llvm::FunctionType::get(i32, {ptr}, false));
+    b.CreateCall(begin, {arena});
+  }
   llvm::BasicBlock *pre = b.GetInsertBlock();
   b.CreateBr(header);
   b.SetInsertPoint(header);
@@ -203,7 +223,10 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   item->addIncoming(b.CreateAdd(item, llvm::ConstantInt::get(i64, 1)), body);
   b.CreateBr(header);
   b.SetInsertPoint(done);
-  b.CreateRet(llvm::ConstantInt::get(i32, 0));
+  if (strings)
+    b.CreateRet(b.CreateCall(arenaEnd, {arena}));
+  else
+    b.CreateRet(llvm::ConstantInt::get(i32, 0));
   b.SetInsertPoint(bad);
   b.CreateRet(llvm::ConstantInt::get(i32, 1)); // KILN_STATUS_INVALID_ARGUMENT
 

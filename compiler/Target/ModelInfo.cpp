@@ -19,6 +19,7 @@ int64_t elementBytes(int32_t dtype) {
   case 2: case 3: case 9: return 1;           // uint8, int8, bool
   case 4: case 5: case 10: case 16: return 2; // uint16, int16, f16, bf16
   case 7: case 11: case 13: return 8;         // int64, double, uint64
+  case 8: return 8; // string: a pointer (string tensors need a 64-bit host)
   default: return 0;
   }
 }
@@ -35,6 +36,7 @@ const char *cTypeOf(int32_t dtype) {
   case 7: return "int64_t";
   case 12: return "uint32_t";
   case 13: return "uint64_t";
+  case 8: return "char *"; // NUL-terminated UTF-8
   default: return "void";
   }
 }
@@ -48,6 +50,7 @@ const char *dtypeName(int32_t dtype) {
   case 5: return "int16";
   case 6: return "int32";
   case 7: return "int64";
+  case 8: return "string";
   case 9: return "bool";
   case 10: return "float16";
   case 11: return "float64";
@@ -230,6 +233,12 @@ typedef struct kiln_model_desc {
   bool dynamic = !info.dynamicDim.empty();
   bool symbolic = !info.symbolicDim.empty();
   int numDynamic = info.numDynamicDims();
+  auto isString = [](const TensorInfo &t) { return t.dtype == 8; };
+  if (llvm::any_of(info.inputs, isString) || llvm::any_of(info.outputs, isString))
+    os << "/* String tensors (dtype 8): one char * per element, to NUL-terminated\n"
+       << "   UTF-8 (NULL reads as \"\"). Input strings are read during the call\n"
+       << "   only; each string of a string output is a malloc'd copy the caller\n"
+       << "   frees with free() after a run that returned 0. Link kiln_runtime. */\n";
   os << "#define " << n << "_NUM_INPUTS " << info.inputs.size() << "\n"
      << "#define " << n << "_NUM_OUTPUTS " << info.outputs.size() << "\n"
      << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize

@@ -13,6 +13,7 @@
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
 #include "mlir/IR/Operation.h"
@@ -210,6 +211,32 @@ LogicalResult lowerForTarget(PassManager &pm, ModuleOp module,
         !op->hasTrait<OpTrait::ConstantLike>())
       labels.try_emplace(op->getLoc(), onnx::opLabel(op));
   });
+  // String tensors live on the heap of kiln's C runtime (strings.c),
+  // which kiln links for the 64-bit host only.
+  if (target.bareMetal || target.pointerBits != 64 || !isHostTriple(target.triple)) {
+    auto isString = [](Type t) { return isa<onnx::StringType>(getElementTypeOrSelf(t)); };
+    Operation *user = nullptr;
+    module->walk([&](Operation *op) {
+      bool strings = llvm::any_of(op->getOperandTypes(), isString) ||
+                     llvm::any_of(op->getResultTypes(), isString);
+      if (auto f = dyn_cast<func::FuncOp>(op))
+        strings = llvm::any_of(f.getArgumentTypes(), isString) ||
+                  llvm::any_of(f.getResultTypes(), isString);
+      if (!strings)
+        return WalkResult::advance();
+      user = op;
+      // A node that uses them names itself; the function is the fallback.
+      return isa<func::FuncOp>(op) ? WalkResult::advance() : WalkResult::interrupt();
+    });
+    if (user) {
+      std::string label = labels.lookup(user->getLoc());
+      user->emitError() << (label.empty() ? std::string() : label + ": ")
+                        << "string tensors need kiln's C runtime (its heap and number "
+                           "parsing), which kiln has for the 64-bit host only, not for '"
+                        << target.triple << "'";
+      return failure();
+    }
+  }
   if (failed(pm.run(module)))
     return failure();
   if (target.hasFloat64)

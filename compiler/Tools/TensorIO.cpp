@@ -4,6 +4,7 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -15,7 +16,7 @@ namespace {
 
 enum : int32_t {
   kFloat = 1, kUint8 = 2, kInt8 = 3, kUint16 = 4, kInt16 = 5, kInt32 = 6,
-  kInt64 = 7, kBool = 9, kFloat16 = 10, kDouble = 11, kUint32 = 12,
+  kInt64 = 7, kString = 8, kBool = 9, kFloat16 = 10, kDouble = 11, kUint32 = 12,
   kUint64 = 13, kBfloat16 = 16
 };
 
@@ -53,6 +54,54 @@ float halfToFloat(uint16_t h) {
   float f;
   std::memcpy(&f, &bits, 4);
   return f;
+}
+
+/// Appends code point \p cp as UTF-8; false if it is not a scalar value.
+bool appendUtf8(std::string &out, uint32_t cp) {
+  if (cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+    return false;
+  if (cp < 0x80) {
+    out += static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    out += static_cast<char>(0xc0 | (cp >> 6));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else if (cp < 0x10000) {
+    out += static_cast<char>(0xe0 | (cp >> 12));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  } else {
+    out += static_cast<char>(0xf0 | (cp >> 18));
+    out += static_cast<char>(0x80 | ((cp >> 12) & 0x3f));
+    out += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+    out += static_cast<char>(0x80 | (cp & 0x3f));
+  }
+  return true;
+}
+
+/// The code points of UTF-8 \p text; a byte that does not start a valid
+/// sequence is taken as the code point of its value (Latin-1).
+std::vector<uint32_t> codePoints(const std::string &text) {
+  std::vector<uint32_t> out;
+  const auto *s = reinterpret_cast<const unsigned char *>(text.data());
+  size_t n = text.size();
+  for (size_t i = 0; i < n;) {
+    unsigned c = s[i];
+    int len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    uint32_t cp = len == 1 ? c : len ? (c & (0x7f >> len)) : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (int k = 1; ok && k < len; ++k) {
+      ok = (s[i + k] & 0xc0) == 0x80;
+      cp = (cp << 6) | (s[i + k] & 0x3f);
+    }
+    if (!ok) {
+      out.push_back(c);
+      ++i;
+      continue;
+    }
+    out.push_back(cp);
+    i += len;
+  }
+  return out;
 }
 
 struct NpyType {
@@ -107,6 +156,16 @@ bool parseNpy(const std::string &bytes, const std::string &path, HostTensor &t,
   for (const NpyType &n : kNpyTypes)
     if (descr == n.descr)
       t.dtype = n.dtype;
+  // Strings: '<UN' (N UTF-32 code units) or '|SN' (N bytes), NUL-padded.
+  int64_t charSize = 0, charCount = 0;
+  if (!t.dtype && descr.size() > 2 && (descr.substr(0, 2) == "<U" || descr.substr(0, 2) == "|S")) {
+    charSize = descr[1] == 'U' ? 4 : 1;
+    char *end = nullptr;
+    charCount = std::strtoll(descr.c_str() + 2, &end, 10);
+    if (*end || charCount < 1 || charCount > (int64_t(1) << 24))
+      return fail("bad string element type '" + descr + "'");
+    t.dtype = kString;
+  }
   if (!t.dtype)
     return fail("element type '" + descr + "' is not supported");
   std::string fortran = field("fortran_order");
@@ -133,6 +192,31 @@ bool parseNpy(const std::string &bytes, const std::string &path, HostTensor &t,
   int64_t n = t.numElements();
   if (n < 0)
     return fail("bad shape");
+  if (t.dtype == kString) {
+    if (columnMajor && t.dims.size() > 1)
+      return fail("Fortran-ordered string arrays are not supported");
+    size_t item = static_cast<size_t>(charSize * charCount);
+    if ((bytes.size() - dataStart) / item < static_cast<size_t>(n))
+      return fail("holds " + std::to_string(bytes.size() - dataStart) +
+                  " bytes of data, its shape needs " + std::to_string(n * item));
+    t.strings.clear();
+    for (int64_t i = 0; i < n; ++i) {
+      const char *p = bytes.data() + dataStart + i * item;
+      std::string text;
+      for (int64_t c = 0; c < charCount; ++c) {
+        uint32_t cp = 0;
+        std::memcpy(&cp, p + c * charSize, charSize);
+        if (cp == 0)
+          break;
+        if (charSize == 1)
+          text += static_cast<char>(cp);
+        else if (!appendUtf8(text, cp))
+          return fail("element " + std::to_string(i) + " is not valid Unicode");
+      }
+      t.strings.push_back(std::move(text));
+    }
+    return true;
+  }
   size_t need = static_cast<size_t>(n) * dataTypeSize(t.dtype);
   if (bytes.size() - dataStart < need)
     return fail("holds " + std::to_string(bytes.size() - dataStart) +
@@ -180,7 +264,7 @@ bool parseProto(const std::string &bytes, const std::string &path, HostTensor &t
     error = "'" + path + "' is not a tensor file (.npy or an ONNX TensorProto)";
     return false;
   }
-  if (dataTypeSize(t.dtype) == 0) {
+  if (t.dtype != kString && dataTypeSize(t.dtype) == 0) {
     error = "'" + path + "': element type " + std::to_string(t.dtype) +
             " is not supported by kiln run";
     return false;
@@ -194,6 +278,15 @@ bool parseProto(const std::string &bytes, const std::string &path, HostTensor &t
   if (proto.data_location() == ::onnx::TensorProto::EXTERNAL) {
     error = "'" + path + "': external data is not supported by kiln run";
     return false;
+  }
+  if (t.dtype == kString) {
+    if (proto.string_data_size() != t.numElements()) {
+      error = "'" + path + "': holds " + std::to_string(proto.string_data_size()) +
+              " strings, the shape needs " + std::to_string(t.numElements());
+      return false;
+    }
+    t.strings.assign(proto.string_data().begin(), proto.string_data().end());
+    return true;
   }
   int64_t n = t.numElements();
   size_t need = static_cast<size_t>(n) * dataTypeSize(t.dtype);
@@ -268,6 +361,7 @@ const char *dataTypeName(int32_t dtype) {
   case kUint32: return "uint32";
   case kUint64: return "uint64";
   case kBfloat16: return "bfloat16";
+  case kString: return "string";
   default: return "unsupported";
   }
 }
@@ -288,6 +382,18 @@ bool writeNpy(const std::string &path, const HostTensor &t, std::string &error) 
       descr = n.descr;
   if (t.dtype == kBfloat16)
     descr = "<u2"; // NumPy has no bfloat16: the bit patterns, as uint16.
+  // Strings as NumPy's fixed-width Unicode: UTF-32 code units, NUL-padded.
+  std::string stringDescr;
+  std::vector<std::vector<uint32_t>> units;
+  size_t width = 1;
+  if (t.dtype == kString) {
+    for (const std::string &text : t.strings) {
+      units.push_back(codePoints(text));
+      width = std::max(width, units.back().size());
+    }
+    stringDescr = "<U" + std::to_string(width);
+    descr = stringDescr.c_str();
+  }
   if (!descr) {
     error = std::string("cannot write ") + dataTypeName(t.dtype) + " as .npy";
     return false;
@@ -311,6 +417,13 @@ bool writeNpy(const std::string &path, const HostTensor &t, std::string &error) 
   char lenBytes[2] = {static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
   out.write(lenBytes, 2);
   out << header;
+  if (t.dtype == kString) {
+    for (std::vector<uint32_t> &u : units) {
+      u.resize(width, 0);
+      out.write(reinterpret_cast<const char *>(u.data()), u.size() * 4);
+    }
+    return static_cast<bool>(out);
+  }
   out.write(reinterpret_cast<const char *>(t.data.data()), t.data.size());
   return static_cast<bool>(out);
 }

@@ -20,6 +20,9 @@ struct HostTensor {
   int32_t dtype = 0;          ///< ONNX TensorProto.DataType.
   std::vector<int64_t> dims;
   std::vector<uint8_t> data;  ///< numElements * element size bytes.
+  /// A string tensor's elements (UTF-8); `data` is then unused by the
+  /// readers and writers.
+  std::vector<std::string> strings;
   int64_t numElements() const;
 };
 

@@ -4,7 +4,8 @@
 // functions: producers are never fused into a multiply-accumulate
 // contraction, which must stay in the form kiln-vectorize-contractions
 // turns into register-blocked kernels; and a reshape that splits a
-// contraction's innermost output dim is not folded into it.
+// contraction's innermost output dim is not folded into it; a producer
+// whose body has side effects (the string hooks' calls) is not fused.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,13 +33,23 @@ bool isContraction(Operation *op) {
   return generic && generic.getNumReductionLoops() > 0 && kiln::vec::isMultiplyAccumulate(generic);
 }
 
+/// Whether a generic's body has side effects (a call of the runtime's
+/// string hooks): fused into its consumer, such a producer would stay
+/// behind as well (the effects keep it alive) and run twice.
+bool hasEffects(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && llvm::any_of(generic.getBody()->getOperations(),
+                                 [](Operation &o) { return !isMemoryEffectFree(&o); });
+}
+
 struct FuseElementwisePass
     : public kiln::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
-      return producer && producer->hasOneUse() && !isContraction(fused->getOwner());
+      return producer && producer->hasOneUse() && !isContraction(fused->getOwner()) &&
+             !hasEffects(producer);
     };
     // An expand_shape of a contraction's result is not folded into it
     // where it splits the output's innermost dim into several (a flat

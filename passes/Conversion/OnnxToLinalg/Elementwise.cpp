@@ -83,9 +83,21 @@ struct ElementwisePattern : public ConversionPattern {
       return isSupportedFloat(ty) || isSupportedInt(ty) || isBool(ty) ||
              (accepts == Accepts::Cast && (ty.isF16() || ty.isBF16()));
     };
-    for (Type in : info.in)
-      ok &= known(in);
-    ok &= known(info.out);
+    // Casts between strings and numbers (Strings.cpp); not bool.
+    bool text = accepts == Accepts::Cast &&
+                (isStringType(info.in[0]) || isStringType(info.out));
+    if (text) {
+      if (!isStringCastable(info.in[0]) || !isStringCastable(info.out))
+        return unsupported(rewriter, op,
+                           "a cast between " + typeName(info.in[0]) + " and " +
+                               typeName(info.out) +
+                               " is not supported yet (strings cast to and from floats "
+                               "and integers)");
+    } else {
+      for (Type in : info.in)
+        ok &= known(in);
+      ok &= known(info.out);
+    }
     if (!ok)
       return unsupported(rewriter, op, "element type " + typeName(t) + " is not supported yet");
     // CastLike's second operand only gives the type.
@@ -613,13 +625,17 @@ void addAll(const TypeConverter &tc, RewritePatternSet &patterns,
     return r;
   });
 
-  // Cast.
-  add("onnx.Cast", Accepts::Cast, [](B &b, L l, O, V a, I i) -> Value {
+  // Cast; to and from strings through the runtime's hooks.
+  auto castBody = [](B &b, L l, O op, V a, I i) -> Value {
+    auto module = op->getParentOfType<ModuleOp>();
+    if (isStringType(i.in[0]))
+      return castFromString(b, l, module, a[0], i.out);
+    if (isStringType(i.out))
+      return castToString(b, l, module, a[0], i.in[0]);
     return castScalar(b, l, a[0], i.in[0], i.out);
-  });
-  add("onnx.CastLike", Accepts::Cast, [](B &b, L l, O, V a, I i) -> Value {
-    return castScalar(b, l, a[0], i.in[0], i.out);
-  });
+  };
+  add("onnx.Cast", Accepts::Cast, castBody);
+  add("onnx.CastLike", Accepts::Cast, castBody);
 }
 
 } // namespace

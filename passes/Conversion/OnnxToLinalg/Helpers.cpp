@@ -41,6 +41,9 @@ LogicalResult unsupported(ConversionPatternRewriter &rewriter, Operation *op,
 }
 
 Type signlessType(Type type) {
+  // A string element is the address of its text.
+  if (isa<onnx::StringType>(type))
+    return IntegerType::get(type.getContext(), 64);
   if (auto i = dyn_cast<IntegerType>(type); i && !i.isSignless())
     return IntegerType::get(type.getContext(), i.getWidth());
   return type;

@@ -79,6 +79,7 @@ struct ConvertOnnxToLinalgPass
     populateTextPatterns(converter, patterns);
     populateMatrixPatterns(converter, patterns);
     populateSpectralPatterns(converter, patterns);
+    populateStringPatterns(converter, patterns);
 
     llvm::StringSet<> lowered;
     for (const auto &p : patterns.getNativePatterns())
@@ -97,7 +98,15 @@ struct ConvertOnnxToLinalgPass
     target.addLegalOp<kiln::onnx::NoValueOp>();
     target.addLegalDialect<arith::ArithDialect, linalg::LinalgDialect,
                            math::MathDialect, tensor::TensorDialect,
-                           scf::SCFDialect>();
+                           scf::SCFDialect, LLVM::LLVMDialect>();
+    target.addLegalOp<func::CallOp>();
+    // The entry function's string results, exported once it is lowered.
+    SmallVector<unsigned> stringResults;
+    auto entry = module.lookupSymbol<func::FuncOp>("main");
+    if (entry)
+      for (auto [i, t] : llvm::enumerate(entry.getResultTypes()))
+        if (isStringType(t))
+          stringResults.push_back(i);
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp f) {
       return converter.isSignatureLegal(f.getFunctionType());
     });
@@ -145,6 +154,8 @@ struct ConvertOnnxToLinalgPass
       }
       return signalPassFailure();
     }
+    if (entry)
+      exportStringResults(entry, stringResults);
     // `none` placeholders have no users left.
     module.walk([](kiln::onnx::NoValueOp op) {
       if (op->use_empty())
@@ -197,6 +208,13 @@ struct ConvertOnnxToLinalgPass
           return;
         }
     });
+    // Ops that handle string tensors: besides the ones that read or make
+    // text, those that only move elements (their addresses).
+    static const llvm::StringSet<> stringReady = {
+        "onnx.Cast",      "onnx.CastLike", "onnx.StringNormalizer", "onnx.Identity",
+        "onnx.Reshape",   "onnx.Flatten",  "onnx.Squeeze",          "onnx.Unsqueeze",
+        "onnx.Transpose", "onnx.Gather",   "onnx.Concat",           "onnx.Slice",
+        "onnx.Shape",     "onnx.Size"};
     module.walk([&](Operation *op) {
       if (!isOnnxOp(op) || isStructural(op))
         return;
@@ -204,6 +222,17 @@ struct ConvertOnnxToLinalgPass
       if (!lowered.contains(op->getName().getStringRef())) {
         op->emitError() << name
                         << ": operator not supported by the CPU backend yet";
+        ok = false;
+        return;
+      }
+      if (!stringReady.contains(op->getName().getStringRef()) &&
+          (llvm::any_of(op->getOperandTypes(), isStringType) ||
+           llvm::any_of(op->getResultTypes(), isStringType))) {
+        op->emitError() << name
+                        << ": string tensors are not supported by the CPU backend in this op "
+                           "yet (they are in Cast, CastLike, StringNormalizer and in Identity, "
+                           "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gather, Concat, "
+                           "Slice, Shape, Size)";
         ok = false;
         return;
       }

@@ -28,7 +28,8 @@ def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "mlir::ModuleOp"> {
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect",
-    "::mlir::scf::SCFDialect"];
+    "::mlir::scf::SCFDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect"];
 }
 
 #endif // KILN_PASSES_CONVERSION_ONNXTOLINALG_PASSES_TD

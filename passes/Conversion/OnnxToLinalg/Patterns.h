@@ -18,6 +18,10 @@
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/StringSet.h"
 
+namespace mlir::func {
+class FuncOp;
+} // namespace mlir::func
+
 namespace kiln::lowering {
 
 /// ONNX types use unsigned integers (ui8...); arith wants signless ones.
@@ -62,6 +66,34 @@ void populateTextPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 void populateMatrixPatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
+void populateStringPatterns(const mlir::TypeConverter &converter,
+                            mlir::RewritePatternSet &patterns);
+
+// String tensors (Strings.cpp): tensors of i64, each element the address of
+// a NUL-terminated UTF-8 text; text is read and made by the C runtime's
+// kiln_string_* hooks.
+
+/// Whether `type` (a tensor or an element type) has ONNX string elements.
+bool isStringType(mlir::Type type);
+/// Whether a Cast to or from string handles `type` (string, floats, 8- to
+/// 64-bit integers).
+bool isStringCastable(mlir::Type type);
+/// Calls the runtime hook `name` (declared in `module` if need be).
+mlir::Value callStringHook(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
+                           llvm::StringRef name, mlir::Type result, mlir::ValueRange args);
+/// The i64 address of `texts`, stored one after the other, NUL-terminated,
+/// in a private constant global ("" for none).
+mlir::Value constantStrings(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
+                            llvm::ArrayRef<std::string> texts);
+/// ONNX Cast of scalar text `s` to element type `to`, and of scalar `x` of
+/// element type `from` to a text.
+mlir::Value castFromString(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
+                           mlir::Value s, mlir::Type to);
+mlir::Value castToString(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp module,
+                         mlir::Value x, mlir::Type from);
+/// Copies `func`'s string results (by index) with kiln_string_export before
+/// it returns, so that the caller owns every output string.
+void exportStringResults(mlir::func::FuncOp func, llvm::ArrayRef<unsigned> results);
 void populateSpectralPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
 
