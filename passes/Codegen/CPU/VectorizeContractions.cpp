@@ -56,6 +56,7 @@
 #include "llvm/ADT/DenseSet.h"
 
 #include <functional>
+#include <map>
 
 #define DEBUG_TYPE "kiln-vectorize-contractions"
 
@@ -167,10 +168,13 @@ int64_t evaluate(AffineExpr e, ArrayRef<int64_t> dims) {
   }
 }
 
+/// Packed panels by their bytes: the globals that hold them.
+using PackedGlobals = std::map<std::string, std::string>;
+
 class KernelBuilder {
 public:
-  KernelBuilder(Contraction c, TileShape t, bool parallel)
-      : c(c), t(t), parallelPending(parallel) {}
+  KernelBuilder(Contraction c, TileShape t, bool parallel, PackedGlobals &packed)
+      : c(c), t(t), parallelPending(parallel), packed_(packed) {}
 
   /// Builds the kernel before the generic; false (and nothing built) if
   /// it cannot (Channels weights that do not pack).
@@ -317,13 +321,19 @@ private:
     panels.tiles = tiles;
     tiles *= sets;
     auto flatType = MemRefType::get({tiles * steps * width}, b.getF32Type());
-    std::string name = ("__kiln_packed_" + Twine(packCount++)).str();
-    OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-    auto value = DenseResourceElementsAttr::get(
-        RankedTensorType::get(flatType.getShape(), b.getF32Type()), name,
-        HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
-    memref::GlobalOp::create(mb, c.op.getLoc(), name, mb.getStringAttr("private"), flatType,
-                             value, /*constant=*/true, mb.getI64IntegerAttr(64));
+    // The same panels for another kernel (the pieces of a strip-mined
+    // dynamic dim) share one global.
+    std::string &name = packed_[std::string(reinterpret_cast<const char *>(packed.data()),
+                                             packed.size() * sizeof(float))];
+    if (name.empty()) {
+      name = ("__kiln_packed_" + Twine(packCount++)).str();
+      OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+      auto value = DenseResourceElementsAttr::get(
+          RankedTensorType::get(flatType.getShape(), b.getF32Type()), name,
+          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<float>(packed)));
+      memref::GlobalOp::create(mb, c.op.getLoc(), name, mb.getStringAttr("private"), flatType,
+                               value, /*constant=*/true, mb.getI64IntegerAttr(64));
+    }
     Value flat = memref::GetGlobalOp::create(b, loc(), flatType, name);
     return memref::ExpandShapeOp::create(
         b, loc(), MemRefType::get({tiles, steps, width}, b.getF32Type()), flat,
@@ -645,6 +655,7 @@ private:
   Value packedCol;      ///< [M tiles][steps][MR] when the column operand is packed.
   Panels rowPanel, colPanel;
   int64_t packedWidth = 0;
+  PackedGlobals &packed_;
 };
 
 struct VectorizeContractionsPass
@@ -682,13 +693,14 @@ struct VectorizeContractionsPass
         c.epilogue = nullptr;
     }
     unsigned packCount = 0;
+    PackedGlobals packed;
     for (Contraction &c : found) {
       // Threads pay off from a few hundred thousand multiply-adds on.
       int64_t work = 1;
       for (int64_t r : c.ranges)
         work *= r;
       if (!KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters),
-                         parallel && work >= (int64_t(1) << 18))
+                         parallel && work >= (int64_t(1) << 18), packed)
                .build(module, packCount))
         continue; // Left for the loop lowering, with its init and epilogue.
       c.op.erase();

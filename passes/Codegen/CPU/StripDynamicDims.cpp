@@ -1,0 +1,177 @@
+//===- StripDynamicDims.cpp - kiln-strip-dynamic-dims pass -----------------===//
+//
+// The vector kernels (kiln-vectorize-contractions, -elementwise) are built
+// for static shapes. A generic on buffers with dynamic loop ranges (a
+// model's dynamic dim, e.g. a sequence length) is strip-mined here into
+// static pieces: every dynamic loop dim d of size S runs as
+//
+//   for i = 0 .. S - S % T step T:   the generic on the T-wide window at i
+//   for i = S - S % T .. S:          the generic on the 1-wide window at i
+//
+// (nested for several dynamic dims), each piece a copy of the generic on
+// subviews of its operands, with static loop ranges. The pieces of a
+// parallel dim write disjoint windows of the output; those of a reduction
+// dim update the same output one after the other, in the generic's own
+// order along that dim. A generic is left alone unless every dynamic
+// operand dim is indexed by one dynamic loop dim exactly (no window
+// offsets, no divisions) and every dynamic loop dim so indexes some operand
+// (its size).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/CPU/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <functional>
+
+namespace kiln {
+#define GEN_PASS_DEF_STRIPDYNAMICDIMSPASS
+#include "passes/Codegen/CPU/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// Where a dynamic loop dim's size can be read: operand `operand`'s dim
+/// `pos`.
+struct SizeSource {
+  unsigned operand;
+  unsigned pos;
+};
+
+/// The dynamic loop dims of `op` in loop order, each with where its size
+/// is read; empty if there are none or the generic cannot be strip-mined.
+SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<std::pair<unsigned, SizeSource>> dims;
+  llvm::DenseMap<unsigned, SizeSource> source;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type)
+      return {};
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    for (auto [j, e] : llvm::enumerate(map.getResults())) {
+      // Every expression that uses a dynamic loop dim must be that dim
+      // alone; every dynamic operand dim must be indexed so.
+      auto d = dyn_cast<AffineDimExpr>(e);
+      bool usesDynamic = false;
+      for (unsigned k = 0; k < ranges.size(); ++k)
+        usesDynamic |= ShapedType::isDynamic(ranges[k]) && e.isFunctionOfDim(k);
+      if (usesDynamic && !d)
+        return {};
+      if (type.isDynamicDim(j) && (!d || !ShapedType::isDynamic(ranges[d.getPosition()])))
+        return {};
+      if (d && ShapedType::isDynamic(ranges[d.getPosition()]))
+        source.try_emplace(d.getPosition(), SizeSource{operand.getOperandNumber(),
+                                                       static_cast<unsigned>(j)});
+    }
+  }
+  for (unsigned k = 0; k < ranges.size(); ++k) {
+    if (!ShapedType::isDynamic(ranges[k]))
+      continue;
+    auto it = source.find(k);
+    if (it == source.end())
+      return {};
+    dims.push_back({k, it->second});
+  }
+  return dims;
+}
+
+struct StripDynamicDimsPass
+    : public kiln::impl::StripDynamicDimsPassBase<StripDynamicDimsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    if (chunk < 2)
+      return;
+    SmallVector<linalg::GenericOp> ops;
+    getOperation().walk([&](linalg::GenericOp op) {
+      if (op.hasPureBufferSemantics() && !op->getParentOfType<linalg::GenericOp>())
+        ops.push_back(op);
+    });
+    for (linalg::GenericOp op : ops) {
+      SmallVector<std::pair<unsigned, SizeSource>> dims = dynamicDims(op);
+      if (!dims.empty())
+        strip(op, dims);
+    }
+  }
+
+  void strip(linalg::GenericOp op, ArrayRef<std::pair<unsigned, SizeSource>> dims) {
+    Location loc = op.getLoc();
+    OpBuilder b(op);
+    // The sizes, read before the loops.
+    SmallVector<Value> sizes;
+    for (auto [d, src] : dims)
+      sizes.push_back(memref::DimOp::create(b, loc, op->getOperand(src.operand), src.pos));
+    unsigned numLoops = op.getNumLoops();
+    SmallVector<Value> at(numLoops);
+    SmallVector<int64_t> width(numLoops, 0);
+    std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
+      if (k == dims.size())
+        return piece(b, op, at, width);
+      unsigned d = dims[k].first;
+      Value size = sizes[k];
+      Value t = arith::ConstantIndexOp::create(b, loc, chunk);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value whole = arith::SubIOp::create(b, loc, size, arith::RemUIOp::create(b, loc, size, t));
+      // Full windows of T, then the rest one at a time.
+      for (auto [lo, hi, step, w] :
+           {std::make_tuple(zero, whole, t, int64_t(chunk)), std::make_tuple(whole, size, one, int64_t(1))}) {
+        auto loop = scf::ForOp::create(b, loc, lo, hi, step);
+        OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+        at[d] = loop.getInductionVar();
+        width[d] = w;
+        nest(nb, k + 1);
+      }
+    };
+    nest(b, 0);
+    op.erase();
+  }
+
+  /// A copy of `op` on the windows of its operands at `at` (`width` wide)
+  /// along the stripped loop dims.
+  void piece(OpBuilder &b, linalg::GenericOp op, ArrayRef<Value> at, ArrayRef<int64_t> width) {
+    Location loc = op.getLoc();
+    SmallVector<Value> operands;
+    // One view per buffer and indexing: an output updated in place stays
+    // the same value as the input it reads (what the kernels check for).
+    llvm::DenseMap<std::pair<Value, AffineMap>, Value> views;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value v = operand.get();
+      auto type = cast<MemRefType>(v.getType());
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (Value view = views.lookup({v, map})) {
+        operands.push_back(view);
+        continue;
+      }
+      SmallVector<OpFoldResult> offsets, sizes, strides;
+      bool windowed = false;
+      for (auto [j, e] : llvm::enumerate(map.getResults())) {
+        auto d = dyn_cast<AffineDimExpr>(e);
+        strides.push_back(b.getIndexAttr(1));
+        if (d && width[d.getPosition()]) {
+          offsets.push_back(at[d.getPosition()]);
+          sizes.push_back(b.getIndexAttr(width[d.getPosition()]));
+          windowed = true;
+        } else {
+          offsets.push_back(b.getIndexAttr(0));
+          sizes.push_back(b.getIndexAttr(type.getDimSize(j)));
+        }
+      }
+      operands.push_back(windowed ? memref::SubViewOp::create(b, loc, v, offsets, sizes, strides)
+                                        .getResult()
+                                  : v);
+      views[{v, map}] = operands.back();
+    }
+    Operation *copy = b.clone(*op);
+    copy->setOperands(operands);
+  }
+};
+
+} // namespace

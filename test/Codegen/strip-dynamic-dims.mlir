@@ -1,0 +1,128 @@
+// RUN: kiln-opt %s --kiln-strip-dynamic-dims --split-input-file -mlir-print-local-scope | FileCheck %s
+// RUN: kiln-opt %s --kiln-strip-dynamic-dims --kiln-vectorize-contractions=vector-bits=256 --kiln-vectorize-elementwise=vector-bits=256 --split-input-file | FileCheck %s --check-prefix=KERNEL
+// Generics with a dynamic loop range (a model's dynamic dim) become loops
+// over static windows: full windows of 16 along the dim, then the rest one
+// at a time, each a copy of the generic on subviews, which the kernels take.
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @rows(
+// CHECK-SAME: %[[X:.*]]: memref<?x8xf32>, %[[W:.*]]: memref<8x32xf32>, %[[Y:.*]]: memref<?x32xf32>)
+// CHECK: %[[S:.*]] = memref.dim %[[X]], %c0
+// CHECK: %[[R:.*]] = arith.remui %[[S]], %c16
+// CHECK: %[[FULL:.*]] = arith.subi %[[S]], %[[R]]
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %c16 {
+// CHECK:   %[[XS:.*]] = memref.subview %[[X]][%[[I]], 0] [16, 8] [1, 1]
+// CHECK:   %[[YS:.*]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
+// CHECK:   linalg.generic {{.*}} ins(%[[XS]], %[[W]] : memref<16x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YS]] : memref<16x32xf32, strided<[32, 1], offset: ?>>)
+// CHECK: scf.for %[[J:.*]] = %[[FULL]] to %[[S]] step %c1 {
+// CHECK:   %[[XR:.*]] = memref.subview %[[X]][%[[J]], 0] [1, 8] [1, 1]
+// CHECK:   %[[YR:.*]] = memref.subview %[[Y]][%[[J]], 0] [1, 32] [1, 1]
+// CHECK:   linalg.generic {{.*}} ins(%[[XR]], %[[W]] : memref<1x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YR]] : memref<1x32xf32, strided<[32, 1], offset: ?>>)
+// CHECK-NOT: linalg.generic
+// Both pieces become vector kernels.
+// KERNEL-LABEL: func.func @rows(
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.store {{.*}} : memref<16x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.store {{.*}} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%y : memref<?x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic reduction dim (attention's probabilities times values): the
+// windows along it update the whole output one after the other; the
+// dynamic output rows are windows too (four nests in all).
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @both(
+// CHECK-SAME: %[[P:.*]]: memref<?x?xf32>, %[[V:.*]]: memref<?x64xf32>, %[[O:.*]]: memref<?x64xf32>)
+// CHECK-DAG: %[[M:.*]] = memref.dim %[[P]], %c0
+// CHECK-DAG: %[[K:.*]] = memref.dim %[[P]], %c1
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   scf.for %[[L:.*]] =
+// CHECK:     memref.subview %[[P]][%[[I]], %[[L]]] [16, 16] [1, 1]
+// CHECK:     memref.subview %[[V]][%[[L]], 0] [16, 64] [1, 1]
+// CHECK:     memref.subview %[[O]][%[[I]], 0] [16, 64] [1, 1]
+// CHECK:     linalg.generic
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [16, 1] [1, 1]
+// CHECK:     linalg.generic
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [1, 16] [1, 1]
+// CHECK:     linalg.generic
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [1, 1] [1, 1]
+// CHECK:     linalg.generic
+func.func @both(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %o: memref<?x64xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%p, %v : memref<?x?xf32>, memref<?x64xf32>) outs(%o : memref<?x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %x = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %x : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic dim read through a window offset (a convolution over the
+// dynamic dim) is left alone.
+#in = affine_map<(t, k) -> (t + k)>
+#w = affine_map<(t, k) -> (k)>
+#out = affine_map<(t, k) -> (t)>
+// CHECK-LABEL: func.func @window(
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<?xf32>, memref<3xf32>) outs(%{{.*}} : memref<?xf32>)
+func.func @window(%x: memref<?xf32>, %w: memref<3xf32>, %y: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "reduction"]}
+      ins(%x, %w : memref<?xf32>, memref<3xf32>) outs(%y : memref<?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %x2 = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %x2 : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Updated in place (LayerNorm's x - mean): the input and the output are one
+// window, as the elementwise vectoriser needs to see.
+#rows = affine_map<(m, n) -> (m, n)>
+#row = affine_map<(m, n) -> (m)>
+// CHECK-LABEL: func.func @in_place(
+// CHECK-SAME: %[[X:.*]]: memref<?x256xf32>, %[[MEAN:.*]]: memref<?xf32>)
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   %[[XS:.*]] = memref.subview %[[X]][%[[I]], 0] [16, 256] [1, 1]
+// CHECK:   %[[MS:.*]] = memref.subview %[[MEAN]][%[[I]]] [16] [1]
+// CHECK:   linalg.generic {{.*}} ins(%[[XS]], %[[MS]] : {{.*}}) outs(%[[XS]] : {{.*}})
+// KERNEL-LABEL: func.func @in_place(
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.store {{.*}} : memref<16x256xf32, strided<[256, 1], offset: ?>>, vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @in_place(%x: memref<?x256xf32>, %mean: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#rows, #row, #rows], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %mean : memref<?x256xf32>, memref<?xf32>) outs(%x : memref<?x256xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    linalg.yield %d : f32
+  }
+  return
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""kiln's dynamic sequence length against static builds and ONNX Runtime.
+
+    python3 utils/bench/dynamic_seq.py KILN [--lengths 128,37,1]
+        [--threads 1,2] [--iterations 30] [--warmup 5] [--rounds 2]
+        [--work DIR]
+
+The model suite's BERT-style encoder exported with a symbolic sequence
+length (utils/models/models.py's export_seq) is compiled once without
+--input-shape (one library for every length), and once per length with
+--input-shape pinning it. For each length and thread count, `kiln bench`
+of both libraries and ONNX Runtime on the dynamic model (ort_bench.js:
+graph optimisation 'all', intraOpNumThreads N) alternate for --rounds
+rounds; the best median of each is printed, with the ratios dynamic/static
+and dynamic/ORT (below 1: the dynamic library is faster). Measurements,
+not tests: compare the ratios of one run.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "models"))
+import models as suite  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("kiln")
+    ap.add_argument("--lengths", default="128,37,1")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--iterations", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--work")
+    args = ap.parse_args()
+    kiln = os.path.abspath(args.kiln)
+    lengths = [int(n) for n in args.lengths.split(",")]
+    threads = [int(n) for n in args.threads.split(",")]
+    work = args.work or tempfile.mkdtemp(prefix="kiln-dynseq-")
+    os.makedirs(work, exist_ok=True)
+    model, pairs = suite.export_seq("bert_encoder", work, lengths)
+    lib = os.path.join(work, "libdynamic.so")
+    subprocess.run([kiln, "compile", model, "-q", "-o", lib], check=True)
+    static = {}
+    for n, (ids, _) in zip(lengths, pairs):
+        static[n] = os.path.join(work, "libstatic%d.so" % n)
+        subprocess.run([kiln, "compile", model, "-q", "-o", static[n],
+                        "--input-shape", "input=%s" % "x".join(
+                            str(d) for d in np.load(ids).shape)], check=True)
+
+    def bench_kiln(library, ids, t):
+        out = subprocess.run(
+            [kiln, "bench", library, "--input", ids, "--iterations", str(args.iterations),
+             "--warmup", str(args.warmup), "--threads", str(t), "--json"],
+            check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["median_ms"]
+
+    def bench_ort(ids, t):
+        x = np.load(ids).astype(np.int64)
+        raw = os.path.join(work, "ids.bin")
+        x.tofile(raw)
+        spec = os.path.join(work, "inputs.json")
+        with open(spec, "w") as f:
+            json.dump([{"name": "input", "dtype": "int64", "dims": list(x.shape),
+                        "file": raw}], f)
+        out = subprocess.run(
+            ["node", os.path.join(HERE, "ort_bench.js"), model, spec, str(t),
+             str(args.iterations), str(args.warmup)],
+            check=True, capture_output=True, text=True).stdout
+        return json.loads(out)["median_ms"]
+
+    print("tokens threads  kiln-dynamic  kiln-static     ORT  dynamic/static  dynamic/ORT")
+    for n, (ids, _) in zip(lengths, pairs):
+        for t in threads:
+            best = [float("inf")] * 3
+            for _ in range(args.rounds):
+                for i, ms in enumerate((bench_kiln(lib, ids, t), bench_kiln(static[n], ids, t),
+                                        bench_ort(ids, t))):
+                    best[i] = min(best[i], ms)
+            d, s, o = best
+            print("%6d %7d  %12.3f %12.3f %7.3f  %14.2f %12.2f" % (n, t, d, s, o, d / s, d / o))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
