@@ -108,6 +108,9 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addPass(createEmptyArgumentsPass());
     pm.addPass(createFlattenGlobalsPass());
     pm.addPass(createLowerCopiesPass());
+    // Dynamic dims (a sequence length) in static windows the kernels take.
+    if (options.vectorBits >= 64)
+      pm.addPass(createStripDynamicDimsPass());
     VectorizeContractionsPassOptions kernels;
     kernels.vectorBits = options.vectorBits;
     kernels.vectorRegisters = options.vectorRegisters;

@@ -57,6 +57,27 @@ def EmptyArgumentsPass : Pass<"kiln-empty-arguments", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
+  let summary = "Strip-mine generics with dynamic ranges into static pieces";
+  let description = [{
+    A `linalg.generic` on buffers whose loop ranges are dynamic (a model's
+    dynamic dim) becomes, per dynamic loop dim of size S, a loop over the
+    full windows of `chunk` along it and a loop over the rest one at a
+    time, each running a copy of the generic on subviews with static
+    ranges, which the vector kernels then take. Windows of a parallel dim
+    are disjoint; those of a reduction dim update the output in order.
+    Generics whose dynamic dims are indexed other than by one loop dim
+    exactly stay as they are.
+  }];
+  let options = [
+    Option<"chunk", "chunk", "int64_t", "16",
+           "Width of the full windows (less than 2: do nothing)">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect"];
+}
+
 def VectorizeContractionsPass
     : Pass<"kiln-vectorize-contractions", "mlir::ModuleOp"> {
   let summary = "Register-blocked vector kernels for f32 matmul/conv generics";
