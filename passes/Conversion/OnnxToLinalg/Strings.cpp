@@ -56,15 +56,23 @@ Value constantStrings(OpBuilder &b, Location loc, ModuleOp module, ArrayRef<std:
     bytes += t + '\0';
   if (bytes.empty())
     bytes = std::string(1, '\0');
-  // One global per distinct list.
-  std::string name = "kiln_strings_" + std::to_string(llvm::hash_value(bytes) & 0xffffffffffff);
-  auto i8 = b.getI8Type();
-  auto arrayType = LLVM::LLVMArrayType::get(i8, bytes.size());
-  auto global = module.lookupSymbol<LLVM::GlobalOp>(name);
-  if (!global) {
-    OpBuilder top(module.getBodyRegion());
-    global = LLVM::GlobalOp::create(top, loc, arrayType, /*isConstant=*/true,
-                                    LLVM::Linkage::Private, name, b.getStringAttr(bytes));
+  // One global per distinct list: named by its hash, the first free or
+  // equal one of name, name_1, name_2, ... (hashes may collide).
+  std::string base = "kiln_strings_" + std::to_string(llvm::hash_value(bytes) & 0xffffffffffff);
+  auto arrayType = LLVM::LLVMArrayType::get(b.getI8Type(), bytes.size());
+  LLVM::GlobalOp global;
+  for (unsigned k = 0; !global; ++k) {
+    std::string name = k ? base + "_" + std::to_string(k) : base;
+    Operation *existing = module.lookupSymbol(name);
+    if (!existing) {
+      OpBuilder top(module.getBodyRegion());
+      global = LLVM::GlobalOp::create(top, loc, arrayType, /*isConstant=*/true,
+                                      LLVM::Linkage::Private, name, b.getStringAttr(bytes));
+    } else if (auto g = dyn_cast<LLVM::GlobalOp>(existing)) {
+      auto value = dyn_cast_or_null<StringAttr>(g.getValueOrNull());
+      if (value && value.getValue() == bytes)
+        global = g;
+    }
   }
   Value address = LLVM::AddressOfOp::create(b, loc, global);
   return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), address);

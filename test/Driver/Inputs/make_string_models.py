@@ -106,6 +106,16 @@ def main():
     save(out, "move_same", words)
     save(out, "move_shape", np.array([2, 3], np.int64))
 
+    # A dynamic length: one library for every number of strings.
+    model(out, "dynamic",
+          [helper.make_node("Cast", ["x"], ["f"], name="s2f", to=F),
+           helper.make_node("Identity", ["x"], ["same"], name="identity")],
+          [vi("x", [1, "n"], S)], [vi("f", [1, "n"]), vi("same", [1, "n"], S)])
+    save(out, "dynamic_x5", np.array([["1", "2.5", "x", "-3", "1e2"]]))
+    save(out, "dynamic_f5", np.array([[1, 2.5, np.nan, -3, 100]], np.float32))
+    save(out, "dynamic_x40", np.array([[str(i) for i in range(40)]]))
+    save(out, "dynamic_f40", np.arange(40, dtype=np.float32).reshape(1, 40))
+
     # Refused: an op that would compare or compute on the addresses.
     model(out, "expand",
           [helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
