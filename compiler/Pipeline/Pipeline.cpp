@@ -109,8 +109,11 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addPass(createFlattenGlobalsPass());
     pm.addPass(createLowerCopiesPass());
     // Dynamic dims (a sequence length) in static windows the kernels take.
-    if (options.vectorBits >= 64)
-      pm.addPass(createStripDynamicDimsPass());
+    if (options.vectorBits >= 64) {
+      StripDynamicDimsPassOptions strip;
+      strip.parallel = options.parallelLoops;
+      pm.addPass(createStripDynamicDimsPass(strip));
+    }
     VectorizeContractionsPassOptions kernels;
     kernels.vectorBits = options.vectorBits;
     kernels.vectorRegisters = options.vectorRegisters;

@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-strip-dynamic-dims --split-input-file -mlir-print-local-scope | FileCheck %s
 // RUN: kiln-opt %s --kiln-strip-dynamic-dims --kiln-vectorize-contractions=vector-bits=256 --kiln-vectorize-elementwise=vector-bits=256 --split-input-file | FileCheck %s --check-prefix=KERNEL
+// RUN: kiln-opt %s --kiln-strip-dynamic-dims=parallel=1 --kiln-vectorize-contractions="vector-bits=256 parallel=1" --split-input-file | FileCheck %s --check-prefix=THREADS
 // Generics with a dynamic loop range (a model's dynamic dim) become loops
 // over static windows: full windows of 16 along the dim, then the rest one
 // at a time, each a copy of the generic on subviews, which the kernels take.
@@ -123,6 +124,67 @@ func.func @in_place(%x: memref<?x256xf32>, %mean: memref<?xf32>) {
   ^bb0(%a: f32, %m: f32, %o: f32):
     %d = arith.subf %a, %m : f32
     linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+// A body that reads its position along the dynamic dim (an ArgMax's index)
+// is left alone: within a window the position would start at 0.
+#in2 = affine_map<(t) -> (t)>
+#out2 = affine_map<(t) -> ()>
+// CHECK-LABEL: func.func @position(
+// CHECK-NOT: scf.for
+// CHECK: linalg.index 0
+func.func @position(%x: memref<?xf32>, %y: memref<i64>) {
+  linalg.generic {indexing_maps = [#in2, #out2], iterator_types = ["reduction"]}
+      ins(%x : memref<?xf32>) outs(%y : memref<i64>) {
+  ^bb0(%a: f32, %o: i64):
+    %i = linalg.index 0 : index
+    %c = arith.index_cast %i : index to i64
+    %m = arith.maxsi %o, %c : i64
+    linalg.yield %m : i64
+  }
+  return
+}
+
+// -----
+
+// With threads, large enough windows: both window loops of the rows are
+// parallel (they write disjoint rows); the kernels inside mark nothing.
+// A dynamic reduction dim's windows are not (they update the same rows):
+// the kernel inside marks its own loop.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// THREADS-LABEL: func.func @threads(
+// THREADS: scf.for
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.parallel}
+// THREADS: scf.for
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.parallel}
+// THREADS: memref.dim {{.*}} : memref<256x?xf32>
+// THREADS: scf.for
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: }{{$}}
+// THREADS: return
+func.func @threads(%x: memref<?x256xf32>, %w: memref<256x256xf32>, %y: memref<?x256xf32>,
+                   %p: memref<256x?xf32>, %v: memref<?x64xf32>, %o: memref<256x64xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x256xf32>, memref<256x256xf32>) outs(%y : memref<?x256xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%p, %v : memref<256x?xf32>, memref<?x64xf32>) outs(%o : memref<256x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
   }
   return
 }

@@ -107,16 +107,19 @@ struct OutlineParallelLoopsPass
   LogicalResult outline(scf::ForOp loop, const LLVMTypeConverter &converter,
                         FunctionType fnType, unsigned &counter) {
     MLIRContext *ctx = &getContext();
+    // Bounds may be dynamic (the windows of a dynamic dim); the step is a
+    // positive constant.
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
     std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
     std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-    if (!lb || !ub || !step || *step <= 0 || loop.getNumResults() || *ub <= *lb)
+    if (!step || *step <= 0 || loop.getNumResults() || (lb && ub && *ub <= *lb))
       return failure();
-    int64_t trips = (*ub - *lb + *step - 1) / *step;
     auto parent = loop->getParentOfType<func::FuncOp>();
 
     llvm::SetVector<Value> captured;
     getUsedValuesDefinedAbove(loop.getRegion(), captured);
+    if (!lb)
+      captured.insert(loop.getLowerBound()); // For the induction variable.
     SmallVector<Value> passed, remade;
     SmallVector<Type> fields;
     for (Value v : captured) {
@@ -173,8 +176,10 @@ struct OutlineParallelLoopsPass
     auto inner = scf::ForOp::create(b, loc, begin, end, one);
     {
       OpBuilder ib = OpBuilder::atBlockBegin(inner.getBody());
+      Value low = lb ? arith::ConstantIndexOp::create(ib, loc, *lb).getResult()
+                     : map.lookup(loop.getLowerBound());
       Value iv = arith::AddIOp::create(
-          ib, loc, arith::ConstantIndexOp::create(ib, loc, *lb),
+          ib, loc, low,
           arith::MulIOp::create(ib, loc, inner.getInductionVar(),
                                 arith::ConstantIndexOp::create(ib, loc, *step)));
       map.map(loop.getInductionVar(), iv);
@@ -199,7 +204,20 @@ struct OutlineParallelLoopsPass
       LLVM::StoreOp::create(cb, loc, value, at);
     }
     Value fnRef = func::ConstantOp::create(cb, loc, fnType, SymbolRefAttr::get(fn));
-    Value n = arith::ConstantOp::create(cb, loc, i64, cb.getI64IntegerAttr(trips));
+    // ceil((ub - lb) / step), signed: an empty range gives n <= 0, for
+    // which the hook calls nothing.
+    Value n;
+    if (lb && ub) {
+      n = arith::ConstantOp::create(cb, loc, i64,
+                                    cb.getI64IntegerAttr((*ub - *lb + *step - 1) / *step));
+    } else {
+      Value span = arith::SubIOp::create(cb, loc, loop.getUpperBound(), loop.getLowerBound());
+      Value trips = arith::DivSIOp::create(
+          cb, loc,
+          arith::AddIOp::create(cb, loc, span, arith::ConstantIndexOp::create(cb, loc, *step - 1)),
+          arith::ConstantIndexOp::create(cb, loc, *step));
+      n = arith::IndexCastOp::create(cb, loc, i64, trips);
+    }
     func::CallOp::create(cb, loc, kHook, TypeRange{}, ValueRange{n, fnRef, storage});
     loop.erase();
     return success();

@@ -14,8 +14,15 @@
 // dim update the same output one after the other, in the generic's own
 // order along that dim. A generic is left alone unless every dynamic
 // operand dim is indexed by one dynamic loop dim exactly (no window
-// offsets, no divisions) and every dynamic loop dim so indexes some operand
-// (its size).
+// offsets, no divisions), every dynamic loop dim so indexes some operand
+// (its size), and its body does not read its position along a dynamic dim
+// (linalg.index).
+//
+// With `parallel`, the window loops of the outermost dynamic dim are marked
+// kiln.parallel (for kiln-outline-parallel-loops) when that dim is parallel,
+// every output is indexed by it (the windows write disjoint elements) and
+// a window does enough work; the kernels inside then mark no loop of
+// their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,6 +78,14 @@ SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
                                                        static_cast<unsigned>(j)});
     }
   }
+  // A body that reads the position along a dynamic dim (linalg.index)
+  // would see it within the window.
+  bool positional = false;
+  op.getRegion().walk([&](linalg::IndexOp index) {
+    positional |= index.getDim() < ranges.size() && ShapedType::isDynamic(ranges[index.getDim()]);
+  });
+  if (positional)
+    return {};
   for (unsigned k = 0; k < ranges.size(); ++k) {
     if (!ShapedType::isDynamic(ranges[k]))
       continue;
@@ -111,6 +126,26 @@ struct StripDynamicDimsPass
     unsigned numLoops = op.getNumLoops();
     SmallVector<Value> at(numLoops);
     SmallVector<int64_t> width(numLoops, 0);
+    // The windows of the outermost dynamic dim run on threads when that
+    // dim is parallel, every output has it (the windows write disjoint
+    // elements) and a window is worth it; the kernels inside then mark
+    // nothing.
+    bool threads = false;
+    if (parallel) {
+      unsigned d = dims.front().first;
+      int64_t work = chunk;
+      for (int64_t r : op.getStaticLoopRanges())
+        if (!ShapedType::isDynamic(r))
+          work *= r;
+      threads = op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
+                llvm::all_of(op.getDpsInitsMutable(),
+                             [&](OpOperand &out) {
+                               return llvm::is_contained(
+                                   op.getMatchingIndexingMap(&out).getResults(),
+                                   getAffineDimExpr(d, op.getContext()));
+                             }) &&
+                work >= (int64_t(1) << 15);
+    }
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
       if (k == dims.size())
         return piece(b, op, at, width);
@@ -124,6 +159,8 @@ struct StripDynamicDimsPass
       for (auto [lo, hi, step, w] :
            {std::make_tuple(zero, whole, t, int64_t(chunk)), std::make_tuple(whole, size, one, int64_t(1))}) {
         auto loop = scf::ForOp::create(b, loc, lo, hi, step);
+        if (threads && k == 0)
+          loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         at[d] = loop.getInductionVar();
         width[d] = w;

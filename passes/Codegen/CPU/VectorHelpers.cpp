@@ -3,6 +3,7 @@
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -150,6 +151,13 @@ SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
           arith::ConstantIndexOp::create(b, loc, cast<AffineConstantExpr>(e).getValue()));
   }
   return result;
+}
+
+bool insideParallelLoop(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<scf::ForOp>(p) && p->hasAttr("kiln.parallel"))
+      return true;
+  return false;
 }
 
 bool isMultiplyAccumulate(linalg::GenericOp op) {

@@ -119,6 +119,11 @@ llvm::SmallVector<mlir::Value> permutedIndices(mlir::OpBuilder &b, mlir::Locatio
                                                mlir::AffineMap map,
                                                llvm::ArrayRef<mlir::Value> dims);
 
+/// True if `op` is inside a loop already marked kiln.parallel (the windows
+/// of a strip-mined dynamic dim): loops inside it are not marked (they
+/// would run serially in each chunk).
+bool insideParallelLoop(mlir::Operation *op);
+
 /// The body of `op` (two inputs, one output) is out + x * y, float or
 /// integer, in either operand order: a matmul/conv contraction.
 bool isMultiplyAccumulate(mlir::linalg::GenericOp op);

@@ -700,7 +700,9 @@ struct VectorizeContractionsPass
       for (int64_t r : c.ranges)
         work *= r;
       if (!KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters),
-                         parallel && work >= (int64_t(1) << 18), packed)
+                         parallel && work >= (int64_t(1) << 18) &&
+                             !kiln::vec::insideParallelLoop(c.op),
+                         packed)
                .build(module, packCount))
         continue; // Left for the loop lowering, with its init and epilogue.
       c.op.erase();

@@ -610,7 +610,10 @@ struct VectorizeElementwisePass
       int64_t work = 1;
       for (int64_t r : op.getStaticLoopRanges())
         work *= r;
-      WindowVectorizer(op, p, strides, lanes, parallel && work >= (int64_t(1) << 15)).build();
+      WindowVectorizer(op, p, strides, lanes,
+                       parallel && work >= (int64_t(1) << 15) &&
+                           !kiln::vec::insideParallelLoop(op))
+          .build();
       op.erase();
     }
     for (auto &[op, vectorOperand, combiner] : found) {
@@ -620,7 +623,9 @@ struct VectorizeElementwisePass
       int64_t work = std::max<int64_t>(1, op->getNumOperands() / 2);
       for (int64_t r : op.getStaticLoopRanges())
         work *= r;
-      ElementwiseVectorizer(op, vectorOperand, lanes, parallel && work >= (int64_t(1) << 15),
+      ElementwiseVectorizer(op, vectorOperand, lanes,
+                            parallel && work >= (int64_t(1) << 15) &&
+                                !kiln::vec::insideParallelLoop(op),
                             combiner)
           .build();
       op.erase();
