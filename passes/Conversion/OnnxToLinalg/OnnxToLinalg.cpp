@@ -208,6 +208,15 @@ struct ConvertOnnxToLinalgPass
           return;
         }
     });
+    // With every input of the function static, a dynamic size comes from
+    // data (a Range of computed bounds): pinning input shapes would not help.
+    auto inputsStatic = [](Operation *op) {
+      auto f = op->getParentOfType<func::FuncOp>();
+      return f && llvm::all_of(f.getArgumentTypes(), [](Type t) {
+               auto shaped = dyn_cast<ShapedType>(t);
+               return !shaped || shaped.hasStaticShape();
+             });
+    };
     // Ops that handle string tensors: besides the ones that read or make
     // text, those that only move elements (their addresses).
     static const llvm::StringSet<> stringReady = {
@@ -247,7 +256,10 @@ struct ConvertOnnxToLinalgPass
         v.getType().print(os);
         auto diag = op->emitError() << name << ": " << what << " #" << i << " has type "
                                     << type;
-        if (dynamicName->empty())
+        if (dynamicName->empty() && inputsStatic(op))
+          diag << "; its size depends on values computed at run time, which the CPU "
+                  "backend does not support yet (sizes must follow from the input shapes)";
+        else if (dynamicName->empty())
           diag << "; only static shapes are supported (pin the model's input shapes "
                   "with --input-shape)";
         else

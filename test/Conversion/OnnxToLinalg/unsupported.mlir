@@ -41,6 +41,16 @@ func.func @maxpool_indices(%x: tensor<1x1x4x4xi8>) -> (tensor<1x1x3x3xi8>, tenso
 
 // -----
 
+// A size computed from data (every input static): pinning input shapes
+// would not help, and the error says so.
+func.func @data_size(%a: tensor<f32>, %b: tensor<f32>, %d: tensor<f32>) -> tensor<?xf32> {
+  // expected-error @+1 {{Range: result #0 has type tensor<?xf32>; its size depends on values computed at run time, which the CPU backend does not support yet (sizes must follow from the input shapes)}}
+  %0 = "onnx.Range"(%a, %b, %d) : (tensor<f32>, tensor<f32>, tensor<f32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
 // Dynamic shapes are rejected before any pattern runs.
 func.func @dynamic(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {
   // expected-error @+1 {{Relu: operand #0 has type tensor<?x3xf32>; only static shapes are supported (pin the model's input shapes with --input-shape)}}
