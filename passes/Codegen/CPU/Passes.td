@@ -73,7 +73,7 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
     Option<"chunk", "chunk", "int64_t", "16",
            "Width of the full windows (less than 2: do nothing)">,
     Option<"parallel", "parallel", "bool", "false",
-           "Mark the window loops of a parallel dynamic dim kiln.parallel">,
+           "Mark the full-window loop of a parallel dynamic dim kiln.parallel">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",

@@ -18,11 +18,12 @@
 // (its size), and its body does not read its position along a dynamic dim
 // (linalg.index).
 //
-// With `parallel`, the window loops of the outermost dynamic dim are marked
-// kiln.parallel (for kiln-outline-parallel-loops) when that dim is parallel,
-// every output is indexed by it (the windows write disjoint elements) and
-// a window does enough work; the kernels inside then mark no loop of
-// their own.
+// With `parallel`, the loop over the full windows of the outermost dynamic
+// dim is marked kiln.parallel (for kiln-outline-parallel-loops) when that
+// dim is parallel, every output is indexed by it (the windows write
+// disjoint elements) and a window does enough work; the kernels inside
+// then mark no loop of their own. The rest, one row at a time, stays
+// serial and its kernels mark their own.
 //
 //===----------------------------------------------------------------------===//
 
@@ -126,10 +127,10 @@ struct StripDynamicDimsPass
     unsigned numLoops = op.getNumLoops();
     SmallVector<Value> at(numLoops);
     SmallVector<int64_t> width(numLoops, 0);
-    // The windows of the outermost dynamic dim run on threads when that
-    // dim is parallel, every output has it (the windows write disjoint
-    // elements) and a window is worth it; the kernels inside then mark
-    // nothing.
+    // The full windows of the outermost dynamic dim run on threads when
+    // that dim is parallel, every output has it (the windows write
+    // disjoint elements) and a window is worth it; the kernels inside then
+    // mark nothing.
     bool threads = false;
     if (parallel) {
       unsigned d = dims.front().first;
@@ -159,7 +160,9 @@ struct StripDynamicDimsPass
       for (auto [lo, hi, step, w] :
            {std::make_tuple(zero, whole, t, int64_t(chunk)), std::make_tuple(whole, size, one, int64_t(1))}) {
         auto loop = scf::ForOp::create(b, loc, lo, hi, step);
-        if (threads && k == 0)
+        // The rest (fewer than T rows) stays serial: its kernels may
+        // share out their own loops (one token's matmuls).
+        if (threads && k == 0 && w == chunk)
           loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         at[d] = loop.getInductionVar();
