@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "compiler/Target/Target.h"
+#include "dialects/Onnx/IR/DataTypes.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
@@ -214,14 +215,13 @@ LogicalResult lowerForTarget(PassManager &pm, ModuleOp module,
   // String tensors live on the heap of kiln's C runtime (strings.c),
   // which kiln links for the 64-bit host only.
   if (target.bareMetal || target.pointerBits != 64 || !isHostTriple(target.triple)) {
-    auto isString = [](Type t) { return isa<onnx::StringType>(getElementTypeOrSelf(t)); };
     Operation *user = nullptr;
     module->walk([&](Operation *op) {
-      bool strings = llvm::any_of(op->getOperandTypes(), isString) ||
-                     llvm::any_of(op->getResultTypes(), isString);
+      bool strings = llvm::any_of(op->getOperandTypes(), onnx::isStringType) ||
+                     llvm::any_of(op->getResultTypes(), onnx::isStringType);
       if (auto f = dyn_cast<func::FuncOp>(op))
-        strings = llvm::any_of(f.getArgumentTypes(), isString) ||
-                  llvm::any_of(f.getResultTypes(), isString);
+        strings = llvm::any_of(f.getArgumentTypes(), onnx::isStringType) ||
+                  llvm::any_of(f.getResultTypes(), onnx::isStringType);
       if (!strings)
         return WalkResult::advance();
       user = op;

@@ -4,6 +4,7 @@
 #include "dialects/Onnx/IR/OnnxOps.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 
 using namespace mlir;
 
@@ -48,5 +49,7 @@ int64_t dataTypeForElementType(Type type) {
       return code;
   return 0;
 }
+
+bool isStringType(Type type) { return isa<StringType>(getElementTypeOrSelf(type)); }
 
 } // namespace kiln::onnx

@@ -26,6 +26,9 @@ mlir::Type elementTypeForDataType(mlir::MLIRContext *context,
 /// The ONNX data type code of an element type; 0 (UNDEFINED) if it has none.
 int64_t dataTypeForElementType(mlir::Type type);
 
+/// Whether `type` (a tensor or an element type) has ONNX string elements.
+bool isStringType(mlir::Type type);
+
 } // namespace kiln::onnx
 
 #endif // KILN_DIALECTS_ONNX_IR_DATATYPES_H

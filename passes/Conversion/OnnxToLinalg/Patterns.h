@@ -9,6 +9,7 @@
 #ifndef KILN_PASSES_CONVERSION_ONNXTOLINALG_PATTERNS_H
 #define KILN_PASSES_CONVERSION_ONNXTOLINALG_PATTERNS_H
 
+#include "dialects/Onnx/IR/DataTypes.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -73,8 +74,7 @@ void populateStringPatterns(const mlir::TypeConverter &converter,
 // a NUL-terminated UTF-8 text; text is read and made by the C runtime's
 // kiln_string_* hooks.
 
-/// Whether `type` (a tensor or an element type) has ONNX string elements.
-bool isStringType(mlir::Type type);
+using onnx::isStringType; // dialects/Onnx/IR/DataTypes.h
 /// Whether a Cast to or from string handles `type` (string, floats, 8- to
 /// 64-bit integers).
 bool isStringCastable(mlir::Type type);

@@ -23,6 +23,7 @@
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
+#include "dialects/Onnx/IR/DataTypes.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -34,10 +35,6 @@ using namespace kiln::lowering;
 namespace onnx = kiln::onnx;
 
 namespace kiln::lowering {
-
-bool isStringType(Type type) {
-  return isa<onnx::StringType>(getElementTypeOrSelf(type));
-}
 
 Value callStringHook(OpBuilder &b, Location loc, ModuleOp module, StringRef name,
                      Type result, ValueRange args) {
