@@ -27,13 +27,15 @@
 // against a larger dim (result size > 1) mixes items.
 //
 // A value's batch axis is where the batch sits in the model run for the
-// whole batch. Every rule derives it exactly from the op's attributes but
-// one: a Reshape whose input has the batch outermost is taken to keep it as
-// the leading dim (an item of [1, 64] reshaped to [1, 1, 8, 8] is read as
-// [N, 1, 8, 8], not [1, N, 8, 8]), which is how exporters write the batch.
-// Not yet handled: the batch merged with another dim, as torch's
-// nn.MultiheadAttention export does ([L, N*heads, d], [L*N, E]); such
-// models are refused at that Reshape.
+// whole batch; it may share that dim with others, as torch's
+// nn.MultiheadAttention export has it ([L, N*heads, d], [L*N, E]), which
+// the batch's inner size records (Analysis::Batch). Every rule derives
+// both exactly from the op's attributes but Reshape's, where several result
+// dims can fit the batch: the dims kiln-dynamic-batch-values saw grow with
+// the batch decide, else the only one that fits, else for a batch
+// outermost in its input the leading dim (an item of [1, 64] reshaped to
+// [1, 1, 8, 8] is read as [N, 1, 8, 8], not [1, N, 8, 8]), which is how
+// exporters write the batch.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,9 +45,15 @@
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/MathExtras.h"
 
+#include <array>
 #include <optional>
 
 namespace kiln::onnx {
@@ -106,6 +114,60 @@ std::optional<int64_t> axesBefore(ArrayRef<int64_t> list, int64_t rank, int64_t 
   return before;
 }
 
+/// A size in the one-item graph as `factor * s^symbolic`, where s is the
+/// model's dynamic dim besides the batch (the lowering takes every `?` of
+/// the one-item graph to be that dim and refuses anything else).
+struct Size {
+  int64_t factor = 1;
+  int64_t symbolic = 0;
+  bool operator==(const Size &o) const { return factor == o.factor && symbolic == o.symbolic; }
+  bool operator!=(const Size &o) const { return !(*this == o); }
+};
+
+Size sizeOfDim(int64_t dim) { return ShapedType::isDynamic(dim) ? Size{1, 1} : Size{dim, 0}; }
+
+/// The product of `dims`; std::nullopt on overflow.
+std::optional<Size> product(ArrayRef<int64_t> dims) {
+  Size p;
+  for (int64_t d : dims) {
+    Size f = sizeOfDim(d);
+    if (llvm::MulOverflow(p.factor, f.factor, p.factor))
+      return std::nullopt;
+    p.symbolic += f.symbolic;
+  }
+  return p;
+}
+
+std::optional<Size> times(Size x, Size y) {
+  Size p{x.factor, x.symbolic + y.symbolic};
+  if (llvm::MulOverflow(x.factor, y.factor, p.factor))
+    return std::nullopt;
+  return p;
+}
+
+/// `whole / part` when `part` divides `whole`.
+std::optional<Size> quotient(Size whole, Size part) {
+  if (part.factor <= 0 || whole.factor % part.factor || whole.symbolic < part.symbolic)
+    return std::nullopt;
+  return Size{whole.factor / part.factor, whole.symbolic - part.symbolic};
+}
+
+/// Elementwise ops, with numpy broadcasting.
+bool isElementwise(Operation *op) {
+  return isa<onnx::AbsOp, onnx::AcosOp, onnx::AcoshOp, onnx::AddOp, onnx::AndOp, onnx::AsinOp,
+             onnx::AsinhOp, onnx::AtanOp, onnx::AtanhOp, onnx::BitShiftOp,
+             onnx::CastOp, onnx::CeilOp, onnx::CeluOp, onnx::ClipOp, onnx::CosOp, onnx::CoshOp,
+             onnx::DivOp, onnx::EluOp, onnx::EqualOp, onnx::ErfOp, onnx::ExpOp, onnx::FloorOp,
+             onnx::GreaterOp, onnx::GreaterOrEqualOp, onnx::HardSigmoidOp, onnx::HardSwishOp,
+             onnx::IdentityOp, onnx::IsInfOp, onnx::IsNaNOp, onnx::LeakyReluOp, onnx::LessOp,
+             onnx::LessOrEqualOp, onnx::LogOp, onnx::MaxOp, onnx::MeanOp, onnx::MinOp,
+             onnx::ModOp, onnx::MulOp, onnx::NegOp, onnx::NotOp, onnx::OrOp, onnx::PReluOp,
+             onnx::PowOp, onnx::ReciprocalOp, onnx::ReluOp, onnx::RoundOp, onnx::SeluOp,
+             onnx::ShrinkOp, onnx::SigmoidOp, onnx::SignOp, onnx::SinOp, onnx::SinhOp,
+             onnx::SoftplusOp, onnx::SoftsignOp, onnx::SqrtOp, onnx::SubOp, onnx::SumOp,
+             onnx::TanOp, onnx::TanhOp, onnx::ThresholdedReluOp, onnx::WhereOp, onnx::XorOp>(op);
+}
+
 class Analysis {
 public:
   explicit Analysis(StringRef dimName) : dimName(dimName) {}
@@ -113,7 +175,7 @@ public:
   LogicalResult run(func::FuncOp func) {
     for (BlockArgument arg : func.getArguments())
       if (func.getArgAttr(arg.getArgNumber(), "kiln.dynamic_dim"))
-        axes[arg] = 0;
+        batches[arg] = {0, Size()};
     for (Operation &op : func.getBody().front()) {
       if (auto ret = dyn_cast<func::ReturnOp>(op))
         return finish(func, ret);
@@ -125,11 +187,42 @@ public:
 
 private:
   Axis axisOf(Value v) const {
-    auto it = axes.find(v);
-    return it == axes.end() ? Axis() : Axis(it->second);
+    auto it = batches.find(v);
+    return it == batches.end() ? Axis() : Axis(it->second.axis);
   }
 
-  void set(Value v, int64_t axis) { axes[v] = axis; }
+  /// How much of the batched dim of `v` lies inside the batch (see Batch).
+  Size innerOf(Value v) const {
+    auto it = batches.find(v);
+    return it == batches.end() ? Size() : it->second.inner;
+  }
+
+  /// Whether `v`'s batch shares its dim with other dims of the model run
+  /// for the whole batch (its dim in the one-item graph is not 1).
+  bool merged(Value v) const {
+    Axis a = axisOf(v);
+    return a && dimOf(v, *a) != 1;
+  }
+
+  /// Results take the batched operands' inner size (visit() checks that
+  /// they agree); Reshape, which changes it, passes its own.
+  void set(Value v, int64_t axis) { batches[v] = {axis, opInner}; }
+  void set(Value v, int64_t axis, Size inner) { batches[v] = {axis, inner}; }
+
+  /// Ops that follow a batch merged with other dims (they treat the dims
+  /// they do not work along as independent rows).
+  static bool followsMergedBatch(Operation *op) {
+    return isElementwise(op) ||
+           isa<onnx::CastLikeOp, onnx::DropoutOp, onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp,
+               onnx::TransposeOp, onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::ConcatOp,
+               onnx::SplitOp, onnx::SliceOp, onnx::GatherOp, onnx::GatherElementsOp,
+               onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LpNormalizationOp,
+               onnx::LayerNormalizationOp, onnx::CumSumOp, onnx::TopKOp, onnx::ArgMaxOp,
+               onnx::ArgMinOp, onnx::ReduceL1Op, onnx::ReduceL2Op, onnx::ReduceLogSumExpOp,
+               onnx::ReduceLogSumOp, onnx::ReduceMaxOp, onnx::ReduceMeanOp, onnx::ReduceMinOp,
+               onnx::ReduceProdOp, onnx::ReduceSumOp, onnx::ReduceSumSquareOp, onnx::ExpandOp,
+               onnx::TileOp, onnx::PadOp>(op);
+  }
 
   LogicalResult visit(Operation *op) {
     bool batched = llvm::any_of(op->getOperands(), [&](Value v) { return axisOf(v).has_value(); });
@@ -154,14 +247,37 @@ private:
     for (Value r : op->getResults())
       if (!isa<NoneType>(r.getType()) && !ranked(r))
         return fail(op, "its results are not ranked tensors");
+    // The batched operands' batch dim: its size and inner size, which
+    // every batched operand shares.
+    std::optional<int64_t> batchDim;
+    std::optional<Size> inner;
+    for (Value v : op->getOperands()) {
+      if (!axisOf(v))
+        continue;
+      if ((inner && *inner != innerOf(v)) || (batchDim && *batchDim != dimOf(v, *axisOf(v))))
+        return fail(op, "its operands carry the batch merged with different dims");
+      inner = innerOf(v);
+      batchDim = dimOf(v, *axisOf(v));
+      if (merged(v) && !followsMergedBatch(op))
+        return fail(op, "the batch is merged with other dims (as torch's attention export "
+                        "does), which kiln follows through reshapes, transposes, matmuls, "
+                        "elementwise ops, softmax, normalisations and reductions over other "
+                        "axes, not through this op");
+    }
+    opInner = *inner;
     Verdict v = rule(op);
     if (!v.reason.empty())
       return fail(op, v.reason);
-    // Every result that carries the batch carries it at a dim of size 1,
-    // as every value of the one-item graph does.
+    // Every result that carries the batch carries it at a dim of the
+    // batched operands' size (1 unless merged with others; a Reshape
+    // changes it), which holds its inner size.
     for (Value r : op->getResults()) {
       Axis a = axisOf(r);
-      if (a && (*a < 0 || *a >= rankOf(r) || dimOf(r, *a) != 1))
+      if (!a)
+        continue;
+      if (*a < 0 || *a >= rankOf(r) ||
+          (!isa<onnx::ReshapeOp>(op) && dimOf(r, *a) != *batchDim) ||
+          !quotient(sizeOfDim(dimOf(r, *a)), innerOf(r)))
         return fail(op, "it changes the size of the batch dim");
     }
     return success();
@@ -172,12 +288,14 @@ private:
   }
 
   /// Numpy broadcasting: the batched operands' axes, aligned to the
-  /// result's rank, must agree, and the result's dim there must stay 1.
+  /// result's rank, must agree, the result's dim there must stay the
+  /// batched operands' one, and other operands must broadcast along it.
   Verdict broadcast(Operation *op, ValueRange operands, ValueRange results) {
     int64_t rank = -1;
     for (Value r : results)
       rank = std::max(rank, rankOf(r));
     Axis aligned;
+    int64_t batchDim = 1;
     for (Value v : operands) {
       Axis a = axisOf(v);
       if (!a)
@@ -188,13 +306,21 @@ private:
       if (aligned && *aligned != at)
         return Verdict::no("its operands carry the batch at different axes");
       aligned = at;
+      batchDim = dimOf(v, *a);
     }
     if (!aligned)
       return Verdict::ok(); // Nothing batched: the results are not either.
+    for (Value v : operands) {
+      int64_t at = *aligned - (rank - rankOf(v));
+      if (batchDim != 1 && !axisOf(v) && isa<RankedTensorType>(v.getType()) && at >= 0 &&
+          dimOf(v, at) != 1)
+        return Verdict::no("an operand that does not depend on the batch spans the dim the "
+                           "batch is merged with");
+    }
     for (Value r : results) {
       if (rankOf(r) != rank)
         return Verdict::no("its results have different ranks");
-      if (dimOf(r, *aligned) != 1)
+      if (dimOf(r, *aligned) != batchDim)
         return Verdict::no("it broadcasts the batch dim against a larger dim");
       set(r, *aligned);
     }
@@ -256,28 +382,86 @@ private:
     return Verdict::ok();
   }
 
+  /// A Reshape keeps the flat order, so the batch keeps the number of
+  /// one-item elements inside it (its inner size times the dims after its
+  /// axis). It lands in a result dim c whose later dims fit in that count,
+  /// the rest of which (c's new inner size) divides c's dim. Several dims
+  /// can fit (unit dims; [L, 4, 64] from [L, 1, 256], which the model run
+  /// for the whole batch may have as [L*N, 4, 64] or [L, N*4, 64]):
+  /// kiln-dynamic-batch-values recorded which result dims grow with the
+  /// batch (`kiln.batch_growth`, from the shape computations run at batch
+  /// 2: 1 grows, 0 does not, -1 unknown).
+  Verdict reshape(Operation *op) {
+    Value data = op->getOperand(0), result = op->getResult(0);
+    int64_t a = *axisOf(data);
+    ArrayRef<int64_t> in = cast<RankedTensorType>(data.getType()).getShape();
+    ArrayRef<int64_t> out = cast<RankedTensorType>(result.getType()).getShape();
+    std::optional<Size> after = product(in.drop_front(a + 1));
+    std::optional<Size> inside = after ? times(innerOf(data), *after) : std::nullopt;
+    if (!inside)
+      return Verdict::no("its shapes are too large");
+    auto growthAttr = op->getAttrOfType<DenseI64ArrayAttr>("kiln.batch_growth");
+    ArrayRef<int64_t> growth;
+    if (growthAttr && growthAttr.size() == static_cast<int64_t>(out.size()))
+      growth = growthAttr.asArrayRef();
+    SmallVector<std::pair<int64_t, Size>> candidates, growing;
+    for (int64_t c = 0; c < static_cast<int64_t>(out.size()); ++c) {
+      std::optional<Size> later = product(out.drop_front(c + 1));
+      std::optional<Size> inner = later ? quotient(*inside, *later) : std::nullopt;
+      if (!inner || !quotient(sizeOfDim(out[c]), *inner) || (!growth.empty() && growth[c] == 0))
+        continue;
+      candidates.push_back({c, *inner});
+      if (!growth.empty() && growth[c] == 1)
+        growing.push_back({c, *inner});
+    }
+    if (candidates.empty())
+      return Verdict::no("it splits the batch across dims");
+    if (growing.size() > 1)
+      return Verdict::no("more than one of its result dims grows with the batch");
+    // Without a dim seen to grow: the only one that fits, or, for a batch
+    // outermost in its input, the leading dim (how exporters write it).
+    std::optional<std::pair<int64_t, Size>> chosen;
+    if (growing.size() == 1)
+      chosen = growing.front();
+    else if (candidates.size() == 1)
+      chosen = candidates.front();
+    else if (!merged(data) && llvm::all_of(in.take_front(a), [](int64_t d) { return d == 1; }) &&
+             out[0] == 1 && candidates.front().first == 0)
+      chosen = candidates.front();
+    if (!chosen)
+      return Verdict::no("kiln cannot tell which of its result dims holds the batch");
+    set(result, chosen->first, chosen->second);
+    return Verdict::ok();
+  }
+
   Verdict rule(Operation *op);
   LogicalResult finish(func::FuncOp func, func::ReturnOp ret);
 
+  /// Where a value's batch is: the axis of the dim that holds it, and how
+  /// much of that dim (in the one-item graph) lies inside the batch. In the
+  /// model run for the whole batch the dim is outer * N * inner, the batch
+  /// index b counting in steps of `inner`: [L, N*4, 64] from torch's
+  /// attention export has the batch at axis 1 with inner 4 (the heads),
+  /// [L*N, 256] at axis 0 with inner 1. A batch of its own dim has inner 1
+  /// and dim 1.
+  struct Batch {
+    int64_t axis;
+    Size inner;
+  };
+
   std::string dimName;
-  llvm::DenseMap<Value, int64_t> axes;
+  llvm::DenseMap<Value, Batch> batches;
+  Size opInner; ///< The inner size of the batched operands of the op being visited.
 };
 
 Verdict Analysis::rule(Operation *op) {
-  // Elementwise ops, with numpy broadcasting.
-  if (isa<onnx::AbsOp, onnx::AcosOp, onnx::AcoshOp, onnx::AddOp, onnx::AndOp, onnx::AsinOp,
-          onnx::AsinhOp, onnx::AtanOp, onnx::AtanhOp, onnx::BitShiftOp,
-          onnx::CastOp, onnx::CeilOp, onnx::CeluOp, onnx::ClipOp, onnx::CosOp, onnx::CoshOp,
-          onnx::DivOp, onnx::EluOp, onnx::EqualOp, onnx::ErfOp, onnx::ExpOp, onnx::FloorOp,
-          onnx::GreaterOp, onnx::GreaterOrEqualOp, onnx::HardSigmoidOp, onnx::HardSwishOp,
-          onnx::IdentityOp, onnx::IsInfOp, onnx::IsNaNOp, onnx::LeakyReluOp, onnx::LessOp,
-          onnx::LessOrEqualOp, onnx::LogOp, onnx::MaxOp, onnx::MeanOp, onnx::MinOp,
-          onnx::ModOp, onnx::MulOp, onnx::NegOp, onnx::NotOp, onnx::OrOp, onnx::PReluOp,
-          onnx::PowOp, onnx::ReciprocalOp, onnx::ReluOp, onnx::RoundOp, onnx::SeluOp,
-          onnx::ShrinkOp, onnx::SigmoidOp, onnx::SignOp, onnx::SinOp, onnx::SinhOp,
-          onnx::SoftplusOp, onnx::SoftsignOp, onnx::SqrtOp, onnx::SubOp, onnx::SumOp,
-          onnx::TanOp, onnx::TanhOp, onnx::ThresholdedReluOp, onnx::WhereOp, onnx::XorOp>(op))
+  if (isElementwise(op))
     return broadcast(op, op->getOperands(), op->getResults());
+  // The batch size in a shape is 1 here; kiln-dynamic-batch-values checked
+  // that it only shapes tensors (a dynamic dim besides the batch keeps
+  // Shape from folding).
+  if (isa<onnx::ShapeOp, onnx::SizeOp>(op))
+    return Verdict::ok();
   if (isa<onnx::CastLikeOp>(op)) {
     // The second operand only gives the element type.
     if (Axis a = axisOf(op->getOperand(0)))
@@ -366,10 +550,21 @@ Verdict Analysis::rule(Operation *op) {
     if (fromA && fromB && *fromA != *fromB)
       return Verdict::no("its operands carry the batch at different axes");
     int64_t at = fromA ? *fromA : *fromB;
-    if (at < 0 || at >= r || dimOf(op->getResult(0), at) != 1)
+    int64_t batchDim = fromA ? dimOf(a, *aa) : dimOf(b, *ab);
+    if (at < 0 || at >= r || dimOf(op->getResult(0), at) != batchDim)
       return Verdict::no("it broadcasts the batch dim against a larger dim");
     if (fromA && fromB && *fromA >= r - 2)
       return Verdict::no("both operands carry the batch in their matrix dims");
+    // A batch merged into a broadcast dim: the other operand must not
+    // span that dim on its own.
+    if (at < r - 2 && !(fromA && fromB)) {
+      Value other = fromA ? b : a;
+      int64_t ro = fromA ? rb : ra;
+      int64_t there = at - (r - ro);
+      if (ro >= 3 && there >= 0 && there < ro - 2 && dimOf(other, there) != 1)
+        return Verdict::no("an operand that does not depend on the batch spans the dim the "
+                           "batch is merged with");
+    }
     set(op->getResult(0), at);
     return Verdict::ok();
   }
@@ -394,17 +589,7 @@ Verdict Analysis::rule(Operation *op) {
   if (isa<onnx::ReshapeOp>(op)) {
     if (!onlyBatched(op, 0))
       return Verdict::no("its shape depends on the batch");
-    Value data = op->getOperand(0);
-    int64_t b = *axisOf(data);
-    // The batch must be the outermost dim of both shapes (only 1s before
-    // it), so that each item stays one contiguous block.
-    for (int64_t d = 0; d < b; ++d)
-      if (dimOf(data, d) != 1)
-        return Verdict::no("the batch is not the outermost dim of its input");
-    if (rankOf(op->getResult(0)) < 1 || dimOf(op->getResult(0), 0) != 1)
-      return Verdict::no("it merges the batch with other dims");
-    set(op->getResult(0), 0);
-    return Verdict::ok();
+    return reshape(op);
   }
   if (auto t = dyn_cast<onnx::TransposeOp>(op)) {
     int64_t b = *axisOf(op->getOperand(0)), rank = rankOf(op->getOperand(0));
@@ -652,26 +837,139 @@ LogicalResult Analysis::finish(func::FuncOp func, func::ReturnOp ret) {
       }
       continue;
     }
-    if (*a != 0) {
+    if (*a != 0 || merged(v)) {
       std::string name = "#" + std::to_string(i);
       if (auto attr = func.getResultAttrOfType<StringAttr>(i, "onnx.name"))
         name = "'" + attr.str() + "'";
-      return func.emitError() << "graph output " << name << " carries the dynamic batch dim '"
-                              << dimName << "' at axis " << *a
-                              << ", not as its leading dim; pin the batch with --input-shape "
-                                 "for static code";
+      auto diag = func.emitError() << "graph output " << name << " carries the dynamic batch dim '"
+                                   << dimName << "' ";
+      if (*a != 0)
+        diag << "at axis " << *a << ", not as its leading dim";
+      else
+        diag << "merged with other dims, not as a dim of its own";
+      return diag << "; pin the batch with --input-shape for static code";
     }
     func.setResultAttr(i, "kiln.dynamic_dim", StringAttr::get(func.getContext(), dimName));
   }
   return success();
 }
 
+/// @main's shape computations worked out on two clones, with the batch at
+/// 1 (the one-item graph) and at 2: a value equal in both does not depend
+/// on the batch size, whatever Shape or Size it comes from (the model's
+/// width, read off a batched tensor), and a result dim that doubles holds
+/// the batch.
+class BatchProbe {
+public:
+  static std::optional<BatchProbe> run(func::FuncOp func) {
+    SmallVector<Operation *> originals;
+    func.walk([&](Operation *op) {
+      if (op != func)
+        originals.push_back(op);
+    });
+    MLIRContext *context = func.getContext();
+    // Shapes that only fit one item are the model's business, not errors.
+    ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
+    BatchProbe probe;
+    for (int k = 0; k < 2; ++k) {
+      OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
+      auto clone = cast<func::FuncOp>(func->clone());
+      module->push_back(clone);
+      if (k == 1) {
+        for (BlockArgument arg : clone.getArguments()) {
+          auto type = dyn_cast<RankedTensorType>(arg.getType());
+          if (!clone.getArgAttr(arg.getArgNumber(), "kiln.dynamic_dim") || !type ||
+              type.getRank() < 1 || type.getDimSize(0) != 1)
+            continue;
+          SmallVector<int64_t> shape(type.getShape());
+          shape[0] = 2;
+          arg.setType(type.clone(shape));
+        }
+        clone.setFunctionType(FunctionType::get(context, clone.getArgumentTypes(),
+                                                clone.getResultTypes()));
+        // The importer's result types (from the model's value_info) hold
+        // the batch as 1: inference starts over.
+        clone.walk([&](Operation *op) {
+          if (op == clone || op->hasTrait<OpTrait::ConstantLike>())
+            return;
+          for (Value r : op->getResults())
+            if (auto t = dyn_cast<TensorType>(r.getType()))
+              r.setType(UnrankedTensorType::get(t.getElementType()));
+        });
+      }
+      SmallVector<Operation *> ops;
+      clone.walk([&](Operation *op) {
+        if (op != clone)
+          ops.push_back(op);
+      });
+      if (ops.size() != originals.size())
+        return std::nullopt;
+      auto i64 = IntegerType::get(context, 64);
+      for (auto [i, op] : llvm::enumerate(ops))
+        op->setAttr("kiln.probe", IntegerAttr::get(i64, i));
+      if (failed(onnx::inferShapes(clone)))
+        return std::nullopt;
+      clone.walk([&](Operation *op) {
+        if (auto id = op->getAttrOfType<IntegerAttr>("kiln.probe"))
+          probe.counterparts[originals[id.getInt()]][k] = op;
+      });
+      probe.modules[k] = std::move(module);
+    }
+    return probe;
+  }
+
+  /// Whether operand `i` of `op` differs between batch 1 and batch 2;
+  /// std::nullopt unless it is a constant in both.
+  std::optional<bool> dependsOnBatch(Operation *op, unsigned i) const {
+    auto it = counterparts.find(op);
+    if (it == counterparts.end() || !it->second[0] || !it->second[1])
+      return std::nullopt;
+    Attribute values[2];
+    for (int k = 0; k < 2; ++k) {
+      Operation *clone = it->second[k];
+      if (i >= clone->getNumOperands() ||
+          !matchPattern(clone->getOperand(i), m_Constant(&values[k])))
+        return std::nullopt;
+    }
+    return values[0] != values[1];
+  }
+
+  /// Per dim of `op`'s first result: 1 when it doubles at batch 2, 0 when
+  /// it stays, -1 when unknown; empty without both shapes.
+  SmallVector<int64_t> growth(Operation *op) const {
+    auto it = counterparts.find(op);
+    if (it == counterparts.end() || !it->second[0] || !it->second[1] ||
+        !it->second[0]->getNumResults() || !it->second[1]->getNumResults())
+      return {};
+    auto one = dyn_cast<RankedTensorType>(it->second[0]->getResult(0).getType());
+    auto two = dyn_cast<RankedTensorType>(it->second[1]->getResult(0).getType());
+    if (!one || !two || one.getRank() != two.getRank())
+      return {};
+    SmallVector<int64_t> result;
+    for (int64_t d = 0; d < one.getRank(); ++d) {
+      int64_t x = one.getDimSize(d), y = two.getDimSize(d);
+      result.push_back(ShapedType::isDynamic(x) || ShapedType::isDynamic(y) ? -1
+                       : y == x                                              ? 0
+                       : y == 2 * x                                          ? 1
+                                                                             : -1);
+    }
+    return result;
+  }
+
+private:
+  OwningOpRef<ModuleOp> modules[2];
+  llvm::DenseMap<Operation *, std::array<Operation *, 2>> counterparts;
+};
+
 /// Before the onnx phase folds shape computations (and so turns the batch
 /// size, Shape(x)[0], into the constant 1): the batch size may only shape
 /// tensors (the shape operand of Reshape, Expand, Tile, ConstantOfShape),
 /// after any arithmetic with constants; any other use would compute with 1
-/// for every batch. Conservative: every value of Shape/Size of a batched
-/// tensor counts, the batch's dim or not. Also refuses a Reshape of batched
+/// for every batch. Every value of Shape/Size of a batched tensor counts,
+/// the batch's dim or not, unless the probe at batch 2 (BatchProbe) shows
+/// it the same at both batches where it is used. Marks each Reshape of
+/// batched data with the result dims that grow with the batch
+/// (`kiln.batch_growth`, for kiln-dynamic-batch). Also refuses a Reshape of batched
 /// data to a constant target with a fixed leading dim and a -1 ([1, -1]),
 /// which puts the whole batch into one item. Records the first problem on
 /// @main (`kiln.dynamic_batch_error`) for kiln-dynamic-batch to report:
@@ -683,7 +981,12 @@ struct OnnxDynamicBatchValuesPass
     if (func.getName() != "main" || func->hasAttr("kiln.dynamic_batch_error"))
       return;
     std::string name;
-    llvm::DenseSet<Value> batched, derived;
+    // `shaped`: tensors shaped by the batch size whose values are not it
+    // (ConstantOfShape of it, and what is computed from those): they may
+    // meet the batch size in shape arithmetic (torch's expand(n, -1, -1):
+    // Where(Equal(s, -1 * ConstantOfShape(Shape(s))), ..., s)), and their
+    // Shape/Size is the batch size again.
+    llvm::DenseSet<Value> batched, derived, shaped;
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (auto attr = func.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
         name = attr.str();
@@ -691,6 +994,17 @@ struct OnnxDynamicBatchValuesPass
       }
     if (name.empty())
       return;
+    std::optional<BatchProbe> probe = BatchProbe::run(func);
+    // Whether every use of a batch-derived value by `op` is one the probe
+    // shows independent of the batch.
+    auto independent = [&](Operation *op) {
+      if (!probe)
+        return false;
+      for (auto [i, v] : llvm::enumerate(op->getOperands()))
+        if (derived.count(v) && probe->dependsOnBatch(op, i) != std::optional<bool>(false))
+          return false;
+      return true;
+    };
     auto constant = [](Value v) {
       Operation *def = v.getDefiningOp();
       return def && (def->hasTrait<OpTrait::ConstantLike>() || isa<onnx::NoValueOp>(def));
@@ -703,23 +1017,46 @@ struct OnnxDynamicBatchValuesPass
       message = refusal(op, name, why);
       at = op->getLoc();
     };
+    // Ops whose results reach no output (an unused branch of an exported
+    // module) are erased by the onnx phase and matter to no item.
+    Block &body = func.getBody().front();
+    llvm::DenseSet<Operation *> live;
+    SmallVector<Operation *> work;
+    for (Operation &op : body)
+      if (isa<func::ReturnOp>(op) || !isMemoryEffectFree(&op))
+        if (live.insert(&op).second)
+          work.push_back(&op);
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      op->walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (Operation *def = v.getDefiningOp())
+            if (Operation *top = body.findAncestorOpInBlock(*def))
+              if (live.insert(top).second)
+                work.push_back(top);
+      });
+    }
     func.walk([&](Operation *op) {
       if (isa<func::FuncOp>(op))
         return;
+      if (Operation *top = body.findAncestorOpInBlock(*op); !top || !live.contains(top))
+        return;
       bool anyBatched = llvm::any_of(op->getOperands(), [&](Value v) { return batched.count(v); });
-      if (isa<onnx::ShapeOp, onnx::SizeOp>(op) && anyBatched) {
+      bool anyShaped = llvm::any_of(op->getOperands(), [&](Value v) { return shaped.count(v); });
+      if (isa<onnx::ShapeOp, onnx::SizeOp>(op) && (anyBatched || anyShaped)) {
         derived.insert(op->getResult(0));
         return;
       }
       if (isa<func::ReturnOp>(op)) {
-        if (llvm::any_of(op->getOperands(), [&](Value v) { return derived.count(v); }))
+        if (llvm::any_of(op->getOperands(), [&](Value v) { return derived.count(v); }) &&
+            !independent(op))
           record(op, "a graph output is computed from the batch size");
         return;
       }
       bool shapeOnly = true, pure = true, anyDerived = false;
       for (auto [i, v] : llvm::enumerate(op->getOperands())) {
         if (!derived.count(v)) {
-          pure &= constant(v);
+          pure &= constant(v) || shaped.count(v);
           continue;
         }
         anyDerived = true;
@@ -727,6 +1064,8 @@ struct OnnxDynamicBatchValuesPass
                         (i == 0 && isa<onnx::ConstantOfShapeOp>(op));
         shapeOnly &= shapeUse;
       }
+      if (anyDerived && !shapeOnly && independent(op))
+        anyDerived = false;
       if (anyDerived && !shapeOnly) {
         if (pure) { // Arithmetic on shapes: still the batch size.
           for (Value r : op->getResults())
@@ -745,6 +1084,17 @@ struct OnnxDynamicBatchValuesPass
       if (anyBatched)
         for (Value r : op->getResults())
           batched.insert(r);
+      bool shapeArithmetic = llvm::all_of(op->getOperands(), [&](Value v) {
+        return constant(v) || derived.count(v) || shaped.count(v);
+      });
+      if ((anyShaped && shapeArithmetic) || (anyDerived && isa<onnx::ConstantOfShapeOp>(op)))
+        for (Value r : op->getResults())
+          shaped.insert(r);
+      if (probe && isa<onnx::ReshapeOp>(op) && batched.count(op->getOperand(0))) {
+        SmallVector<int64_t> growth = probe->growth(op);
+        if (!growth.empty())
+          op->setAttr("kiln.batch_growth", DenseI64ArrayAttr::get(op->getContext(), growth));
+      }
     });
     if (!message.empty())
       func->setAttr("kiln.dynamic_batch_error",

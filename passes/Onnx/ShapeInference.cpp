@@ -79,34 +79,39 @@ struct FoldKnownShapeValues : public RewritePattern {
 struct OnnxShapeInferencePass
     : public kiln::onnx::impl::OnnxShapeInferencePassBase<OnnxShapeInferencePass> {
   void runOnOperation() override {
-    func::FuncOp func = getOperation();
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    bool sawError = false;
-    patterns.add<InferShapesPattern>(context, sawError);
-    patterns.add<FoldKnownShapeValues>(context);
-    for (RegisteredOperationName name : context->getRegisteredOperations())
-      if (name.getDialectNamespace() == OnnxDialect::getDialectNamespace())
-        name.getCanonicalizationPatterns(patterns, context);
-    GreedyRewriteConfig config;
-    config.setMaxIterations(64);
-    // Shape errors are diagnostics emitted by inferShapes; a failure of the
-    // driver to converge is not an error.
-    (void)applyPatternsGreedily(func, std::move(patterns), config);
-
-    // A shape function found operands that contradict their op; it has
-    // emitted the diagnostic.
-    if (sawError)
-      return signalPassFailure();
-
-    // The signature follows what the function returns.
-    func.walk([&](func::ReturnOp ret) {
-      if (ret->getParentOp() != func)
-        return;
-      func.setFunctionType(FunctionType::get(
-          context, func.getArgumentTypes(), ret.getOperandTypes()));
-    });
+    if (failed(inferShapes(getOperation())))
+      signalPassFailure();
   }
 };
 
 } // namespace
+
+LogicalResult kiln::onnx::inferShapes(func::FuncOp func) {
+  MLIRContext *context = func.getContext();
+  RewritePatternSet patterns(context);
+  bool sawError = false;
+  patterns.add<InferShapesPattern>(context, sawError);
+  patterns.add<FoldKnownShapeValues>(context);
+  for (RegisteredOperationName name : context->getRegisteredOperations())
+    if (name.getDialectNamespace() == OnnxDialect::getDialectNamespace())
+      name.getCanonicalizationPatterns(patterns, context);
+  GreedyRewriteConfig config;
+  config.setMaxIterations(64);
+  // Shape errors are diagnostics emitted by inferShapes; a failure of the
+  // driver to converge is not an error.
+  (void)applyPatternsGreedily(func, std::move(patterns), config);
+
+  // A shape function found operands that contradict their op; it has
+  // emitted the diagnostic.
+  if (sawError)
+    return failure();
+
+  // The signature follows what the function returns.
+  func.walk([&](func::ReturnOp ret) {
+    if (ret->getParentOp() != func)
+      return;
+    func.setFunctionType(
+        FunctionType::get(context, func.getArgumentTypes(), ret.getOperandTypes()));
+  });
+  return success();
+}

@@ -3,7 +3,7 @@
 
     python3 utils/bench/dynamic_seq.py KILN [--lengths 128,37,1]
         [--threads 1,2] [--iterations 30] [--warmup 5] [--rounds 2]
-        [--work DIR]
+        [--batch N] [--work DIR]
 
 The model suite's BERT-style encoder exported with a symbolic sequence
 length (utils/models/models.py's export_seq) is compiled once without
@@ -13,7 +13,9 @@ of both libraries and ONNX Runtime on the dynamic model (ort_bench.js:
 graph optimisation 'all', intraOpNumThreads N) alternate for --rounds
 rounds; the best median of each is printed, with the ratios dynamic/static
 and dynamic/ORT (below 1: the dynamic library is faster). Measurements,
-not tests: compare the ratios of one run.
+not tests: compare the ratios of one run. With --batch N the model is
+exported with a symbolic batch dim too and run on N items (kiln runs them
+one at a time; the static builds pin N and the length).
 """
 
 import argparse
@@ -38,6 +40,7 @@ def main():
     ap.add_argument("--iterations", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--batch", type=int, help="a symbolic batch too, run on N items")
     ap.add_argument("--work")
     args = ap.parse_args()
     kiln = os.path.abspath(args.kiln)
@@ -45,7 +48,7 @@ def main():
     threads = [int(n) for n in args.threads.split(",")]
     work = args.work or tempfile.mkdtemp(prefix="kiln-dynseq-")
     os.makedirs(work, exist_ok=True)
-    model, pairs = suite.export_seq("bert_encoder", work, lengths)
+    model, pairs = suite.export_seq("bert_encoder", work, lengths, args.batch)
     lib = os.path.join(work, "libdynamic.so")
     subprocess.run([kiln, "compile", model, "-q", "-o", lib], check=True)
     static = {}

@@ -22,7 +22,9 @@ random input of N items against torch's output for the same N.
 With --dynamic-seq L1,L2,... the sequence models (bert_encoder) are
 exported with a symbolic sequence length (dynamic_axes {1: "seq"} on the
 input), compiled once without --input-shape, and the one library is run
-at each length against torch's output for that length.
+at each length against torch's output for that length. With both, they
+are exported with a symbolic batch and length (dynamic_axes {0: "batch",
+1: "seq"}) and run on N items at each length.
 """
 
 import argparse
@@ -85,12 +87,15 @@ MODELS = {
 SEQUENCE_MODELS = {"bert_encoder"}
 
 
-def export_seq(name, work, lengths):
+def export_seq(name, work, lengths, batch=None):
     """WORK/NAME.seq.onnx with a symbolic sequence length, and for each
-    length L an input WORK/NAME.seqL.input.npy and torch's output (cached)."""
-    onnx_path = os.path.join(work, name + ".seq.onnx")
-    pairs = [(os.path.join(work, "%s.seq%d.input.npy" % (name, n)),
-              os.path.join(work, "%s.seq%d.output.npy" % (name, n))) for n in lengths]
+    length L an input WORK/NAME.seqL.input.npy and torch's output (cached);
+    with `batch`, a symbolic batch dim too (WORK/NAME.bseq.onnx) and inputs
+    of `batch` items (WORK/NAME.bN.seqL.*)."""
+    onnx_path = os.path.join(work, name + (".bseq.onnx" if batch else ".seq.onnx"))
+    stem = name if batch is None else "%s.b%d" % (name, batch)
+    pairs = [(os.path.join(work, "%s.seq%d.input.npy" % (stem, n)),
+              os.path.join(work, "%s.seq%d.output.npy" % (stem, n))) for n in lengths]
     if all(os.path.exists(p) for p in [onnx_path] + [q for pair in pairs for q in pair]):
         return onnx_path, pairs
     import inspect
@@ -100,13 +105,15 @@ def export_seq(name, work, lengths):
     model.eval()
     kwargs = dict(opset_version=17, input_names=["input"], output_names=["output"],
                   dynamic_axes={"input": {1: "seq"}})
+    if batch is not None:
+        kwargs["dynamic_axes"] = {"input": {0: "batch", 1: "seq"}, "output": {0: "batch"}}
     if "dynamo" in inspect.signature(torch.onnx.export).parameters:
         kwargs["dynamo"] = False
     with torch.enable_grad():
         torch.onnx.export(model, x, onnx_path, **kwargs)
     for n, (in_path, out_path) in zip(lengths, pairs):
         torch.manual_seed(n)
-        ids = torch.randint(0, int(x.max()) + 1, (x.shape[0], n))
+        ids = torch.randint(0, int(x.max()) + 1, (batch or x.shape[0], n))
         with torch.no_grad():
             y = model(ids)
         np.save(in_path, ids.numpy())
@@ -168,7 +175,7 @@ def peak_rss_mib(before):
 
 def check(kiln, name, work, batch=None, lengths=None):
     if lengths:
-        onnx_path, pairs = export_seq(name, work, lengths)
+        onnx_path, pairs = export_seq(name, work, lengths, batch)
     else:
         onnx_path, in_path, out_path = export(name, work, batch)
         pairs = [(in_path, out_path)]
@@ -248,8 +255,6 @@ def main():
         ap.error("unknown models: " + ", ".join(unknown))
     lengths = None
     if args.dynamic_seq:
-        if args.dynamic_batch:
-            ap.error("--dynamic-seq and --dynamic-batch are exclusive")
         try:
             lengths = [int(n) for n in args.dynamic_seq.split(",")]
         except ValueError:

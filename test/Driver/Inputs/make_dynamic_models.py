@@ -27,6 +27,111 @@ def init(name, array):
     return numpy_helper.from_array(array, name)
 
 
+def attention_nodes(tail):
+    """Self-attention over x [N, L, 8] (2 heads of 4) as torch's
+    nn.MultiheadAttention export writes it: sequence first, shape targets
+    computed from Shape, the batch merged with the heads ([L, N*2, 4]) and
+    with the sequence ([L*N, 8]). `tail` ends the graph from 'att' [L, N, 8]."""
+    n = helper.make_node
+    nodes = [
+        n("Transpose", ["x"], ["t"], name="seq_first", perm=[1, 0, 2]),
+        n("Shape", ["t"], ["ts"], name="shape"),
+        n("Gather", ["ts", "i0"], ["L"], name="len", axis=0),
+        n("Gather", ["ts", "i1"], ["N"], name="bsz", axis=0),
+        n("Gather", ["ts", "i2"], ["E"], name="width", axis=0),
+        n("MatMul", ["t", "wqkv"], ["qkv"], name="in_proj"),
+        # The packed projection sliced by widths read off its shape.
+        n("Shape", ["qkv"], ["qs"], name="qkv_shape"),
+        n("Gather", ["qs", "i2"], ["E3"], name="qkv_width", axis=0),
+        n("Div", ["E3", "three"], ["e"], name="width_of_one"),
+        n("Mul", ["e", "two"], ["e2"], name="two_widths"),
+        n("Unsqueeze", ["e", "a0"], ["e_1"], name="e_1"),
+        n("Unsqueeze", ["e2", "a0"], ["e2_1"], name="e2_1"),
+        n("Unsqueeze", ["E3", "a0"], ["E3_1"], name="E3_1"),
+        n("Slice", ["qkv", "zero1", "e_1", "two1"], ["q0"], name="q"),
+        n("Slice", ["qkv", "e_1", "e2_1", "two1"], ["k0"], name="k"),
+        n("Slice", ["qkv", "e2_1", "E3_1", "two1"], ["v0"], name="v"),
+        # [L, N, 8] -> [L, N*2, 4]
+        n("Mul", ["N", "two"], ["NH"], name="bsz_heads"),
+        n("Unsqueeze", ["L", "a0"], ["L_1"], name="L_1"),
+        n("Unsqueeze", ["NH", "a0"], ["NH_1"], name="NH_1"),
+        n("Concat", ["L_1", "NH_1", "four1"], ["heads_shape"], name="heads_shape", axis=0),
+        n("Reshape", ["q0", "heads_shape"], ["q1"], name="q_heads"),
+        n("Reshape", ["k0", "heads_shape"], ["k1"], name="k_heads"),
+        n("Reshape", ["v0", "heads_shape"], ["v1"], name="v_heads"),
+        n("Transpose", ["q1"], ["q2"], name="q_t", perm=[1, 0, 2]),
+        n("Transpose", ["k1"], ["k2"], name="k_t", perm=[1, 2, 0]),
+        n("Transpose", ["v1"], ["v2"], name="v_t", perm=[1, 0, 2]),
+        n("MatMul", ["q2", "k2"], ["s0"], name="scores"),
+        n("Mul", ["s0", "half"], ["s1"], name="scale"),
+        n("Softmax", ["s1"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "v2"], ["o0"], name="weighted"),
+        n("Transpose", ["o0"], ["o1"], name="o_t", perm=[1, 0, 2]),
+        # [L, N*2, 4] -> [L*N, 8] -> out_proj -> [L, N, 8]
+        n("Mul", ["L", "N"], ["LN"], name="len_bsz"),
+        n("Unsqueeze", ["LN", "a0"], ["LN_1"], name="LN_1"),
+        n("Unsqueeze", ["E", "a0"], ["E_1"], name="E_1"),
+        n("Concat", ["LN_1", "E_1"], ["rows_shape"], name="rows_shape", axis=0),
+        n("Reshape", ["o1", "rows_shape"], ["rows"], name="rows"),
+        n("Gemm", ["rows", "wo", "bo"], ["proj"], name="out_proj", transB=1),
+        n("Unsqueeze", ["N", "a0"], ["N_1"], name="N_1"),
+        n("Concat", ["L_1", "N_1", "E_1"], ["seq_shape"], name="seq_shape", axis=0),
+        n("Reshape", ["proj", "seq_shape"], ["att"], name="unrows"),
+    ]
+    return nodes + tail
+
+
+def attention_inits(rng):
+    i64 = lambda v: np.array(v, np.int64)
+    return ([init("wqkv", rng.standard_normal((8, 24)).astype(np.float32)),
+             init("wo", rng.standard_normal((8, 8)).astype(np.float32)),
+             init("bo", rng.standard_normal(8).astype(np.float32)),
+             init("half", np.array(0.5, np.float32))] +
+            [init(k, i64(v)) for k, v in [("i0", 0), ("i1", 1), ("i2", 2), ("three", 3),
+                                          ("two", 2), ("a0", [0]), ("zero1", [0]),
+                                          ("two1", [2]), ("four1", [4])]])
+
+
+def attention_reference(x, inits):
+    w = {i.name: numpy_helper.to_array(i) for i in inits}
+    qkv = x @ w["wqkv"]  # [N, L, 24]
+    n, l = x.shape[:2]
+    def heads(m):  # [N, L, 8] -> [N, 2, L, 4]
+        return m.reshape(n, l, 2, 4).transpose(0, 2, 1, 3)
+    q, k, v = heads(qkv[..., :8]), heads(qkv[..., 8:16]), heads(qkv[..., 16:])
+    s = q @ k.transpose(0, 1, 3, 2) * 0.5
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    o = (p @ v).transpose(0, 2, 1, 3).reshape(n, l, 8)
+    return (o @ w["wo"].T + w["bo"]).astype(np.float32)
+
+
+def attention(out, rng):
+    """The attention graph with a symbolic batch (static length 5), with a
+    symbolic batch and length, and ways to misuse the merged batch."""
+    inits = attention_inits(rng)
+    back = [helper.make_node("Transpose", ["att"], ["y"], name="batch_first", perm=[1, 0, 2])]
+    for name, dims in [("attention", ["N", 5, 8]), ("attention_seq", ["N", "seq", 8])]:
+        model(out, name, attention_nodes(back), [vi("x", dims)], [vi("y", dims)], inits=inits)
+    for n, l in [(3, 5), (2, 7)]:
+        x = rng.standard_normal((n, l, 8)).astype(np.float32)
+        np.save(os.path.join(out, "attention_x_%d_%d.npy" % (n, l)), x)
+        np.save(os.path.join(out, "attention_y_%d_%d.npy" % (n, l)), attention_reference(x, inits))
+    # The rows [L*N, 8] as the output: the batch is not a dim of its own.
+    model(out, "attention_rows_out", attention_nodes([]), [vi("x", ["N", 5, 8])],
+          [vi("rows", ["M", 8])], inits=inits)
+    # A reduction over the heads merged with the batch.
+    model(out, "attention_head_sum",
+          attention_nodes([helper.make_node("ReduceSum", ["q1", "a1"], ["y"], name="head_sum",
+                                            keepdims=0)]),
+          [vi("x", ["N", 5, 8])], [vi("y", [5, 4])], inits=inits + [init("a1", np.array([1]))])
+    # An op that only knows [N, C, ...] data on the merged batch.
+    model(out, "attention_pool",
+          attention_nodes([helper.make_node("GlobalAveragePool", ["q2"], ["y"],
+                                            name="pool_heads")]),
+          [vi("x", ["N", 5, 8])], [vi("y", ["M", 5, 1])], inits=inits)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -126,6 +231,7 @@ def main():
           [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="upsample_batch")],
           [vi("x", ["N", 1, 2, 2])], [vi("y", ["M", 1, 2, 2])],
           inits=[init("scales", np.array([2, 1, 1, 1], np.float32))])
+    attention(out, rng)
     model(out, "dynamic_seq",
           [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", "seq"])], [vi("y", ["N", "seq"])])

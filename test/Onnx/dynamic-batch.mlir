@@ -1,0 +1,73 @@
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-dynamic-batch))' --split-input-file --verify-diagnostics | FileCheck %s
+// kiln-dynamic-batch (DynamicBatch.cpp) on a batch merged with other dims:
+// where a Reshape puts the batch, and what may follow it.
+
+// [5, 1, 8] with the batch at axis 1 reshaped to [5, 2, 4]: the model run
+// for the whole batch may hold [5*N, 2, 4] or [5, N*2, 4]. The dims seen to
+// grow at batch 2 (kiln.batch_growth, from kiln-dynamic-batch-values)
+// decide: axis 1, the heads; transposed, multiplied batch by batch and put
+// back, the output carries the batch as its own leading dim.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: -> (tensor<1x5x8xf32> {kiln.dynamic_dim = "N"})
+func.func @main(%x: tensor<1x5x8xf32> {kiln.dynamic_dim = "N"}) -> tensor<1x5x8xf32> {
+  %t = "onnx.Transpose"(%x) <{perm = array<i64: 1, 0, 2>}> : (tensor<1x5x8xf32>) -> tensor<5x1x8xf32>
+  %s = "onnx.Constant"() <{value = dense<[5, 2, 4]> : tensor<3xi64>}> : () -> tensor<3xi64>
+  %h = "onnx.Reshape"(%t, %s) {kiln.batch_growth = array<i64: 0, 1, 0>} : (tensor<5x1x8xf32>, tensor<3xi64>) -> tensor<5x2x4xf32>
+  %q = "onnx.Transpose"(%h) <{perm = array<i64: 1, 0, 2>}> : (tensor<5x2x4xf32>) -> tensor<2x5x4xf32>
+  %k = "onnx.Transpose"(%h) <{perm = array<i64: 1, 2, 0>}> : (tensor<5x2x4xf32>) -> tensor<2x4x5xf32>
+  %a = "onnx.MatMul"(%q, %k) : (tensor<2x5x4xf32>, tensor<2x4x5xf32>) -> tensor<2x5x5xf32>
+  %p = "onnx.Softmax"(%a) <{axis = -1 : i64}> : (tensor<2x5x5xf32>) -> tensor<2x5x5xf32>
+  %o = "onnx.MatMul"(%p, %q) : (tensor<2x5x5xf32>, tensor<2x5x4xf32>) -> tensor<2x5x4xf32>
+  %b = "onnx.Transpose"(%o) <{perm = array<i64: 1, 0, 2>}> : (tensor<2x5x4xf32>) -> tensor<5x2x4xf32>
+  %s2 = "onnx.Constant"() <{value = dense<[5, 1, 8]> : tensor<3xi64>}> : () -> tensor<3xi64>
+  %r = "onnx.Reshape"(%b, %s2) {kiln.batch_growth = array<i64: 0, 1, 0>} : (tensor<5x2x4xf32>, tensor<3xi64>) -> tensor<5x1x8xf32>
+  %y = "onnx.Transpose"(%r) <{perm = array<i64: 1, 0, 2>}> : (tensor<5x1x8xf32>) -> tensor<1x5x8xf32>
+  return %y : tensor<1x5x8xf32>
+}
+
+// -----
+
+// The same Reshape without the probe's dims: both fit, and the batch is
+// not outermost in its input (where the leading dim would be the guess).
+func.func @main(%x: tensor<1x5x8xf32> {kiln.dynamic_dim = "N"}) -> tensor<5x2x4xf32> {
+  %t = "onnx.Transpose"(%x) <{perm = array<i64: 1, 0, 2>}> : (tensor<1x5x8xf32>) -> tensor<5x1x8xf32>
+  %s = "onnx.Constant"() <{value = dense<[5, 2, 4]> : tensor<3xi64>}> : () -> tensor<3xi64>
+  // expected-error @+1 {{cannot run the dynamic batch dim 'N' one item at a time: kiln cannot tell which of its result dims holds the batch}}
+  %h = "onnx.Reshape"(%t, %s) : (tensor<5x1x8xf32>, tensor<3xi64>) -> tensor<5x2x4xf32>
+  return %h : tensor<5x2x4xf32>
+}
+
+// -----
+
+// One dim fits: [1, 4, 8] to [4, 8] puts the batch outside the 4 rows
+// ([N*4, 8]); a batch-independent [4, 8] operand would be added to N*4 rows.
+func.func @main(%x: tensor<1x4x8xf32> {kiln.dynamic_dim = "N"}, %c: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %s = "onnx.Constant"() <{value = dense<[4, 8]> : tensor<2xi64>}> : () -> tensor<2xi64>
+  %r = "onnx.Reshape"(%x, %s) : (tensor<1x4x8xf32>, tensor<2xi64>) -> tensor<4x8xf32>
+  // expected-error @+1 {{an operand that does not depend on the batch spans the dim the batch is merged with}}
+  %y = "onnx.Add"(%r, %c) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// Rows of [N*4, 8] are independent (a bias broadcast along them is fine),
+// but an output must have the batch as a dim of its own.
+// expected-error @+1 {{graph output #0 carries the dynamic batch dim 'N' merged with other dims, not as a dim of its own}}
+func.func @main(%x: tensor<1x4x8xf32> {kiln.dynamic_dim = "N"}, %c: tensor<8xf32>) -> tensor<4x8xf32> {
+  %s = "onnx.Constant"() <{value = dense<[4, 8]> : tensor<2xi64>}> : () -> tensor<2xi64>
+  %r = "onnx.Reshape"(%x, %s) : (tensor<1x4x8xf32>, tensor<2xi64>) -> tensor<4x8xf32>
+  %y = "onnx.Add"(%r, %c) : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// -----
+
+// The growth seen at batch 2 rules out the dim that would fit: [1, 12] to
+// [3, 4] could be [N*3, 4], but the probe saw [3, 8].
+func.func @main(%x: tensor<1x12xf32> {kiln.dynamic_dim = "N"}) -> tensor<3x4xf32> {
+  %s = "onnx.Constant"() <{value = dense<[3, 4]> : tensor<2xi64>}> : () -> tensor<2xi64>
+  // expected-error @+1 {{it splits the batch across dims}}
+  %r = "onnx.Reshape"(%x, %s) {kiln.batch_growth = array<i64: 0, 1>} : (tensor<1x12xf32>, tensor<2xi64>) -> tensor<3x4xf32>
+  return %r : tensor<3x4xf32>
+}
