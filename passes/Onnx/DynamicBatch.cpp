@@ -22,7 +22,7 @@
 // it as their leading dim; they get `kiln.dynamic_dim` too. Outputs that do
 // not depend on the batch are computed once per item, identically.
 //
-// In the item-sized graph every value's batch dim has size 1; that is what
+// In the item-sized graph a batch dim of its own has size 1; that is what
 // makes the broadcasting rules simple: a batch dim that is broadcast
 // against a larger dim (result size > 1) mixes items.
 //
@@ -214,6 +214,7 @@ private:
   static bool followsMergedBatch(Operation *op) {
     return isElementwise(op) ||
            isa<onnx::CastLikeOp, onnx::DropoutOp, onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp,
+               onnx::FlattenOp,
                onnx::TransposeOp, onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::ConcatOp,
                onnx::SplitOp, onnx::SliceOp, onnx::GatherOp, onnx::GatherElementsOp,
                onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LpNormalizationOp,
@@ -269,14 +270,14 @@ private:
     if (!v.reason.empty())
       return fail(op, v.reason);
     // Every result that carries the batch carries it at a dim of the
-    // batched operands' size (1 unless merged with others; a Reshape
-    // changes it), which holds its inner size.
+    // batched operands' size (1 unless merged with others; Reshape and
+    // Flatten change it), which holds its inner size.
     for (Value r : op->getResults()) {
       Axis a = axisOf(r);
       if (!a)
         continue;
       if (*a < 0 || *a >= rankOf(r) ||
-          (!isa<onnx::ReshapeOp>(op) && dimOf(r, *a) != *batchDim) ||
+          (!isa<onnx::ReshapeOp, onnx::FlattenOp>(op) && dimOf(r, *a) != *batchDim) ||
           !quotient(sizeOfDim(dimOf(r, *a)), innerOf(r)))
         return fail(op, "it changes the size of the batch dim");
     }
@@ -312,8 +313,8 @@ private:
       return Verdict::ok(); // Nothing batched: the results are not either.
     for (Value v : operands) {
       int64_t at = *aligned - (rank - rankOf(v));
-      if (batchDim != 1 && !axisOf(v) && isa<RankedTensorType>(v.getType()) && at >= 0 &&
-          dimOf(v, at) != 1)
+      if (batchDim != 1 && !axisOf(v) && !onnx::isNone(v) &&
+          (!isa<RankedTensorType>(v.getType()) || (at >= 0 && dimOf(v, at) != 1)))
         return Verdict::no("an operand that does not depend on the batch spans the dim the "
                            "batch is merged with");
     }
@@ -414,10 +415,12 @@ private:
       if (!growth.empty() && growth[c] == 1)
         growing.push_back({c, *inner});
     }
-    if (candidates.empty())
-      return Verdict::no("it splits the batch across dims");
-    if (growing.size() > 1)
+    // The probe's growing dims bind: one at most, and it must fit.
+    int64_t grown = llvm::count(growth, 1);
+    if (grown > 1)
       return Verdict::no("more than one of its result dims grows with the batch");
+    if (candidates.empty() || (grown == 1 && growing.empty()))
+      return Verdict::no("it splits the batch across dims");
     // Without a dim seen to grow: the only one that fits, or, for a batch
     // outermost in its input, the leading dim (how exporters write it).
     std::optional<std::pair<int64_t, Size>> chosen;
@@ -574,16 +577,36 @@ Verdict Analysis::rule(Operation *op) {
     int64_t a = *axisOf(op->getOperand(0));
     if (a != (gemm.getTransA() ? 1 : 0))
       return Verdict::no("the batch is the contracted dim of A");
+    // C broadcasts to [M, N]: with the batch merged into the rows, C must
+    // not span them.
+    if (merged(op->getOperand(0)) && op->getNumOperands() > 2) {
+      Value c = op->getOperand(2);
+      auto ct = dyn_cast<RankedTensorType>(c.getType());
+      if (!onnx::isNone(c) && (!ct || (ct.getRank() == 2 && ct.getDimSize(0) != 1)))
+        return Verdict::no("an operand that does not depend on the batch spans the dim the "
+                           "batch is merged with");
+    }
     set(op->getResult(0), 0);
     return Verdict::ok();
   }
 
   if (auto flatten = dyn_cast<onnx::FlattenOp>(op)) {
-    int64_t b = *axisOf(op->getOperand(0));
-    int64_t axis = normalize(flatten.getAxis(), rankOf(op->getOperand(0)) + 1);
-    if (b != 0 || axis < 1 || dimOf(op->getResult(0), 0) != 1)
-      return Verdict::no("it merges the batch with other dims");
-    set(op->getResult(0), 0);
+    // The batch's dim joins the result's first dim (the dims before
+    // `axis`) or its second, inside the dims after it up to there.
+    Value data = op->getOperand(0);
+    int64_t b = *axisOf(data), rank = rankOf(data);
+    int64_t axis = flatten.getAxis();
+    if (axis < 0)
+      axis += rank;
+    if (axis < 0 || axis > rank)
+      return Verdict::no("its axis is out of range");
+    int64_t end = b < axis ? axis : rank;
+    ArrayRef<int64_t> in = cast<RankedTensorType>(data.getType()).getShape();
+    std::optional<Size> after = product(in.slice(b + 1, end - b - 1));
+    std::optional<Size> inner = after ? times(innerOf(data), *after) : std::nullopt;
+    if (!inner)
+      return Verdict::no("its shapes are too large");
+    set(op->getResult(0), b < axis ? 0 : 1, *inner);
     return Verdict::ok();
   }
   if (isa<onnx::ReshapeOp>(op)) {
@@ -855,10 +878,9 @@ LogicalResult Analysis::finish(func::FuncOp func, func::ReturnOp ret) {
 }
 
 /// @main's shape computations worked out on two clones, with the batch at
-/// 1 (the one-item graph) and at 2: a value equal in both does not depend
-/// on the batch size, whatever Shape or Size it comes from (the model's
-/// width, read off a batched tensor), and a result dim that doubles holds
-/// the batch.
+/// 1 (the one-item graph) and at 2: a dim of the same static size in both
+/// is not the batch (so Shape of a batched tensor does not give the batch
+/// size there), and a result dim that doubles holds the batch.
 class BatchProbe {
 public:
   static std::optional<BatchProbe> run(func::FuncOp func) {
@@ -871,6 +893,7 @@ public:
     // Shapes that only fit one item are the model's business, not errors.
     ScopedDiagnosticHandler quiet(context, [](Diagnostic &) { return success(); });
     BatchProbe probe;
+    probe.func = func;
     for (int k = 0; k < 2; ++k) {
       OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
       auto clone = cast<func::FuncOp>(func->clone());
@@ -913,25 +936,45 @@ public:
         if (auto id = op->getAttrOfType<IntegerAttr>("kiln.probe"))
           probe.counterparts[originals[id.getInt()]][k] = op;
       });
+      probe.clones[k] = clone;
       probe.modules[k] = std::move(module);
     }
     return probe;
   }
 
-  /// Whether operand `i` of `op` differs between batch 1 and batch 2;
-  /// std::nullopt unless it is a constant in both.
-  std::optional<bool> dependsOnBatch(Operation *op, unsigned i) const {
-    auto it = counterparts.find(op);
-    if (it == counterparts.end() || !it->second[0] || !it->second[1])
+  /// Per dim of `v` (a value of @main): whether it may hold the batch,
+  /// that is, unless it is the same static size at batch 1 and 2 (a `?`
+  /// may be the batch merged with another dim); std::nullopt without both
+  /// types.
+  std::optional<SmallVector<bool>> batchDims(Value v) const {
+    RankedTensorType types[2] = {typeIn(v, 0), typeIn(v, 1)};
+    if (!types[0] || !types[1])
       return std::nullopt;
-    Attribute values[2];
-    for (int k = 0; k < 2; ++k) {
-      Operation *clone = it->second[k];
-      if (i >= clone->getNumOperands() ||
-          !matchPattern(clone->getOperand(i), m_Constant(&values[k])))
-        return std::nullopt;
+    if (types[0].getRank() != types[1].getRank())
+      return std::nullopt;
+    SmallVector<bool> dims;
+    for (int64_t d = 0; d < types[0].getRank(); ++d) {
+      int64_t x = types[0].getDimSize(d), y = types[1].getDimSize(d);
+      dims.push_back(ShapedType::isDynamic(x) || ShapedType::isDynamic(y) || x != y);
     }
-    return values[0] != values[1];
+    return dims;
+  }
+
+  /// The type of `v` (a value of @main) at batch 1 (k = 0) or 2 (k = 1),
+  /// when inference ranked it.
+  RankedTensorType typeIn(Value v, int k) const {
+    Value counterpart;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      func::FuncOp clone = clones[k];
+      if (arg.getOwner()->getParentOp() == func && arg.getArgNumber() < clone.getNumArguments())
+        counterpart = clone.getArgument(arg.getArgNumber());
+    } else if (auto it = counterparts.find(v.getDefiningOp()); it != counterparts.end()) {
+      Operation *clone = it->second[k];
+      unsigned n = cast<OpResult>(v).getResultNumber();
+      if (clone && n < clone->getNumResults())
+        counterpart = clone->getResult(n);
+    }
+    return counterpart ? dyn_cast<RankedTensorType>(counterpart.getType()) : nullptr;
   }
 
   /// Per dim of `op`'s first result: 1 when it doubles at batch 2, 0 when
@@ -957,9 +1000,119 @@ public:
   }
 
 private:
+  func::FuncOp func;
+  func::FuncOp clones[2];
   OwningOpRef<ModuleOp> modules[2];
   llvm::DenseMap<Operation *, std::array<Operation *, 2>> counterparts;
 };
+
+/// Which elements of a shape value hold the batch size or something
+/// computed from it; empty: all of them, or unknown.
+using Mask = SmallVector<bool, 4>;
+
+/// The elements of Shape(x) or Size(x) that may be the batch size: the dims
+/// of x the probe does not show the same at both batches.
+Mask shapeMask(Operation *op, const std::optional<BatchProbe> &probe) {
+  if (!probe)
+    return {};
+  std::optional<SmallVector<bool>> dims = probe->batchDims(op->getOperand(0));
+  if (!dims)
+    return {};
+  if (isa<onnx::SizeOp>(op))
+    return {llvm::is_contained(*dims, true)};
+  auto shape = cast<onnx::ShapeOp>(op);
+  auto [start, end] = onnx::shapeOpRange(dims->size(), shape.getStart(), shape.getEnd());
+  Mask mask;
+  for (int64_t d = start; d < end; ++d)
+    mask.push_back((*dims)[d]);
+  return mask;
+}
+
+/// The elements of `op`'s first result that come from the batch size, for
+/// shape arithmetic whose operands are in `derived` or constant: followed
+/// element by element through the ops that move or combine shape elements
+/// (types as imported, else from the probe's one-item clone), all of them
+/// otherwise.
+Mask propagateMask(Operation *op, const llvm::DenseMap<Value, Mask> &derived,
+                   const std::optional<BatchProbe> &probe) {
+  if (!probe)
+    return {};
+  auto typeOf = [&](Value v) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    return t && t.hasStaticShape() ? t : probe->typeIn(v, 0);
+  };
+  // The rank of a shape value: Shape's results are 1-D.
+  auto rankOf = [&](Value v) -> int64_t {
+    if (isa_and_nonnull<onnx::ShapeOp>(v.getDefiningOp()))
+      return 1;
+    RankedTensorType t = typeOf(v);
+    return t ? t.getRank() : -1;
+  };
+  // std::nullopt: all elements, or unknown.
+  auto maskOf = [&](Value v) -> std::optional<Mask> {
+    if (auto it = derived.find(v); it != derived.end())
+      return it->second.empty() ? std::nullopt : std::optional<Mask>(it->second);
+    RankedTensorType t = typeOf(v);
+    if (!t || !t.hasStaticShape() || t.getNumElements() > 64)
+      return std::nullopt;
+    return Mask(t.getNumElements(), false);
+  };
+  auto derivedAt = [&](unsigned i) { return i < op->getNumOperands() && derived.count(op->getOperand(i)); };
+  if (isa<onnx::IdentityOp, onnx::CastOp, onnx::UnsqueezeOp, onnx::SqueezeOp, onnx::ReshapeOp,
+          onnx::FlattenOp>(op)) {
+    // Row-major order is kept; axes and shapes must not be derived.
+    for (unsigned i = 1; i < op->getNumOperands(); ++i)
+      if (derivedAt(i))
+        return {};
+    return maskOf(op->getOperand(0)).value_or(Mask());
+  }
+  if (auto gather = dyn_cast<onnx::GatherOp>(op)) {
+    std::optional<Mask> data = maskOf(gather.getData());
+    std::optional<SmallVector<int64_t>> indices = onnx::constantInts(gather.getIndices());
+    if (!data || !indices || derivedAt(1) || rankOf(gather.getData()) != 1)
+      return {};
+    Mask mask;
+    for (int64_t i : *indices) {
+      if (i < 0)
+        i += data->size();
+      if (i < 0 || i >= static_cast<int64_t>(data->size()))
+        return {};
+      mask.push_back((*data)[i]);
+    }
+    return mask;
+  }
+  if (isa<onnx::ConcatOp>(op)) {
+    Mask mask;
+    for (Value v : op->getOperands()) {
+      std::optional<Mask> m = maskOf(v);
+      if (!m || rankOf(v) != 1)
+        return {};
+      mask.append(m->begin(), m->end());
+    }
+    return mask;
+  }
+  if (isElementwise(op)) {
+    // Scalars and vectors of shape values, broadcast.
+    SmallVector<Mask> masks;
+    size_t n = 1;
+    for (Value v : op->getOperands()) {
+      std::optional<Mask> m = maskOf(v);
+      if (!m || rankOf(v) > 1)
+        return {};
+      if (m->size() != 1 && n != 1 && m->size() != n)
+        return {};
+      n = std::max(n, m->size());
+      masks.push_back(*m);
+    }
+    Mask mask(n, false);
+    for (const Mask &m : masks) {
+      for (size_t e = 0; e < n; ++e)
+        mask[e] = mask[e] || m[m.size() == 1 ? 0 : e];
+    }
+    return mask;
+  }
+  return {};
+}
 
 /// Before the onnx phase folds shape computations (and so turns the batch
 /// size, Shape(x)[0], into the constant 1): the batch size may only shape
@@ -981,12 +1134,20 @@ struct OnnxDynamicBatchValuesPass
     if (func.getName() != "main" || func->hasAttr("kiln.dynamic_batch_error"))
       return;
     std::string name;
-    // `shaped`: tensors shaped by the batch size whose values are not it
-    // (ConstantOfShape of it, and what is computed from those): they may
-    // meet the batch size in shape arithmetic (torch's expand(n, -1, -1):
-    // Where(Equal(s, -1 * ConstantOfShape(Shape(s))), ..., s)), and their
-    // Shape/Size is the batch size again.
-    llvm::DenseSet<Value> batched, derived, shaped;
+    // `derived`: shape values (from Shape/Size of batched tensors and
+    // arithmetic on them) with which of their elements are the batch size
+    // or computed from it (an empty mask: all, or unknown). `shaped`:
+    // tensors shaped by the batch size whose values are not it
+    // (ConstantOfShape/Expand/Tile of it, and elementwise ops on those):
+    // they may meet the batch size in shape arithmetic (torch's
+    // expand(n, -1, -1): Where(Equal(s, -1 * ConstantOfShape(Shape(s))),
+    // ..., s)), and their Shape/Size is the batch size again.
+    llvm::DenseSet<Value> batched, shaped;
+    llvm::DenseMap<Value, Mask> derived;
+    auto fromBatch = [&](Value v) {
+      auto it = derived.find(v);
+      return it != derived.end() && (it->second.empty() || llvm::is_contained(it->second, true));
+    };
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (auto attr = func.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
         name = attr.str();
@@ -995,16 +1156,6 @@ struct OnnxDynamicBatchValuesPass
     if (name.empty())
       return;
     std::optional<BatchProbe> probe = BatchProbe::run(func);
-    // Whether every use of a batch-derived value by `op` is one the probe
-    // shows independent of the batch.
-    auto independent = [&](Operation *op) {
-      if (!probe)
-        return false;
-      for (auto [i, v] : llvm::enumerate(op->getOperands()))
-        if (derived.count(v) && probe->dependsOnBatch(op, i) != std::optional<bool>(false))
-          return false;
-      return true;
-    };
     auto constant = [](Value v) {
       Operation *def = v.getDefiningOp();
       return def && (def->hasTrait<OpTrait::ConstantLike>() || isa<onnx::NoValueOp>(def));
@@ -1044,39 +1195,53 @@ struct OnnxDynamicBatchValuesPass
       bool anyBatched = llvm::any_of(op->getOperands(), [&](Value v) { return batched.count(v); });
       bool anyShaped = llvm::any_of(op->getOperands(), [&](Value v) { return shaped.count(v); });
       if (isa<onnx::ShapeOp, onnx::SizeOp>(op) && (anyBatched || anyShaped)) {
-        derived.insert(op->getResult(0));
+        derived[op->getResult(0)] = shapeMask(op, probe);
         return;
       }
       if (isa<func::ReturnOp>(op)) {
-        if (llvm::any_of(op->getOperands(), [&](Value v) { return derived.count(v); }) &&
-            !independent(op))
+        if (llvm::any_of(op->getOperands(), fromBatch))
           record(op, "a graph output is computed from the batch size");
         return;
       }
-      bool shapeOnly = true, pure = true, anyDerived = false;
+      // anyDerived: an operand holds the batch size; asValue: a shape
+      // value is used other than as a shape.
+      bool shapeOnly = true, pure = true, anyDerived = false, asValue = false;
       for (auto [i, v] : llvm::enumerate(op->getOperands())) {
         if (!derived.count(v)) {
           pure &= constant(v) || shaped.count(v);
           continue;
         }
-        anyDerived = true;
         bool shapeUse = (i == 1 && isa<onnx::ReshapeOp, onnx::ExpandOp, onnx::TileOp>(op)) ||
                         (i == 0 && isa<onnx::ConstantOfShapeOp>(op));
-        shapeOnly &= shapeUse;
-      }
-      if (anyDerived && !shapeOnly && independent(op))
-        anyDerived = false;
-      if (anyDerived && !shapeOnly) {
-        if (pure) { // Arithmetic on shapes: still the batch size.
-          for (Value r : op->getResults())
-            derived.insert(r);
-          return;
+        asValue |= !shapeUse;
+        if (fromBatch(v)) {
+          anyDerived = true;
+          shapeOnly &= shapeUse;
         }
+      }
+      // Shape arithmetic, followed element by element: what comes out may
+      // not hold the batch size (torch slices its packed projection by the
+      // width read off a batched tensor).
+      bool arithmetic = pure && !anyBatched;
+      if (anyDerived && !shapeOnly && !arithmetic) {
         record(op, "it uses the batch size (from Shape or Size of a batched tensor) as a value");
         return;
       }
+      if (asValue && arithmetic) {
+        Mask mask = propagateMask(op, derived, probe);
+        for (Value r : op->getResults())
+          derived[r] = r == op->getResult(0) ? mask : Mask();
+        return;
+      }
+      // A non-elementwise op on batch-shaped tensors alone (CumSum of
+      // ConstantOfShape(n)) may count along them.
+      if (anyShaped && arithmetic && !anyDerived && !isElementwise(op)) {
+        for (Value r : op->getResults())
+          derived[r] = Mask();
+        return;
+      }
       if (isa<onnx::ReshapeOp>(op) && batched.count(op->getOperand(0)) &&
-          !derived.count(op->getOperand(1)))
+          !fromBatch(op->getOperand(1)))
         if (auto target = onnx::constantInts(op->getOperand(1)))
           if (!target->empty() && (*target)[0] > 0 && llvm::is_contained(*target, -1))
             record(op, "its constant target shape fixes the leading dim, so the batch "
@@ -1084,10 +1249,9 @@ struct OnnxDynamicBatchValuesPass
       if (anyBatched)
         for (Value r : op->getResults())
           batched.insert(r);
-      bool shapeArithmetic = llvm::all_of(op->getOperands(), [&](Value v) {
-        return constant(v) || derived.count(v) || shaped.count(v);
-      });
-      if ((anyShaped && shapeArithmetic) || (anyDerived && isa<onnx::ConstantOfShapeOp>(op)))
+      if ((anyShaped && arithmetic && isElementwise(op)) ||
+          (anyDerived && !anyBatched &&
+           isa<onnx::ConstantOfShapeOp, onnx::ExpandOp, onnx::TileOp>(op)))
         for (Value r : op->getResults())
           shaped.insert(r);
       if (probe && isa<onnx::ReshapeOp>(op) && batched.count(op->getOperand(0))) {

@@ -53,7 +53,9 @@ def OnnxDynamicBatchPass : Pass<"kiln-dynamic-batch", "mlir::func::FuncOp"> {
     The importer compiles a model whose inputs have a symbolic leading dim
     for one batch item (that dim pinned to 1, the inputs marked
     `kiln.dynamic_dim`); the entry point then runs the item-sized code once
-    per item. This pass follows the batch dim through @main and fails, with
+    per item. This pass follows the batch dim through @main (also where it
+    shares a dim with others, as torch's attention export has it: an axis
+    and an inner size per value; Reshapes use `kiln.batch_growth`) and fails, with
     a reason on the op, where items would be mixed (a reduction, concat,
     slice or gather over the batch axis, training-mode BatchNorm, MaxPool
     indices, a change of the batch dim's size, an op it does not know), and
@@ -70,12 +72,15 @@ def OnnxDynamicBatchValuesPass : Pass<"kiln-dynamic-batch-values", "mlir::func::
   let description = [{
     Runs first in the onnx phase, while Shape/Size ops are still there: for
     a model with a dynamic batch (inputs marked `kiln.dynamic_dim`), the
-    batch size (anything computed from Shape/Size of a batched tensor) may
-    only be the shape operand of Reshape, Expand, Tile or ConstantOfShape;
-    a Reshape of batched data to a constant target such as [1, -1] would
-    merge the items. The first problem is recorded on @main as
-    `kiln.dynamic_batch_error` for kiln-dynamic-batch to report; this pass
-    never fails.
+    batch size (the elements of Shape/Size of a batched tensor that a
+    probe at batch 1 and 2 does not show static and equal, and shape
+    arithmetic on them, followed element by element) may only be the
+    shape operand of Reshape, Expand, Tile or ConstantOfShape; a Reshape of
+    batched data to a constant target such as [1, -1] would merge the
+    items. Reshapes of batched data get `kiln.batch_growth`, the result
+    dims that double at batch 2, for kiln-dynamic-batch. The first problem
+    is recorded on @main as `kiln.dynamic_batch_error` for
+    kiln-dynamic-batch to report; this pass never fails.
   }];
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }

@@ -71,3 +71,39 @@ func.func @main(%x: tensor<1x12xf32> {kiln.dynamic_dim = "N"}) -> tensor<3x4xf32
   %r = "onnx.Reshape"(%x, %s) {kiln.batch_growth = array<i64: 0, 1>} : (tensor<1x12xf32>, tensor<2xi64>) -> tensor<3x4xf32>
   return %r : tensor<3x4xf32>
 }
+
+// -----
+
+// Flatten knows where the batch goes: [4, N, 8] flattened at axis 2 is
+// [4*N, 8] (rows, inner size 1), which a MatMul and a Reshape put back.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: -> (tensor<1x4x8xf32> {kiln.dynamic_dim = "N"})
+func.func @main(%x: tensor<1x4x8xf32> {kiln.dynamic_dim = "N"}, %w: tensor<8x8xf32>) -> tensor<1x4x8xf32> {
+  %t = "onnx.Transpose"(%x) <{perm = array<i64: 1, 0, 2>}> : (tensor<1x4x8xf32>) -> tensor<4x1x8xf32>
+  %f = "onnx.Flatten"(%t) <{axis = 2 : i64}> : (tensor<4x1x8xf32>) -> tensor<4x8xf32>
+  %m = "onnx.MatMul"(%f, %w) : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %s = "onnx.Constant"() <{value = dense<[4, 1, 8]> : tensor<3xi64>}> : () -> tensor<3xi64>
+  %r = "onnx.Reshape"(%m, %s) {kiln.batch_growth = array<i64: 0, 1, 0>} : (tensor<4x8xf32>, tensor<3xi64>) -> tensor<4x1x8xf32>
+  %y = "onnx.Transpose"(%r) <{perm = array<i64: 1, 0, 2>}> : (tensor<4x1x8xf32>) -> tensor<1x4x8xf32>
+  return %y : tensor<1x4x8xf32>
+}
+
+// -----
+
+// At axis 0 every item lands in the one row: [1, N*32].
+// expected-error @+1 {{graph output #0 carries the dynamic batch dim 'N' at axis 1, not as its leading dim}}
+func.func @main(%x: tensor<1x4x8xf32> {kiln.dynamic_dim = "N"}) -> tensor<1x32xf32> {
+  %f = "onnx.Flatten"(%x) <{axis = 0 : i64}> : (tensor<1x4x8xf32>) -> tensor<1x32xf32>
+  return %f : tensor<1x32xf32>
+}
+
+// -----
+
+// A dim seen to grow that cannot hold the batch: the one that fits does
+// not decide ([1, 6] to [2, 3] with the second dim growing).
+func.func @main(%x: tensor<1x6xf32> {kiln.dynamic_dim = "N"}) -> tensor<2x3xf32> {
+  %s = "onnx.Constant"() <{value = dense<[2, 3]> : tensor<2xi64>}> : () -> tensor<2xi64>
+  // expected-error @+1 {{it splits the batch across dims}}
+  %r = "onnx.Reshape"(%x, %s) {kiln.batch_growth = array<i64: -1, 1>} : (tensor<1x6xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  return %r : tensor<2x3xf32>
+}

@@ -214,6 +214,28 @@ def main():
     xr = rng.standard_normal((3, 3, 4)).astype(np.float32)
     np.save(os.path.join(out, "shape_reshape_x.npy"), xr)
     np.save(os.path.join(out, "shape_reshape_y.npy"), xr.reshape(3, 12))
+    # The batch size hidden in arithmetic that is 0 at batch 1 and 2
+    # (x + n // 4), and counted along a tensor it shapes (table[cumsum(
+    # ones(n)) - 1]): both refused.
+    model(out, "batch_quarter",
+          shape_nodes + [helper.make_node("Div", ["n", "four"], ["q"], name="quarter"),
+                         helper.make_node("Cast", ["q"], ["qf"], name="cast", to=1),
+                         helper.make_node("Add", ["x", "qf"], ["y"], name="add_quarter")],
+          [vi("x", ["N", 4])], [vi("y", ["N", 4])],
+          inits=[init("zero", np.array(0, np.int64)), init("four", np.array(4, np.int64))])
+    model(out, "batch_positions",
+          shape_nodes + [helper.make_node("Unsqueeze", ["n", "axes"], ["n1"], name="unsqueeze"),
+                         helper.make_node("ConstantOfShape", ["n1"], ["ones"], name="ones",
+                                          value=helper.make_tensor("one", TensorProto.INT64,
+                                                                   [1], [1])),
+                         helper.make_node("CumSum", ["ones", "zero"], ["c"], name="count"),
+                         helper.make_node("Sub", ["c", "one"], ["ids"], name="positions"),
+                         helper.make_node("Gather", ["table", "ids"], ["rows"], name="lookup"),
+                         helper.make_node("Add", ["x", "rows"], ["y"], name="add_rows")],
+          [vi("x", ["N", 4])], [vi("y", ["N", 4])],
+          inits=[init("zero", np.array(0, np.int64)), init("axes", np.array([0], np.int64)),
+                 init("one", np.array(1, np.int64)),
+                 init("table", np.ones((8, 4), np.float32))])
     model(out, "literal_reshape",
           [helper.make_node("Reshape", ["x", "target"], ["y"], name="one_row")],
           [vi("x", ["N", 3, 4])], [vi("y", [1, "M"])],
