@@ -47,6 +47,7 @@
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -165,6 +166,16 @@ std::optional<Size> quotient(Size whole, Size part) {
   return Size{whole.factor / part.factor, whole.symbolic - part.symbolic};
 }
 
+/// Whether every element of `v` is the same (ConstantOfShape, a splat):
+/// any part of it is the part for any item (torch's zeros_like of a mask
+/// merged with the heads).
+bool uniform(Value v) {
+  if (isa_and_nonnull<onnx::ConstantOfShapeOp>(v.getDefiningOp()))
+    return true;
+  DenseElementsAttr values;
+  return matchPattern(v, m_Constant(&values)) && values.isSplat();
+}
+
 class Analysis {
 public:
   explicit Analysis(StringRef dimName) : dimName(dimName) {}
@@ -211,7 +222,7 @@ private:
   static bool followsMergedBatch(Operation *op) {
     return isElementwise(op) ||
            isa<onnx::CastLikeOp, onnx::DropoutOp, onnx::MatMulOp, onnx::GemmOp, onnx::ReshapeOp,
-               onnx::FlattenOp,
+               onnx::FlattenOp, onnx::ShapeOp, onnx::SizeOp,
                onnx::TransposeOp, onnx::SqueezeOp, onnx::UnsqueezeOp, onnx::ConcatOp,
                onnx::SplitOp, onnx::SliceOp, onnx::GatherOp, onnx::GatherElementsOp,
                onnx::SoftmaxOp, onnx::LogSoftmaxOp, onnx::HardmaxOp, onnx::LpNormalizationOp,
@@ -310,7 +321,7 @@ private:
       return Verdict::ok(); // Nothing batched: the results are not either.
     for (Value v : operands) {
       int64_t at = *aligned - (rank - rankOf(v));
-      if (batchDim != 1 && !axisOf(v) && !onnx::isNone(v) &&
+      if (batchDim != 1 && !axisOf(v) && !onnx::isNone(v) && !uniform(v) &&
           (!isa<RankedTensorType>(v.getType()) || (at >= 0 && dimOf(v, at) != 1)))
         return Verdict::no("an operand that does not depend on the batch spans the dim the "
                            "batch is merged with");

@@ -327,13 +327,14 @@ LogicalResult ConstantOp::inferShapes() {
 }
 
 LogicalResult ConstantOfShapeOp::inferShapes() {
-  auto dims = constantInts(getInput());
+  // Known in part: a dim read by Shape off a tensor with a dynamic one.
+  auto dims = partialInts(getInput());
   if (!dims) {
     int64_t rank = rankOf1D(getInput());
     return rank >= 0 ? refineRank(*this, getOutput(), rank) : success();
   }
   for (int64_t d : *dims)
-    if (d < 0)
+    if (!ShapedType::isDynamic(d) && d < 0)
       return emitOpError("shape has a negative dim ") << d;
   return refineResult(*this, getOutput(), *dims);
 }

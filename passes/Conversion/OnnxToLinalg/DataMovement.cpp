@@ -409,6 +409,12 @@ struct ExpandPattern : public OpConversionPattern<onnx::ExpandOp> {
   matchAndRewrite(onnx::ExpandOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = convertedResultType(*typeConverter, op);
+    // A dynamic input dim must stay dynamic (it cannot be broadcast).
+    auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
+    int64_t lead = type.getRank() - inType.getRank();
+    for (int64_t i = 0; i < inType.getRank(); ++i)
+      if (inType.isDynamicDim(i) && (lead < 0 || !type.isDynamicDim(lead + i)))
+        return unsupported(rewriter, op, "a dynamic input dim that the result does not keep");
     rewriter.replaceOp(op, broadcastGeneric(rewriter, op.getLoc(),
                                             ValueRange{adaptor.getInput()}, type,
                                             [](OpBuilder &, Location, ValueRange a) {
@@ -559,6 +565,13 @@ struct ConstantOfShapePattern : public OpConversionPattern<onnx::ConstantOfShape
     }
     if (!scalar || !movable(et))
       return unsupported(rewriter, op, "unsupported value");
+    if (!type.hasStaticShape()) {
+      // The model's dynamic dim (the check admits only a shape whose
+      // unknown elements are dims read by Shape).
+      Value value = arith::ConstantOp::create(rewriter, op.getLoc(), scalar);
+      rewriter.replaceOp(op, filledTensor(rewriter, op.getLoc(), type, value));
+      return success();
+    }
     rewriter.replaceOpWithNewOp<arith::ConstantOp>(
         op, DenseElementsAttr::get(type, scalar));
     return success();

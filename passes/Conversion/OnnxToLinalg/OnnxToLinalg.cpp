@@ -62,7 +62,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.Size",         "onnx.Slice",     "onnx.LayerNormalization", "onnx.ReduceSum",
         "onnx.ReduceMean",   "onnx.ReduceMax", "onnx.ReduceMin", "onnx.ReduceProd",
         "onnx.ReduceL1",     "onnx.ReduceL2",  "onnx.ReduceSumSquare",
-        "onnx.ReduceLogSumExp"};
+        "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns, winograd);
     populatePoolingPatterns(converter, patterns);
@@ -186,6 +186,25 @@ struct ConvertOnnxToLinalgPass
     return list[0].str();
   }
 
+  /// Whether every element of the shape value `v` is a constant or a dim
+  /// read by Shape (moved by Gather, Concat and the reshaping ops).
+  static bool unknownsAreShapeDims(Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<kiln::onnx::ShapeOp>(def) || def->hasTrait<OpTrait::ConstantLike>())
+      return true;
+    if (isa<kiln::onnx::ConcatOp>(def))
+      return llvm::all_of(def->getOperands(), unknownsAreShapeDims);
+    if (isa<kiln::onnx::UnsqueezeOp, kiln::onnx::SqueezeOp, kiln::onnx::ReshapeOp,
+            kiln::onnx::IdentityOp, kiln::onnx::CastOp>(def))
+      return unknownsAreShapeDims(def->getOperand(0));
+    if (auto gather = dyn_cast<kiln::onnx::GatherOp>(def))
+      return kiln::onnx::constantInts(gather.getIndices()) &&
+             unknownsAreShapeDims(gather.getData());
+    return false;
+  }
+
   /// Reports every op without a lowering and every dynamic shape the
   /// lowering cannot handle.
   LogicalResult checkSupported(ModuleOp module, const llvm::StringSet<> &lowered,
@@ -246,6 +265,10 @@ struct ConvertOnnxToLinalgPass
         return;
       }
       bool ready = !dynamicName->empty() && dynamicReady.contains(op->getName().getStringRef());
+      // A shape's unknown elements are taken to be the dynamic dim: only
+      // when they are dims read by Shape (not, say, twice one).
+      if (isa<kiln::onnx::ConstantOfShapeOp>(op))
+        ready = ready && unknownsAreShapeDims(op->getOperand(0));
       auto check = [&](Value v, StringRef what, unsigned i) {
         if (isa<NoneType>(v.getType()) || isStaticTensor(v.getType()))
           return true;
@@ -266,7 +289,8 @@ struct ConvertOnnxToLinalgPass
           diag << "; the CPU backend does not handle the dynamic dim '" << *dynamicName
                << "' in this op yet (it does in elementwise ops, MatMul, Gemm, Softmax, "
                   "LayerNormalization, reductions, Transpose, Reshape-like ops, Slice, "
-                  "Gather, Shape, Size); pin it with --input-shape";
+                  "Gather, Expand, ConstantOfShape of dims read by Shape, Shape, Size); "
+                  "pin it with --input-shape";
         ok = false;
         return false;
       };

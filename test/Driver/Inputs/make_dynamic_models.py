@@ -106,6 +106,66 @@ def attention_reference(x, inits):
     return (o @ w["wo"].T + w["bo"]).astype(np.float32)
 
 
+def masked_attention(out, rng):
+    """Self-attention of x [N, L, 4] (2 heads of 2, q = k = v) with a padding
+    mask pad [N, L] as torch applies one: reshaped to [N, 1, 1, L],
+    expanded over the heads, merged with them ([N*2, 1, L]), turned into
+    -1e9 or zeros (ConstantOfShape of its shape) and added to the scores."""
+    n = helper.make_node
+    u = lambda name, src: n("Unsqueeze", [src, "a0"], [name], name=name)
+    nodes = [
+        n("Transpose", ["x"], ["t"], name="seq_first", perm=[1, 0, 2]),
+        n("Shape", ["t"], ["ts"], name="shape"),
+        n("Gather", ["ts", "i0"], ["L"], name="len", axis=0),
+        n("Gather", ["ts", "i1"], ["N"], name="bsz", axis=0),
+        n("Mul", ["N", "two"], ["NH"], name="bsz_heads"),
+        u("L_1", "L"), u("N_1", "N"), u("NH_1", "NH"),
+        n("Concat", ["L_1", "NH_1", "two1"], ["heads_shape"], name="heads_shape", axis=0),
+        n("Reshape", ["t", "heads_shape"], ["h"], name="heads"),
+        n("Transpose", ["h"], ["q"], name="q", perm=[1, 0, 2]),
+        n("Transpose", ["h"], ["k"], name="k", perm=[1, 2, 0]),
+        n("MatMul", ["q", "k"], ["s"], name="scores"),
+        n("Concat", ["N_1", "one1", "one1", "L_1"], ["m_shape"], name="m_shape", axis=0),
+        n("Reshape", ["pad", "m_shape"], ["m1"], name="mask_4d"),
+        n("Expand", ["m1", "over_heads"], ["m2"], name="mask_heads"),
+        n("Concat", ["NH_1", "one1", "L_1"], ["m3_shape"], name="m3_shape", axis=0),
+        n("Reshape", ["m2", "m3_shape"], ["m3"], name="mask_merged"),
+        n("Shape", ["m3"], ["m3s"], name="mask_shape"),
+        n("ConstantOfShape", ["m3s"], ["zeros"], name="zeros"),
+        n("Where", ["m3", "minus", "zeros"], ["bias"], name="bias"),
+        n("Add", ["s", "bias"], ["sb"], name="masked"),
+        n("Softmax", ["sb"], ["p"], name="softmax", axis=-1),
+        n("MatMul", ["p", "q"], ["o"], name="weighted"),
+        n("Transpose", ["o"], ["o1"], name="o_t", perm=[1, 0, 2]),
+        n("Shape", ["x"], ["xs"], name="x_shape"),
+        n("Gather", ["xs", "i2"], ["E"], name="width", axis=0),
+        u("E_1", "E"),
+        n("Concat", ["L_1", "N_1", "E_1"], ["seq_shape"], name="seq_shape", axis=0),
+        n("Reshape", ["o1", "seq_shape"], ["o2"], name="unheads"),
+        n("Transpose", ["o2"], ["y"], name="batch_first", perm=[1, 0, 2]),
+    ]
+    i64 = lambda v: np.array(v, np.int64)
+    inits = ([init("minus", np.array(-1e9, np.float32))] +
+             [init(k, i64(v)) for k, v in [("i0", 0), ("i1", 1), ("i2", 2), ("two", 2),
+                                           ("a0", [0]), ("one1", [1]), ("two1", [2]),
+                                           ("over_heads", [1, 2, 1, 1])]])
+    model(out, "masked_attention", nodes,
+          [vi("x", ["N", "seq", 4]), vi("pad", ["N", "seq"], TensorProto.BOOL)],
+          [vi("y", ["N", "seq", 4])], inits=inits)
+    x = rng.standard_normal((3, 6, 4)).astype(np.float32)
+    pad = np.zeros((3, 6), bool)
+    pad[1, 4:] = True
+    pad[2, 1:] = True
+    h = x.reshape(3, 6, 2, 2).transpose(0, 2, 1, 3)  # [N, 2, L, 2]
+    s = h @ h.transpose(0, 1, 3, 2) + np.where(pad[:, None, None, :], -1e9, 0.0)
+    p = np.exp(s - s.max(axis=-1, keepdims=True))
+    p /= p.sum(axis=-1, keepdims=True)
+    y = (p @ h).transpose(0, 2, 1, 3).reshape(3, 6, 4)
+    np.save(os.path.join(out, "masked_attention_x.npy"), x)
+    np.save(os.path.join(out, "masked_attention_pad.npy"), pad)
+    np.save(os.path.join(out, "masked_attention_y.npy"), y.astype(np.float32))
+
+
 def attention(out, rng):
     """The attention graph with a symbolic batch (static length 5), with a
     symbolic batch and length, and ways to misuse the merged batch."""
@@ -254,6 +314,18 @@ def main():
           [vi("x", ["N", 1, 2, 2])], [vi("y", ["M", 1, 2, 2])],
           inits=[init("scales", np.array([2, 1, 1, 1], np.float32))])
     attention(out, rng)
+    masked_attention(out, rng)
+    # ConstantOfShape of twice the length: the unknown size is not the
+    # dynamic dim itself, which the lowering assumes of every `?`.
+    model(out, "zeros_twice",
+          [helper.make_node("Shape", ["x"], ["s"], name="shape"),
+           helper.make_node("Gather", ["s", "one"], ["l"], name="len", axis=0),
+           helper.make_node("Mul", ["l", "two"], ["l2"], name="twice"),
+           helper.make_node("Unsqueeze", ["l2", "axes"], ["l2_1"], name="l2_1"),
+           helper.make_node("ConstantOfShape", ["l2_1"], ["y"], name="zeros")],
+          [vi("x", ["N", "seq"])], [vi("y", ["M"])],
+          inits=[init("one", np.array(1, np.int64)), init("two", np.array(2, np.int64)),
+                 init("axes", np.array([0], np.int64))])
     model(out, "dynamic_seq",
           [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", "seq"])], [vi("y", ["N", "seq"])])
