@@ -140,24 +140,26 @@ struct Size {
 
 Size sizeOfDim(int64_t dim) { return ShapedType::isDynamic(dim) ? Size{1, 1} : Size{dim, 0}; }
 
-/// The product of `dims`; std::nullopt on overflow.
-std::optional<Size> product(ArrayRef<int64_t> dims) {
-  Size p;
-  for (int64_t d : dims) {
-    Size f = sizeOfDim(d);
-    if (llvm::MulOverflow(p.factor, f.factor, p.factor))
-      return std::nullopt;
-    p.symbolic += f.symbolic;
-  }
-  return p;
-}
-
+/// `x * y`; std::nullopt on overflow.
 std::optional<Size> times(Size x, Size y) {
   Size p{x.factor, x.symbolic + y.symbolic};
   if (llvm::MulOverflow(x.factor, y.factor, p.factor))
     return std::nullopt;
   return p;
 }
+
+/// `start` times the product of `dims`; std::nullopt on overflow.
+std::optional<Size> product(ArrayRef<int64_t> dims, Size start = Size()) {
+  std::optional<Size> p = start;
+  for (int64_t d : dims)
+    if (!(p = times(*p, sizeOfDim(d))))
+      return std::nullopt;
+  return p;
+}
+
+/// Why a batch merged with other dims cannot meet an operand's values.
+constexpr const char *kSpansMergedBatch =
+    "an operand that does not depend on the batch spans the dim the batch is merged with";
 
 /// `whole / part` when `part` divides `whole`.
 std::optional<Size> quotient(Size whole, Size part) {
@@ -323,8 +325,7 @@ private:
       int64_t at = *aligned - (rank - rankOf(v));
       if (batchDim != 1 && !axisOf(v) && !onnx::isNone(v) && !uniform(v) &&
           (!isa<RankedTensorType>(v.getType()) || (at >= 0 && dimOf(v, at) != 1)))
-        return Verdict::no("an operand that does not depend on the batch spans the dim the "
-                           "batch is merged with");
+        return Verdict::no(kSpansMergedBatch);
     }
     for (Value r : results) {
       if (rankOf(r) != rank)
@@ -391,6 +392,14 @@ private:
     return Verdict::ok();
   }
 
+  /// The one-item elements inside `data`'s batch, counting its dims up to
+  /// `end`: the inner size times the dims between the batch's and `end`.
+  std::optional<Size> elementsInside(Value data, int64_t end) const {
+    int64_t a = *axisOf(data);
+    ArrayRef<int64_t> shape = cast<RankedTensorType>(data.getType()).getShape();
+    return product(shape.slice(a + 1, end - a - 1), innerOf(data));
+  }
+
   /// A Reshape keeps the flat order, so the batch keeps the number of
   /// one-item elements inside it (its inner size times the dims after its
   /// axis). It lands in a result dim c whose later dims fit in that count,
@@ -405,8 +414,7 @@ private:
     int64_t a = *axisOf(data);
     ArrayRef<int64_t> in = cast<RankedTensorType>(data.getType()).getShape();
     ArrayRef<int64_t> out = cast<RankedTensorType>(result.getType()).getShape();
-    std::optional<Size> after = product(in.drop_front(a + 1));
-    std::optional<Size> inside = after ? times(innerOf(data), *after) : std::nullopt;
+    std::optional<Size> inside = elementsInside(data, in.size());
     if (!inside)
       return Verdict::no("its shapes are too large");
     auto growthAttr = op->getAttrOfType<DenseI64ArrayAttr>("kiln.batch_growth");
@@ -573,8 +581,7 @@ Verdict Analysis::rule(Operation *op) {
       int64_t ro = fromA ? rb : ra;
       int64_t there = at - (r - ro);
       if (ro >= 3 && there >= 0 && there < ro - 2 && dimOf(other, there) != 1)
-        return Verdict::no("an operand that does not depend on the batch spans the dim the "
-                           "batch is merged with");
+        return Verdict::no(kSpansMergedBatch);
     }
     set(op->getResult(0), at);
     return Verdict::ok();
@@ -591,8 +598,7 @@ Verdict Analysis::rule(Operation *op) {
       Value c = op->getOperand(2);
       auto ct = dyn_cast<RankedTensorType>(c.getType());
       if (!onnx::isNone(c) && (!ct || (ct.getRank() == 2 && ct.getDimSize(0) != 1)))
-        return Verdict::no("an operand that does not depend on the batch spans the dim the "
-                           "batch is merged with");
+        return Verdict::no(kSpansMergedBatch);
     }
     set(op->getResult(0), 0);
     return Verdict::ok();
@@ -608,10 +614,7 @@ Verdict Analysis::rule(Operation *op) {
       axis += rank;
     if (axis < 0 || axis > rank)
       return Verdict::no("its axis is out of range");
-    int64_t end = b < axis ? axis : rank;
-    ArrayRef<int64_t> in = cast<RankedTensorType>(data.getType()).getShape();
-    std::optional<Size> after = product(in.slice(b + 1, end - b - 1));
-    std::optional<Size> inner = after ? times(innerOf(data), *after) : std::nullopt;
+    std::optional<Size> inner = elementsInside(data, b < axis ? axis : rank);
     if (!inner)
       return Verdict::no("its shapes are too large");
     set(op->getResult(0), b < axis ? 0 : 1, *inner);
