@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Math/Transforms/Approximation.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -135,9 +136,31 @@ struct ExpandRounding : public OpRewritePattern<OpTy> {
   }
 };
 
+/// Float max/min (MaxPool, ReLU, Clip, Max/Min, reductions) may return
+/// either zero for max(-0, +0): ONNX leaves the sign of zero open there,
+/// and without it x86 needs one max, one compare and one blend per
+/// operation instead of six (NaN still propagates).
+void ignoreSignOfZeroInMinMax(Operation *root) {
+  MLIRContext *ctx = root->getContext();
+  root->walk([&](Operation *op) {
+    if (isa<arith::MaximumFOp, arith::MinimumFOp>(op)) {
+      auto fmf = cast<arith::ArithFastMathInterface>(op);
+      arith::FastMathFlags f = fmf.getFastMathFlagsAttr().getValue();
+      op->setAttr(fmf.getFastMathAttrName(),
+                  arith::FastMathFlagsAttr::get(ctx, f | arith::FastMathFlags::nsz));
+    } else if (auto red = dyn_cast<vector::ReductionOp>(op)) {
+      if (red.getKind() == vector::CombiningKind::MAXIMUMF ||
+          red.getKind() == vector::CombiningKind::MINIMUMF)
+        red.setFastmathAttr(arith::FastMathFlagsAttr::get(
+            ctx, red.getFastmath() | arith::FastMathFlags::nsz));
+    }
+  });
+}
+
 struct ExpandMathPass : public kiln::impl::ExpandMathPassBase<ExpandMathPass> {
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    ignoreSignOfZeroInMinMax(getOperation());
     RewritePatternSet patterns(ctx);
     patterns.add<NarrowToF32>(ctx);
     math::populateExpansionPatterns(patterns, {"sinh", "cosh", "asinh",
