@@ -17,7 +17,12 @@
 // 3. gives the destination chain of each `insert_slice` source its own
 //    empty and initialiser where they are shared, and moves the insert's
 //    destination (an empty, a fill of one, or earlier inserts into those)
-//    before that empty.
+//    before that empty;
+// 4. gives every other user of a shared initialiser (the zero fill of
+//    the convs and matmuls of one shape) its own empty and initialiser,
+//    right before it: bufferization would otherwise fill one buffer and
+//    copy it before each user, and the kernels fold an initialiser that
+//    comes right before them into their accumulators.
 //
 // Other shared empties stay shared: bufferization then happens to write
 // many elementwise ops over their input, which the kernels' epilogues
@@ -183,6 +188,29 @@ bool moveBefore(Value v, Operation *point, DominanceInfo &dom) {
   return false;
 }
 
+/// A copy of the initialiser `init` (and of its empty) right before each
+/// of its users; `init` goes when nothing uses it any more.
+void splitInitialiser(Operation *init) {
+  SmallVector<OpOperand *> uses;
+  for (OpOperand &use : init->getUses())
+    uses.push_back(&use);
+  Operation *empty = cast<DestinationStyleOpInterface>(init).getDpsInitOperand(0)->get().getDefiningOp();
+  for (OpOperand *use : uses) {
+    Operation *user = init->getBlock()->findAncestorOpInBlock(*use->getOwner());
+    if (!user)
+      continue;
+    OpBuilder b(user);
+    IRMapping map;
+    map.map(empty->getResult(0), b.clone(*empty)->getResult(0));
+    use->set(b.clone(*init, map)->getResult(0));
+  }
+  if (init->use_empty()) {
+    init->erase();
+    if (empty->use_empty())
+      empty->erase();
+  }
+}
+
 struct PrepareDestinationsPass
     : public kiln::impl::PrepareDestinationsPassBase<PrepareDestinationsPass> {
   void runOnOperation() override {
@@ -209,6 +237,14 @@ struct PrepareDestinationsPass
     module.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
     for (tensor::PadOp pad : pads)
       decomposePad(pad);
+
+    SmallVector<Operation *> shared;
+    module.walk([&](Operation *op) {
+      if (isInitialiser(op) && !op->hasOneUse() && !op->use_empty())
+        shared.push_back(op);
+    });
+    for (Operation *init : shared)
+      splitInitialiser(init);
 
     DominanceInfo dom(module);
     SmallVector<tensor::InsertSliceOp> inserts;

@@ -96,3 +96,25 @@ func.func @concat(%x: tensor<4x32xf32>) -> tensor<8x32xf32> {
   %i1 = tensor.insert_slice %b into %i0[4, 0] [4, 32] [1, 1] : tensor<4x32xf32> into tensor<8x32xf32>
   return %i1 : tensor<8x32xf32>
 }
+
+// -----
+
+// One zero fill (after CSE) initialises two matmuls: each gets its own
+// empty and fill right before it, so bufferization neither fills one
+// buffer and copies it before each, nor keeps it alive between them.
+// CHECK-LABEL: func.func @shared_fill(
+// CHECK: %[[E1:.+]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[F1:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E1]] : tensor<4x8xf32>)
+// CHECK-NEXT: %[[M1:.+]] = linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<4x16xf32>, tensor<16x8xf32>) outs(%[[F1]] : tensor<4x8xf32>)
+// CHECK-NEXT: %[[E2:.+]] = tensor.empty() : tensor<4x8xf32>
+// CHECK-NEXT: %[[F2:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E2]] : tensor<4x8xf32>)
+// CHECK-NEXT: linalg.matmul ins(%[[M1]]{{.*}}outs(%[[F2]] : tensor<4x8xf32>)
+// CHECK-NOT: linalg.fill
+func.func @shared_fill(%a: tensor<4x16xf32>, %b: tensor<16x8xf32>, %c: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m1 = linalg.matmul ins(%a, %b : tensor<4x16xf32>, tensor<16x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m2 = linalg.matmul ins(%m1, %c : tensor<4x8xf32>, tensor<8x8xf32>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %m2 : tensor<4x8xf32>
+}
