@@ -4,11 +4,15 @@
 // and the runtime's one piece of global state: a pool of worker threads,
 // created at the first parallel loop that wants them and kept for the
 // process's life. The range [0, n) is split into a few contiguous blocks
-// per thread (KILN_BLOCKS_PER_THREAD): each participating thread runs one
-// of its own, then takes the rest in turn from an atomic counter, so that
-// uneven iterations (a conv's last, partial tile) and a thread that starts
-// late even out. The calling thread is one of them and waits for the
-// others.
+// per thread (KILN_BLOCKS_PER_THREAD), and each participating thread owns
+// a contiguous run of them: it runs its own in order (the first is its
+// alone, the rest from an atomic counter per run), then takes what is
+// left of the others' runs from their counters, so that uneven
+// iterations (a conv's last, partial tile) and a thread that starts late
+// even out. Owning a contiguous part keeps consecutive loops
+// over the same dim on the same core for the same rows: what one kernel
+// wrote stays in that core's cache for the next. The calling thread is one
+// of them and waits for the others.
 //
 // The thread count: kiln_set_num_threads(), else the KILN_NUM_THREADS
 // environment variable read once, else 1. One thread means no worker is
@@ -50,12 +54,6 @@
 
 typedef void (*kiln_chunk_fn)(void *ctx, int64_t begin, int64_t end);
 
-static void run_chunk(kiln_chunk_fn fn, void *ctx, int64_t n, int parts, int part) {
-  int64_t begin = n * part / parts, end = n * (part + 1) / parts;
-  if (begin < end)
-    fn(ctx, begin, end);
-}
-
 static int clamp_threads(long n) {
   if (n < 1)
     return 1;
@@ -96,19 +94,35 @@ static struct {
   void *strings; ///< The caller's string arena (internal.h).
   int64_t n;
   int64_t blocks;
-  _Atomic int64_t next; ///< The next block to take.
+  int parts; ///< Participating threads.
+  /// Per participating thread, the next block of its run (runs end where
+  /// the next thread's start); on their own cache lines.
+  struct {
+    _Alignas(64) _Atomic int64_t next;
+  } run_next[KILN_MAX_THREADS];
 } pool = {.run = PTHREAD_MUTEX_INITIALIZER,
           .lock = PTHREAD_MUTEX_INITIALIZER,
           .wake = PTHREAD_COND_INITIALIZER};
 
 static _Thread_local int in_chunk;
 
-/// Runs block `first` of the current loop (every participating thread
-/// has one of its own), then takes blocks until none is left.
-static void run_blocks(int64_t first) {
-  for (int64_t b = first; b < pool.blocks;
-       b = atomic_fetch_add_explicit(&pool.next, 1, memory_order_relaxed))
-    pool.fn(pool.ctx, pool.n * b / pool.blocks, pool.n * (b + 1) / pool.blocks);
+/// The first block of participating thread `part`'s run.
+static int64_t run_start(int part) { return pool.blocks * part / pool.parts; }
+
+/// Runs the blocks of thread `part`'s run, then what is left of the
+/// others' (the next thread's first). The first block of each run is its
+/// owner's alone, so every participating thread gets work.
+static void run_blocks(int part) {
+  int64_t first = run_start(part);
+  if (first < run_start(part + 1))
+    pool.fn(pool.ctx, pool.n * first / pool.blocks, pool.n * (first + 1) / pool.blocks);
+  for (int k = 0; k < pool.parts; ++k) {
+    int owner = (part + k) % pool.parts;
+    int64_t end = run_start(owner + 1);
+    for (int64_t b; (b = atomic_fetch_add_explicit(&pool.run_next[owner].next, 1,
+                                                   memory_order_relaxed)) < end;)
+      pool.fn(pool.ctx, pool.n * b / pool.blocks, pool.n * (b + 1) / pool.blocks);
+  }
 }
 
 /// The generation current when each worker was started: the worker waits
@@ -222,7 +236,9 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   pool.n = n;
   pool.blocks = n < (int64_t)parts * KILN_BLOCKS_PER_THREAD ? n
                                                            : (int64_t)parts * KILN_BLOCKS_PER_THREAD;
-  atomic_store_explicit(&pool.next, parts, memory_order_relaxed);
+  pool.parts = parts;
+  for (int p = 0; p < parts; ++p)
+    atomic_store_explicit(&pool.run_next[p].next, run_start(p) + 1, memory_order_relaxed);
   atomic_store_explicit(&pool.pending, parts - 1, memory_order_relaxed);
   unsigned long generation =
       atomic_load_explicit(&pool.state, memory_order_relaxed) / KILN_STATE_PARTS + 1;
@@ -257,7 +273,7 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   (void)requested_threads;
   if (n <= 0 || !fn)
     return;
-  run_chunk(fn, ctx, n, 1, 0);
+  fn(ctx, 0, n);
 }
 
 #endif
