@@ -346,6 +346,51 @@ func.func @overlap(%w: memref<4x8xf32>, %ws: memref<256xi8>) {
 
 // -----
 
+// The same with a residual add written in place into the skip
+// connection's buffer (bytes 64-128): the epilogue is rebuilt on the flat
+// shape with one view of that buffer for its input and its output, and
+// folded in: each tile reads the elements of that buffer it then writes.
+#ra = affine_map<(m, k, n) -> (m, k)>
+#rb = affine_map<(m, k, n) -> (k, n)>
+#rc = affine_map<(m, k, n) -> (m, n)>
+#rid3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @reshaped_residual(
+// CHECK-NOT: linalg.generic
+// CHECK: %[[R:.+]] = memref.view %{{.+}}[%{{.+}}][] : memref<256xi8> to memref<2x2x4xf32>
+// CHECK: %[[RV:.+]] = memref.collapse_shape %[[R]] {{\[\[}}0], [1, 2]] : memref<2x2x4xf32> into memref<2x8xf32>
+// CHECK: %[[ACC:.+]]:2 = scf.for
+// CHECK: %[[S:.+]] = vector.load %[[RV]][%{{.+}}, %{{.+}}] : memref<2x8xf32>, vector<8xf32>
+// CHECK-NEXT: %[[A:.+]] = arith.addf %[[ACC]]#0, %[[S]] : vector<8xf32>
+// CHECK-NEXT: %[[M:.+]] = arith.maximumf %[[A]], %{{.+}} : vector<8xf32>
+// CHECK-NEXT: vector.store %[[M]], %[[RV]][
+// CHECK-NOT: linalg.generic
+func.func @reshaped_residual(%w: memref<2x4xf32>, %ws: memref<256xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %x = memref.view %ws[%c128][] : memref<256xi8> to memref<4x8xf32>
+  %t = memref.view %ws[%c0][] : memref<256xi8> to memref<2x8xf32>
+  %r = memref.view %ws[%c64][] : memref<256xi8> to memref<2x2x4xf32>
+  linalg.generic {indexing_maps = [#ra, #rb, #rc], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<2x4xf32>, memref<4x8xf32>) outs(%t : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %t3 = memref.expand_shape %t [[0], [1, 2]] output_shape [2, 2, 4] : memref<2x8xf32> into memref<2x2x4xf32>
+  linalg.generic {indexing_maps = [#rid3, #rid3, #rid3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3, %r : memref<2x2x4xf32>, memref<2x2x4xf32>) outs(%r : memref<2x2x4xf32>) {
+  ^bb0(%in: f32, %s: f32, %o: f32):
+    %a = arith.addf %in, %s : f32
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // A flattened 1x1 conv's [C, H*W] output read as [C, H, W] by its ReLU
 // (through views defined after the contraction): the ReLU is rebuilt on
 // the flat shape, its buffer viewed the same way, and folded in, out of

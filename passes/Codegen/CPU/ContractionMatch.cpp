@@ -64,8 +64,13 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
         !map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return false;
     // Another view of the output's (or the written) memory would be read
-    // before the tile is stored.
-    if (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out) || kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(written))
+    // before the tile is stored. The written buffer itself, element for
+    // element (a residual add into the skip connection's buffer), is
+    // read by the tile that then writes it.
+    bool sameAsWritten = !inPlace && in->get() == written && map.isIdentity();
+    if (!sameAsWritten &&
+        (kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(out) ||
+         kiln::vec::rootBuffer(in->get()) == kiln::vec::rootBuffer(written)))
       return false;
     ArrayRef<AffineExpr> results = map.getResults();
     for (auto [j, e] : llvm::enumerate(results)) {

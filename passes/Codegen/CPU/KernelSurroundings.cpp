@@ -286,15 +286,21 @@ void reshapeEpilogue(linalg::GenericOp op) {
     return;
   }
   // The views go before the contraction, the generic stays where it is.
+  // One view per buffer: an epilogue that updates one of its inputs in
+  // place (a residual add into the skip connection's buffer) must still
+  // read and write the same value, or nothing can tell it is in place.
   OpBuilder vb(op), b(after);
   Location loc = after.getLoc();
   SmallVector<Value> ins, outs;
+  llvm::DenseMap<Value, Value> viewed;
   for (OpOperand &operand : after->getOpOperands()) {
     Operation *def = operand.get().getDefiningOp();
-    Value v = def && isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def) &&
-                      def->getOperand(0) == out
-                  ? out
-                  : reshapedTo(vb, loc, operand.get(), outType.getShape());
+    Value &v = viewed[operand.get()];
+    if (!v)
+      v = def && isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def) &&
+                  def->getOperand(0) == out
+              ? out
+              : reshapedTo(vb, loc, operand.get(), outType.getShape());
     (after.isDpsInput(&operand) ? ins : outs).push_back(v);
   }
   unsigned rank = outType.getRank();
