@@ -1,9 +1,11 @@
 // RUN: kiln-opt %s --kiln-lower-copies --split-input-file | FileCheck %s
 // A bufferized pad (the buffer filled with 0, the input copied into a
 // window at [1, 2] of the last two dims) fills only the slabs around the
-// window: rows 0 and 4, columns 0-1 and 6 (generics that yield the
-// constant, for kiln-vectorize-elementwise). The strided copy becomes an
-// identity linalg.generic (no runtime library call).
+// window: rows 0 and 4, then columns 0-1 and 6 as runs of the flat
+// buffer (row 0's left, each row's right and the next row's left, the
+// last row's right), all generics that yield the constant, for
+// kiln-vectorize-elementwise. The strided copy becomes an identity
+// linalg.generic (no runtime library call).
 
 // CHECK-LABEL: func.func @pad(
 // CHECK-NOT: linalg.map
@@ -11,10 +13,13 @@
 // CHECK: linalg.generic {{.+}} outs(%[[TOP]]
 // CHECK: %[[BOTTOM:.+]] = memref.subview %{{.+}}[0, 0, 4, 0] [1, 2, 1, 7] [1, 1, 1, 1]
 // CHECK: linalg.generic {{.+}} outs(%[[BOTTOM]]
-// CHECK: %[[LEFT:.+]] = memref.subview %{{.+}}[0, 0, 0, 0] [1, 2, 5, 2] [1, 1, 1, 1]
-// CHECK: linalg.generic {{.+}} outs(%[[LEFT]]
-// CHECK: %[[RIGHT:.+]] = memref.subview %{{.+}}[0, 0, 0, 6] [1, 2, 5, 1] [1, 1, 1, 1]
-// CHECK: linalg.generic {{.+}} outs(%[[RIGHT]]
+// CHECK: %[[FLAT:.+]] = memref.collapse_shape %{{.+}} {{\[\[}}0, 1, 2, 3]] : memref<1x2x5x7xf32> into memref<70xf32>
+// CHECK: %[[FIRST:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [0], sizes: [1, 2], strides: [7, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[FIRST]]
+// CHECK: %[[RUNS:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [6], sizes: [9, 3], strides: [7, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[RUNS]]
+// CHECK: %[[LAST:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [69], sizes: [1, 1], strides: [7, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[LAST]]
 // CHECK: %[[WINDOW:.+]] = memref.subview %{{.+}}[0, 0, 1, 2] [1, 2, 3, 4] [1, 1, 1, 1]
 // CHECK: linalg.generic {{.+}} ins(%{{.+}} : memref<1x2x3x4xf32>) outs(%[[WINDOW]]
 // CHECK-NEXT: ^bb0(%[[IN:.+]]: f32, %{{.+}}: f32):
@@ -41,10 +46,13 @@ func.func @pad(%x: memref<1x2x3x4xf32>, %buf: memref<1x2x5x7xf32>) {
 // CHECK: linalg.generic {{.+}} outs(%[[TOP]]
 // CHECK: %[[BOTTOM:.+]] = memref.subview %{{.+}}[0, 5, 0] [2, 1, 6] [1, 1, 1]
 // CHECK: linalg.generic {{.+}} outs(%[[BOTTOM]]
-// CHECK: %[[LEFT:.+]] = memref.subview %{{.+}}[0, 0, 0] [2, 6, 1] [1, 1, 1]
-// CHECK: linalg.generic {{.+}} outs(%[[LEFT]]
-// CHECK: %[[RIGHT:.+]] = memref.subview %{{.+}}[0, 0, 5] [2, 6, 1] [1, 1, 1]
-// CHECK: linalg.generic {{.+}} outs(%[[RIGHT]]
+// CHECK: %[[FLAT:.+]] = memref.collapse_shape
+// CHECK: %[[FIRST:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [0], sizes: [1, 1], strides: [6, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[FIRST]]
+// CHECK: %[[RUNS:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [5], sizes: [11, 2], strides: [6, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[RUNS]]
+// CHECK: %[[LAST:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [71], sizes: [1, 1], strides: [6, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[LAST]]
 // CHECK: arith.maximumf
 // CHECK-NOT: linalg.fill
 #id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>

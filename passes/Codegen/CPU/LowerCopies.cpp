@@ -4,7 +4,9 @@
 // identity linalg.generic instead, which becomes plain (vectorisable)
 // loops. A pad (the whole buffer filled with a constant, then the source
 // copied, or its producer writing, into a window of it) fills only the
-// border around the window.
+// border around the window: slabs of the outer dims, and the column
+// borders as one run per row (a row's right border and the next row's
+// left border are adjacent).
 //
 //===----------------------------------------------------------------------===//
 
@@ -113,9 +115,45 @@ void fillBorderOnly(Operation *fill) {
           linalg::YieldOp::create(nb, loc, *value);
         });
   };
-  for (int64_t d = 0; d < rank; ++d) {
+  // The column borders (the last dim's): the right border of one row and
+  // the left border of the next are adjacent in memory, so they are one
+  // run per row of the flat buffer, written by one short vector store,
+  // instead of two single elements per row (which LLVM turns into
+  // scatters across rows).
+  int64_t last = rank - 1, width = shape[last];
+  int64_t left = offsets[last], right = width - offsets[last] - sizes[last];
+  int64_t rows = type.getNumElements() / std::max<int64_t>(width, 1);
+  bool runs = rank >= 2 && width > 0 && (left > 0 || right > 0) && rows >= 2;
+  for (int64_t d = 0; d < (runs ? last : rank); ++d) {
     slab(d, 0, offsets[d]);
     slab(d, offsets[d] + sizes[d], shape[d] - offsets[d] - sizes[d]);
+  }
+  if (runs) {
+    ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
+    Value flat = memref::CollapseShapeOp::create(b, loc, buffer,
+                                                 ArrayRef<ReassociationIndices>{all});
+    // A generic writing `value` into `count` runs of `length` elements,
+    // `stride` apart, from element `start` of the flat buffer.
+    auto fillRuns = [&](int64_t start, int64_t count, int64_t length, int64_t stride) {
+      if (count <= 0 || length <= 0)
+        return;
+      auto runType = MemRefType::get(
+          {count, length}, type.getElementType(),
+          StridedLayoutAttr::get(b.getContext(), start, {stride, 1}));
+      Value part = memref::ReinterpretCastOp::create(
+          b, loc, runType, flat, start, ArrayRef<int64_t>{count, length},
+          ArrayRef<int64_t>{stride, 1});
+      linalg::GenericOp::create(
+          b, loc, TypeRange{}, ValueRange{}, ValueRange{part},
+          ArrayRef<AffineMap>{b.getMultiDimIdentityMap(2)},
+          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          [&](OpBuilder &nb, Location loc, ValueRange) {
+            linalg::YieldOp::create(nb, loc, *value);
+          });
+    };
+    fillRuns(0, 1, left, width);                                 // Row 0's left.
+    fillRuns(width - right, rows - 1, right + left, width);      // Right + next left.
+    fillRuns((rows - 1) * width + width - right, 1, right, width); // Last row's right.
   }
   fill->erase();
 }
