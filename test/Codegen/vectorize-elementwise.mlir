@@ -149,6 +149,36 @@ func.func @window(%x: memref<2x9x21xf32>, %k: memref<3x3xf32>, %y: memref<2x4x10
 
 // -----
 
+// The same window after a -inf fill of its output (a max pool): the tiles
+// start from -inf instead of loading the output, and the fill goes.
+#x = affine_map<(c, oh, ow, kh, kw) -> (c, oh * 2 + kh, ow * 2 + kw)>
+#k = affine_map<(c, oh, ow, kh, kw) -> (kh, kw)>
+#y = affine_map<(c, oh, ow, kh, kw) -> (c, oh, ow)>
+// CHECK-LABEL: func.func @filled_window(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<2x9x21xf32>, %[[K:[a-z0-9]+]]: memref<3x3xf32>, %[[Y:[a-z0-9]+]]: memref<2x4x10xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[NEG:.+]] = arith.constant 0xFF800000 : f32
+// CHECK-NOT: vector.load %[[Y]]
+// CHECK: %[[INIT:.+]] = vector.broadcast %[[NEG]] : f32 to vector<8xf32>
+// CHECK: scf.for %{{.+}} = {{.+}} iter_args(%{{.+}} = %[[INIT]]) -> (vector<8xf32>)
+// CHECK: vector.store %{{.+}}, %[[Y]][
+// CHECK-NOT: vector.maskedload %[[Y]]
+// CHECK: vector.maskedstore %[[Y]]
+// CHECK-NOT: linalg
+func.func @filled_window(%x: memref<2x9x21xf32>, %k: memref<3x3xf32>, %y: memref<2x4x10xf32>) {
+  %neg = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%neg : f32) outs(%y : memref<2x4x10xf32>)
+  linalg.generic {indexing_maps = [#x, #k, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %k : memref<2x9x21xf32>, memref<3x3xf32>) outs(%y : memref<2x4x10xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // A transpose: the output moves along its last dim, the input has that
 // dim in its first index (9 floats apart): gathered, 8 lanes at a time.
 #x = affine_map<(i, j) -> (j, i)>

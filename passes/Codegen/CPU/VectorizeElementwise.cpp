@@ -397,10 +397,13 @@ std::optional<SmallVector<int64_t>> stridesAlong(linalg::GenericOp op, unsigned 
 /// wide load (kiln::vec::stridedLoad).
 class WindowVectorizer {
 public:
+  /// `init`: the constant every output element holds before (a max
+  /// pool's -inf fill, which the caller then drops), if known; the tiles
+  /// then start from it instead of loading the output.
   WindowVectorizer(linalg::GenericOp op, unsigned p, SmallVector<int64_t> strides,
-                   int64_t lanes, bool parallel)
+                   int64_t lanes, bool parallel, Value init = {})
       : op(op), p(p), strides(std::move(strides)), lanes(lanes),
-        ranges(op.getStaticLoopRanges()), parallelPending(parallel) {}
+        ranges(op.getStaticLoopRanges()), parallelPending(parallel), init(init) {}
 
   void build() {
     OpBuilder b(op);
@@ -452,7 +455,10 @@ private:
     for (unsigned d : reductions)
       ivs[d] = Value();
     OpOperand *out = op.getDpsInitOperand(0);
-    Value acc = vectorOf(b, *out, ivs, on);
+    Value acc = init ? vector::BroadcastOp::create(
+                           b, loc(), VectorType::get({lanes}, b.getF32Type()), init)
+                           .getResult()
+                     : vectorOf(b, *out, ivs, on);
     Value result = reduce(b, ivs, reductions, acc, on);
     AffineMap map = op.getMatchingIndexingMap(out);
     SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, ivs);
@@ -487,6 +493,7 @@ private:
   int64_t lanes;
   SmallVector<int64_t> ranges;
   bool parallelPending;
+  Value init;
 };
 
 /// The reassociation of a rank-`rank` memref that merges dims `pos` and
@@ -610,11 +617,24 @@ struct VectorizeElementwisePass
       int64_t work = 1;
       for (int64_t r : op.getStaticLoopRanges())
         work *= r;
+      // A constant fill of the output just before (a max pool's -inf)
+      // becomes the tiles' starting value.
+      // (Only a linalg.fill: generics are on the lists being vectorised.)
+      Operation *before = kiln::contraction::initCandidate(op);
+      std::optional<Value> init =
+          isa_and_nonnull<linalg::FillOp>(before)
+              ? kiln::vec::constantFill(before, op.getDpsInitOperand(0)->get())
+              : std::nullopt;
+      if (init && !init->getType().isF32())
+        init.reset();
       WindowVectorizer(op, p, strides, lanes,
                        parallel && work >= (int64_t(1) << 15) &&
-                           !kiln::vec::insideParallelLoop(op))
+                           !kiln::vec::insideParallelLoop(op),
+                       init ? *init : Value())
           .build();
       op.erase();
+      if (init)
+        before->erase();
     }
     for (auto &[op, vectorOperand, combiner] : found) {
       // Threads pay off from some tens of thousands of elements on, fewer
