@@ -391,6 +391,46 @@ func.func @reshaped_residual(%w: memref<2x4xf32>, %ws: memref<256xi8>) {
 
 // -----
 
+// An epilogue that reads the output back through reshapes to its own
+// shape (what an epilogue rebuilt for the other branch of a residual add
+// ends up reading once kernels have moved) reads the output: it is folded
+// in, out of place into bytes 64-128.
+#sa = affine_map<(m, k, n) -> (m, k)>
+#sb = affine_map<(m, k, n) -> (k, n)>
+#sc = affine_map<(m, k, n) -> (m, n)>
+#sid = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @reshaped_back(
+// CHECK-NOT: linalg.generic
+// CHECK: %[[ACC:.+]]:2 = scf.for
+// CHECK: %[[S:.+]] = vector.load %{{.+}} : memref<2x8xf32>, vector<8xf32>
+// CHECK-NEXT: %[[A:.+]] = arith.addf %[[ACC]]#0, %[[S]] : vector<8xf32>
+// CHECK-NOT: linalg.generic
+func.func @reshaped_back(%w: memref<2x4xf32>, %skip: memref<2x8xf32>, %ws: memref<256xi8>) {
+  %c0 = arith.constant 0 : index
+  %c64 = arith.constant 64 : index
+  %c128 = arith.constant 128 : index
+  %x = memref.view %ws[%c128][] : memref<256xi8> to memref<4x8xf32>
+  %t = memref.view %ws[%c0][] : memref<256xi8> to memref<2x8xf32>
+  %r = memref.view %ws[%c64][] : memref<256xi8> to memref<2x8xf32>
+  %flat = memref.collapse_shape %t [[0, 1]] : memref<2x8xf32> into memref<16xf32>
+  %back = memref.expand_shape %flat [[0, 1]] output_shape [2, 8] : memref<16xf32> into memref<2x8xf32>
+  linalg.generic {indexing_maps = [#sa, #sb, #sc], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<2x4xf32>, memref<4x8xf32>) outs(%t : memref<2x8xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#sid, #sid, #sid], iterator_types = ["parallel", "parallel"]} ins(%back, %skip : memref<2x8xf32>, memref<2x8xf32>) outs(%r : memref<2x8xf32>) {
+  ^bb0(%in: f32, %s: f32, %o: f32):
+    %a = arith.addf %in, %s : f32
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
 // A flattened 1x1 conv's [C, H*W] output read as [C, H, W] by its ReLU
 // (through views defined after the contraction): the ReLU is rebuilt on
 // the flat shape, its buffer viewed the same way, and folded in, out of

@@ -185,6 +185,30 @@ bool rowPanelIndependent(const Contraction &c) {
 /// Nothing after `op` (in its block, nested regions included) touches the
 /// memory of `buffer`, a planned workspace buffer. Only for ops directly in
 /// a function's body: inside a loop, a later iteration could read it.
+/// Whether `a` and `b` are the same elements in the same order: equal, or
+/// the same contiguous type reached from one buffer through reshapes of
+/// contiguous memrefs only (which keep the row-major order).
+bool sameElements(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto contiguous = [](Value v) {
+    auto t = dyn_cast<MemRefType>(v.getType());
+    return t && t.hasStaticShape() && t.getLayout().isIdentity();
+  };
+  if (a.getType() != b.getType() || !contiguous(a))
+    return false;
+  auto source = [&](Value v) {
+    while (Operation *def = v.getDefiningOp()) {
+      if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def) ||
+          !contiguous(def->getOperand(0)))
+        break;
+      v = def->getOperand(0);
+    }
+    return v;
+  };
+  return source(a) == source(b);
+}
+
 bool deadAfter(Operation *op, Value buffer) {
   Value root = kiln::vec::rootBuffer(buffer);
   if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
@@ -398,6 +422,14 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
     return !c.initCopy ||
            !kiln::vec::mayOverlap(written, c.initCopy.getDpsInputOperand(0)->get());
   };
+  if (auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode())) {
+    // The output read through reshapes back to its own shape (an
+    // epilogue rebuilt for the other branch of a residual add, whose
+    // kernel was then moved away) is the output.
+    for (OpOperand *in : after.getDpsInputOperands())
+      if (in->get() != c.out && sameElements(in->get(), c.out))
+        in->set(c.out);
+  }
   if (auto after = dyn_cast_or_null<linalg::GenericOp>(op->getNextNode()))
     if (elementwiseOnOutput(after, c.out, c.outPosN, variant) &&
         kiln::vec::vectorisableBody(after) &&
