@@ -271,11 +271,23 @@ struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
     ConvAttrs attrs{op.getGroup(), op.getAutoPad(), op.getPads(), op.getStrides(),
                     op.getDilations()};
     RankedTensorType yType = convertedResultType(*typeConverter, op);
-    if (winograd)
-      if (std::optional<Value> y = tryWinograd(rewriter, op, adaptor.getX(), bias, attrs, yType)) {
+    if (winograd) {
+      // A Relu that is the conv's only user goes into the output
+      // transform: the four parities then write the activation directly,
+      // instead of a separate pass over the output.
+      onnx::ReluOp relu;
+      if (op->hasOneUse())
+        relu = dyn_cast<onnx::ReluOp>(*op->getUsers().begin());
+      if (relu && relu.getType() != op.getType())
+        relu = nullptr;
+      if (std::optional<Value> y =
+              tryWinograd(rewriter, op, adaptor.getX(), bias, attrs, yType, bool(relu))) {
+        if (relu)
+          rewriter.replaceOp(relu, *y);
         rewriter.replaceOp(op, *y);
         return success();
       }
+    }
     std::string why;
     FailureOr<Value> y = buildConvWithAttrs(rewriter, op.getLoc(), adaptor.getX(),
                                             adaptor.getW(), bias, attrs, yType, why);
@@ -289,7 +301,8 @@ private:
   /// The conv as Winograd F(2x2, 3x3) where it fits and its weights are
   /// a constant.
   static std::optional<Value> tryWinograd(OpBuilder &b, onnx::ConvOp op, Value x, Value bias,
-                                          const ConvAttrs &attrs, RankedTensorType yType) {
+                                          const ConvAttrs &attrs, RankedTensorType yType,
+                                          bool relu) {
     auto xType = dyn_cast<RankedTensorType>(x.getType());
     auto constant = op.getW().getDefiningOp<onnx::ConstantOp>();
     ElementsAttr value = constant ? constant.getValueAttr() : ElementsAttr();
@@ -320,7 +333,7 @@ private:
       if (lo[d] < 0 || hi[d] < 0 ||
           xType.getDimSize(2 + d) + lo[d] + hi[d] - 2 != yType.getDimSize(2 + d))
         return std::nullopt;
-    return buildWinogradConv(b, op.getLoc(), x, weights, bias, lo, yType);
+    return buildWinogradConv(b, op.getLoc(), x, weights, bias, lo, yType, relu);
   }
 
   bool winograd;

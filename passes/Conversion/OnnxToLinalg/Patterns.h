@@ -285,10 +285,13 @@ bool winogradFits(mlir::RankedTensorType xType, mlir::RankedTensorType wType,
 
 /// That conv as Winograd F(2x2, 3x3): `weights` the constant kernel
 /// (K * C * 9 floats, row-major), `bias` [K] or null, `padLo` the pads
-/// before the two spatial dims (those after follow from yType).
+/// before the two spatial dims (those after follow from yType). With
+/// `relu`, the output transform also applies max(y, 0) (the Relu that was
+/// the conv's only user).
 mlir::Value buildWinogradConv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                               llvm::ArrayRef<float> weights, mlir::Value bias,
-                              llvm::ArrayRef<int64_t> padLo, mlir::RankedTensorType yType);
+                              llvm::ArrayRef<int64_t> padLo, mlir::RankedTensorType yType,
+                              bool relu = false);
 
 /// The attributes of a Conv-like op.
 struct ConvAttrs {

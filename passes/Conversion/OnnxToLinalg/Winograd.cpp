@@ -129,7 +129,8 @@ bool winogradFits(RankedTensorType xType, RankedTensorType wType, RankedTensorTy
 }
 
 Value buildWinogradConv(OpBuilder &b, Location loc, Value x, ArrayRef<float> weights,
-                        Value bias, ArrayRef<int64_t> padLo, RankedTensorType yType) {
+                        Value bias, ArrayRef<int64_t> padLo, RankedTensorType yType,
+                        bool relu) {
   auto xType = cast<RankedTensorType>(x.getType());
   Type f32 = xType.getElementType();
   int64_t n = xType.getDimSize(0), c = xType.getDimSize(1);
@@ -214,7 +215,8 @@ Value buildWinogradConv(OpBuilder &b, Location loc, Value x, ArrayRef<float> wei
   };
 
   // y[2 th + i, 2 tw + j] = sum over a, b of A^T[i][a] A^T[j][b] M[ab],
-  // plus the bias, one generic per parity (i, j), stored with strides 2.
+  // plus the bias (and through the ReLU), one generic per parity (i, j),
+  // stored with strides 2.
   Value y = emptyTensor(b, loc, yType);
   for (int64_t i = 0; i < 2; ++i)
     for (int64_t j = 0; j < 2; ++j) {
@@ -240,6 +242,8 @@ Value buildWinogradConv(OpBuilder &b, Location loc, Value x, ArrayRef<float> wei
             Value r = signedSum(nb, l, {sums[0], sums[1], sums[2]}, kAtSign[i]);
             if (bias)
               r = arith::AddFOp::create(nb, l, r, args[9]);
+            if (relu)
+              r = arith::MaximumFOp::create(nb, l, r, scalarConstant(nb, l, r.getType(), 0));
             return {r};
           })[0];
       y = tensor::InsertSliceOp::create(b, loc, part, y, indexAttrs(b, {0, 0, i, j}),

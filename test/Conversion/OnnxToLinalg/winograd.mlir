@@ -56,3 +56,35 @@ func.func @direct(%x: tensor<1x64x8x8xf32>, %w2: tensor<64x64x3x3xf32>, %x32: te
   %2 = "onnx.Conv"(%x32, %w32, %none) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x32x8x8xf32>, tensor<64x32x3x3xf32>, none) -> tensor<1x64x8x8xf32>
   return %0, %1, %2 : tensor<1x64x4x4xf32>, tensor<1x64x8x8xf32>, tensor<1x64x8x8xf32>
 }
+
+// -----
+
+// A Relu that is the conv's only user goes into the output transform:
+// each parity's generic adds the bias and takes max(y, 0); no generic is
+// left for the Relu. A Relu next to another user stays separate.
+// CHECK-LABEL: func.func @winograd_relu(
+// CHECK: iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]
+// CHECK-COUNT-4: arith.maximumf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @winograd_relu(%x: tensor<1x64x7x6xf32>, %b: tensor<64xf32>) -> tensor<1x64x7x6xf32> {
+  %w = "onnx.Constant"() <{value = dense<1.0> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
+  %0 = "onnx.Conv"(%x, %w, %b) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x64x7x6xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x7x6xf32>
+  %1 = "onnx.Relu"(%0) : (tensor<1x64x7x6xf32>) -> tensor<1x64x7x6xf32>
+  return %1 : tensor<1x64x7x6xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @winograd_relu_shared(
+// CHECK-NOT: arith.maximumf
+// CHECK: tensor.insert_slice %{{.+}} into %{{.+}}[0, 0, 1, 1] [1, 64, 3, 3] [1, 1, 2, 2]
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: return
+func.func @winograd_relu_shared(%x: tensor<1x64x7x6xf32>, %b: tensor<64xf32>) -> (tensor<1x64x7x6xf32>, tensor<1x64x7x6xf32>) {
+  %w = "onnx.Constant"() <{value = dense<1.0> : tensor<64x64x3x3xf32>}> : () -> tensor<64x64x3x3xf32>
+  %0 = "onnx.Conv"(%x, %w, %b) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x64x7x6xf32>, tensor<64x64x3x3xf32>, tensor<64xf32>) -> tensor<1x64x7x6xf32>
+  %1 = "onnx.Relu"(%0) : (tensor<1x64x7x6xf32>) -> tensor<1x64x7x6xf32>
+  return %0, %1 : tensor<1x64x7x6xf32>, tensor<1x64x7x6xf32>
+}
