@@ -179,6 +179,28 @@ func.func @filled_window(%x: memref<2x9x21xf32>, %k: memref<3x3xf32>, %y: memref
 
 // -----
 
+// A window whose output map has a constant index writes only part of its
+// output (row 0 of 2): the rest keeps the fill, which stays.
+#x = affine_map<(c, ow, kw) -> (c, ow * 2 + kw)>
+#k = affine_map<(c, ow, kw) -> (kw)>
+#y = affine_map<(c, ow, kw) -> (c, 0, ow)>
+// CHECK-LABEL: func.func @partly_written_window(
+// CHECK: linalg.fill
+// CHECK: vector.store
+func.func @partly_written_window(%x: memref<2x21xf32>, %k: memref<3xf32>, %y: memref<2x2x10xf32>) {
+  %neg = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%neg : f32) outs(%y : memref<2x2x10xf32>)
+  linalg.generic {indexing_maps = [#x, #k, #y], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %k : memref<2x21xf32>, memref<3xf32>) outs(%y : memref<2x2x10xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // A transpose: the output moves along its last dim, the input has that
 // dim in its first index (9 floats apart): gathered, 8 lanes at a time.
 #x = affine_map<(i, j) -> (j, i)>

@@ -182,9 +182,6 @@ bool rowPanelIndependent(const Contraction &c) {
   return true;
 }
 
-/// Nothing after `op` (in its block, nested regions included) touches the
-/// memory of `buffer`, a planned workspace buffer. Only for ops directly in
-/// a function's body: inside a loop, a later iteration could read it.
 /// Whether `a` and `b` are the same elements in the same order: equal, or
 /// the same contiguous type reached from one buffer through reshapes of
 /// contiguous memrefs only (which keep the row-major order).
@@ -209,6 +206,9 @@ bool sameElements(Value a, Value b) {
   return source(a) == source(b);
 }
 
+/// Nothing after `op` (in its block, nested regions included) touches the
+/// memory of `buffer`, a planned workspace buffer. Only for ops directly in
+/// a function's body: inside a loop, a later iteration could read it.
 bool deadAfter(Operation *op, Value buffer) {
   Value root = kiln::vec::rootBuffer(buffer);
   if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))

@@ -625,7 +625,11 @@ struct VectorizeElementwisePass
           isa_and_nonnull<linalg::FillOp>(before)
               ? kiln::vec::constantFill(before, op.getDpsInitOperand(0)->get())
               : std::nullopt;
-      if (init && !init->getType().isF32())
+      // Only when the op writes every element of the output (no constant
+      // index in its map leaving some to the fill).
+      if (init && (!init->getType().isF32() ||
+                   !op.getMatchingIndexingMap(op.getDpsInitOperand(0))
+                        .isProjectedPermutation(/*allowZeroInResults=*/false)))
         init.reset();
       WindowVectorizer(op, p, strides, lanes,
                        parallel && work >= (int64_t(1) << 15) &&
