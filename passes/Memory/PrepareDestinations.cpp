@@ -194,7 +194,8 @@ void splitInitialiser(Operation *init) {
   SmallVector<OpOperand *> uses;
   for (OpOperand &use : init->getUses())
     uses.push_back(&use);
-  Operation *empty = cast<DestinationStyleOpInterface>(init).getDpsInitOperand(0)->get().getDefiningOp();
+  Operation *empty =
+      cast<DestinationStyleOpInterface>(init).getDpsInitOperand(0)->get().getDefiningOp();
   for (OpOperand *use : uses) {
     Operation *user = init->getBlock()->findAncestorOpInBlock(*use->getOwner());
     if (!user)

@@ -9,10 +9,10 @@
 // alone, the rest from an atomic counter per run), then takes what is
 // left of the others' runs from their counters, so that uneven
 // iterations (a conv's last, partial tile) and a thread that starts late
-// even out. Owning a contiguous part keeps consecutive loops
-// over the same dim on the same core for the same rows: what one kernel
-// wrote stays in that core's cache for the next. The calling thread is one
-// of them and waits for the others.
+// even out. Owning a contiguous part keeps consecutive loops over the
+// same dim on the same core for the same rows: what one kernel wrote
+// stays in that core's cache for the next. The calling thread is one of
+// them and waits for the others.
 //
 // The thread count: kiln_set_num_threads(), else the KILN_NUM_THREADS
 // environment variable read once, else 1. One thread means no worker is
