@@ -107,6 +107,18 @@ bool isInitialiser(Operation *op) {
   });
 }
 
+/// A copy of `def`, an empty or an initialiser of one (with a copy of
+/// that empty), at `b`.
+Value cloneChainStart(OpBuilder &b, Operation *def) {
+  IRMapping map;
+  if (!isa<tensor::EmptyOp>(def)) {
+    Operation *empty =
+        cast<DestinationStyleOpInterface>(def).getDpsInitOperand(0)->get().getDefiningOp();
+    map.map(empty->getResult(0), b.clone(*empty)->getResult(0));
+  }
+  return b.clone(*def, map)->getResult(0);
+}
+
 /// The use of the empty that `v`'s destination chain starts from: through
 /// the tied init of destination-style ops and the destination of inserts;
 /// null when there is none. The chain gets its own empty and initialiser
@@ -123,15 +135,9 @@ OpOperand *chainRoot(Value v) {
       if (!user)
         return nullptr;
       OpBuilder b(user);
-      IRMapping map;
-      if (!isa<tensor::EmptyOp>(def)) {
-        Operation *init = cast<DestinationStyleOpInterface>(def)
-                              .getDpsInitOperand(0)->get().getDefiningOp();
-        map.map(init->getResult(0), b.clone(*init)->getResult(0));
-      }
-      def = b.clone(*def, map);
-      use->set(def->getResult(0));
-      v = def->getResult(0);
+      v = cloneChainStart(b, def);
+      use->set(v);
+      def = v.getDefiningOp();
     }
     if (isa<tensor::EmptyOp>(def))
       return use;
@@ -201,9 +207,7 @@ void splitInitialiser(Operation *init) {
     if (!user)
       continue;
     OpBuilder b(user);
-    IRMapping map;
-    map.map(empty->getResult(0), b.clone(*empty)->getResult(0));
-    use->set(b.clone(*init, map)->getResult(0));
+    use->set(cloneChainStart(b, init));
   }
   if (init->use_empty()) {
     init->erase();

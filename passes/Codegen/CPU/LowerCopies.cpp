@@ -97,23 +97,26 @@ void fillBorderOnly(Operation *fill) {
   ArrayRef<int64_t> offsets = window.getStaticOffsets(), sizes = window.getStaticSizes();
   int64_t rank = type.getRank();
   SmallVector<int64_t> ones(rank, 1);
+  // A generic rather than linalg.fill: kiln-vectorize-elementwise then
+  // writes it with (masked) vector stores, one per row, and threads,
+  // instead of a serial strided loop.
+  auto fillView = [&](Value part) {
+    int64_t partRank = cast<MemRefType>(part.getType()).getRank();
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, ValueRange{}, ValueRange{part},
+        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(partRank)},
+        SmallVector<utils::IteratorType>(partRank, utils::IteratorType::parallel),
+        [&](OpBuilder &nb, Location loc, ValueRange) {
+          linalg::YieldOp::create(nb, loc, *value);
+        });
+  };
   auto slab = [&](int64_t dim, int64_t from, int64_t count) {
     if (count <= 0)
       return;
     SmallVector<int64_t> off(rank, 0), size(shape);
     off[dim] = from;
     size[dim] = count;
-    Value part = memref::SubViewOp::create(b, loc, buffer, off, size, ones);
-    // A generic rather than linalg.fill: kiln-vectorize-elementwise then
-    // writes it with (masked) vector stores, one per row of a column
-    // border, and threads, instead of a serial strided loop.
-    linalg::GenericOp::create(
-        b, loc, TypeRange{}, ValueRange{}, ValueRange{part},
-        ArrayRef<AffineMap>{b.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &nb, Location loc, ValueRange) {
-          linalg::YieldOp::create(nb, loc, *value);
-        });
+    fillView(memref::SubViewOp::create(b, loc, buffer, off, size, ones));
   };
   // The column borders (the last dim's): the right border of one row and
   // the left border of the next are adjacent in memory, so they are one
@@ -140,16 +143,9 @@ void fillBorderOnly(Operation *fill) {
       auto runType = MemRefType::get(
           {count, length}, type.getElementType(),
           StridedLayoutAttr::get(b.getContext(), start, {stride, 1}));
-      Value part = memref::ReinterpretCastOp::create(
-          b, loc, runType, flat, start, ArrayRef<int64_t>{count, length},
-          ArrayRef<int64_t>{stride, 1});
-      linalg::GenericOp::create(
-          b, loc, TypeRange{}, ValueRange{}, ValueRange{part},
-          ArrayRef<AffineMap>{b.getMultiDimIdentityMap(2)},
-          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
-          [&](OpBuilder &nb, Location loc, ValueRange) {
-            linalg::YieldOp::create(nb, loc, *value);
-          });
+      fillView(memref::ReinterpretCastOp::create(b, loc, runType, flat, start,
+                                                 ArrayRef<int64_t>{count, length},
+                                                 ArrayRef<int64_t>{stride, 1}));
     };
     fillRuns(0, 1, left, width);                                 // Row 0's left.
     fillRuns(width - right, rows - 1, right + left, width);      // Right + next left.
