@@ -14,10 +14,13 @@ weights, batch 1, opset 17), kiln compiles it to a shared library; both
 runtimes get the same input; their outputs are compared (a sanity check:
 the largest difference against the output's scale); then, for each thread
 count N, `kiln bench --threads N` and ONNX Runtime (graph optimisation
-'all', intraOpNumThreads N, interOpNumThreads 1) alternate for --rounds
-rounds, each with --warmup warm-up runs and --iterations measured runs. The
-medians of all measured runs give the kiln/ORT latency ratio (below 1:
-kiln is faster); the geometric mean is over the models measured.
+'all', intraOpNumThreads N, interOpNumThreads 1) alternate; a round runs
+both at every thread count in turn, --rounds rounds, each run with --warmup
+warm-up runs and --iterations measured runs. The medians of all measured
+runs give the kiln/ORT latency ratio (below 1: kiln is faster); the
+geometric mean is over the models measured. With two thread counts or
+more, the speed-up of each (median at the fewest threads over median at
+the most) follows the table.
 
 --micro adds microbenchmarks: SGEMM (MatMul of an input by a constant
 weight) at 256^3, 512^3 and 1024^3 and the suite's most common
@@ -120,15 +123,16 @@ def parity(kiln, lib, onnx_path, npys, inputs_json, folder):
 
 
 def measure(kiln, lib, onnx_path, npys, inputs_json, args):
-    """{threads: (kiln median ms, ORT median ms)}, alternating rounds."""
-    out = {}
-    for n in args.threads:
-        k, o = [], []
-        for _ in range(args.rounds):
-            k += kiln_times(kiln, lib, npys, n, args.iterations, args.warmup)
-            o += ort_times(onnx_path, inputs_json, n, args.iterations, args.warmup)
-        out[n] = (statistics.median(k), statistics.median(o))
-    return out
+    """{threads: (kiln median ms, ORT median ms)}. Each round runs kiln and
+    ORT at every thread count in turn, so that a slow spell of the machine
+    falls on all of them alike, not on one thread count's rounds."""
+    k = {n: [] for n in args.threads}
+    o = {n: [] for n in args.threads}
+    for _ in range(args.rounds):
+        for n in args.threads:
+            k[n] += kiln_times(kiln, lib, npys, n, args.iterations, args.warmup)
+            o[n] += ort_times(onnx_path, inputs_json, n, args.iterations, args.warmup)
+    return {n: (statistics.median(k[n]), statistics.median(o[n])) for n in args.threads}
 
 
 def bench_model(kiln, name, args):
@@ -260,6 +264,14 @@ def main():
             report["geomean_ratio"] = {str(n): g for n, g in geo.items()}
             print("%-20s%s" % ("geomean kiln/ORT", "".join(
                 " %9s %9s %7.2f" % ("", "", geo[n]) for n in args.threads)), flush=True)
+            if len(args.threads) > 1:
+                lo, hi = min(args.threads), max(args.threads)
+                print("\nspeed-up %dT -> %dT    kiln     ORT" % (lo, hi))
+                for r in rows:
+                    r["kiln_speedup"] = r["kiln_ms_%dt" % lo] / r["kiln_ms_%dt" % hi]
+                    r["ort_speedup"] = r["ort_ms_%dt" % lo] / r["ort_ms_%dt" % hi]
+                    print("%-20s %7.2f %7.2f" % (r["model"], r["kiln_speedup"],
+                                                 r["ort_speedup"]), flush=True)
     if args.micro:
         folder = os.path.join(args.work, "bench-micro")
         os.makedirs(folder, exist_ok=True)
