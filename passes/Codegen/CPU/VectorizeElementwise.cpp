@@ -643,10 +643,19 @@ struct VectorizeElementwisePass
     for (auto &[op, vectorOperand, combiner] : found) {
       // Threads pay off from some tens of thousands of elements on, fewer
       // when each element moves many operands (a Winograd transform's 16
-      // inputs and 16 outputs): elements times operands per two.
-      int64_t work = std::max<int64_t>(1, op->getNumOperands() / 2);
-      for (int64_t r : op.getStaticLoopRanges())
-        work *= r;
+      // inputs and 16 outputs): elements times operands per two. A short
+      // row costs a cache line all the same (a pad's column borders, two
+      // elements a row): each row counts as 16 elements at least. With
+      // threads, a serial loop over such rows pays for lines the other
+      // core just wrote (the pad's interior); a parallel one splits them
+      // as that core's loop did.
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      int64_t elements = 1;
+      for (int64_t r : ranges)
+        elements *= r;
+      int64_t row = std::max<int64_t>(1, ranges.back());
+      int64_t work = std::max<int64_t>(1, op->getNumOperands() / 2) *
+                     std::max(elements, elements / row * 16);
       ElementwiseVectorizer(op, vectorOperand, lanes,
                             parallel && work >= (int64_t(1) << 15) &&
                                 !kiln::vec::insideParallelLoop(op),
