@@ -30,6 +30,9 @@
 // A child of fork() starts its own workers. Without POSIX threads
 // (firmware) the hook is serial.
 //
+// With KILN_LOOP_PROFILE set, each loop's wall and busy times are recorded
+// (loop_profile.c).
+//
 //===----------------------------------------------------------------------===//
 
 #if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
@@ -95,6 +98,8 @@ static struct {
   int64_t n;
   int64_t blocks;
   int parts; ///< Participating threads.
+  int profiling; ///< Workers time their blocks into the two fields below.
+  _Atomic int64_t workers_ns, slowest_worker_ns;
   /// Per participating thread, the next block of its run (runs end where
   /// the next thread's start); on their own cache lines.
   struct {
@@ -156,7 +161,17 @@ static void *worker_main(void *arg) {
     if (id >= parts)
       continue;
     void *own = kiln_string_arena_swap(pool.strings);
+    int64_t start = pool.profiling ? kiln_loop_profile_now() : 0;
     run_blocks(id);
+    if (pool.profiling) {
+      int64_t busy = kiln_loop_profile_now() - start;
+      atomic_fetch_add_explicit(&pool.workers_ns, busy, memory_order_relaxed);
+      int64_t slowest = atomic_load_explicit(&pool.slowest_worker_ns, memory_order_relaxed);
+      while (busy > slowest && !atomic_compare_exchange_weak_explicit(
+                                   &pool.slowest_worker_ns, &slowest, busy,
+                                   memory_order_relaxed, memory_order_relaxed)) {
+      }
+    }
     kiln_string_arena_swap(own);
     atomic_fetch_sub_explicit(&pool.pending, 1, memory_order_acq_rel);
   }
@@ -221,8 +236,14 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   if (n <= 0 || !fn)
     return;
   int threads = resolve_threads();
+  int profiling = !in_chunk && kiln_loop_profile_on();
+  int64_t start = profiling ? kiln_loop_profile_now() : 0;
   if (threads <= 1 || n == 1 || in_chunk) {
     fn(ctx, 0, n);
+    if (profiling) {
+      int64_t end = kiln_loop_profile_now();
+      kiln_loop_profile_record((const void *)fn, n, 1, start, end, end - start, 0, 0);
+    }
     return;
   }
   pthread_mutex_lock(&pool.run);
@@ -237,6 +258,9 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   pool.blocks = n < (int64_t)parts * KILN_BLOCKS_PER_THREAD ? n
                                                            : (int64_t)parts * KILN_BLOCKS_PER_THREAD;
   pool.parts = parts;
+  pool.profiling = profiling;
+  atomic_store_explicit(&pool.workers_ns, 0, memory_order_relaxed);
+  atomic_store_explicit(&pool.slowest_worker_ns, 0, memory_order_relaxed);
   for (int p = 0; p < parts; ++p)
     atomic_store_explicit(&pool.run_next[p].next, run_start(p) + 1, memory_order_relaxed);
   atomic_store_explicit(&pool.pending, parts - 1, memory_order_relaxed);
@@ -248,7 +272,9 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
   pthread_cond_broadcast(&pool.wake);
   pthread_mutex_unlock(&pool.lock);
   in_chunk = 1;
+  int64_t caller_start = profiling ? kiln_loop_profile_now() : 0;
   run_blocks(0);
+  int64_t caller_ns = profiling ? kiln_loop_profile_now() - caller_start : 0;
   in_chunk = 0;
   /* Spin for the others; yield the core if they take long (more threads
      than cores). */
@@ -258,6 +284,11 @@ void kiln_parallel_for(int64_t n, kiln_chunk_fn fn, void *ctx) {
     else
       sched_yield();
   }
+  if (profiling)
+    kiln_loop_profile_record(
+        (const void *)fn, n, parts, start, kiln_loop_profile_now(), caller_ns,
+        atomic_load_explicit(&pool.workers_ns, memory_order_relaxed),
+        atomic_load_explicit(&pool.slowest_worker_ns, memory_order_relaxed));
   pthread_mutex_unlock(&pool.run);
 }
 
