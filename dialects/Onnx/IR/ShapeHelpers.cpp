@@ -78,6 +78,27 @@ std::optional<SmallVector<int64_t>> partialIntsAt(Value v, int depth) {
     }
     return out;
   }
+  if (auto slice = dyn_cast<SliceOp>(def)) {
+    // torch's attention export slices [N, L, E] shapes for E.
+    auto data = of(slice.getData());
+    auto starts = constantInts(slice.getStarts()), ends = constantInts(slice.getEnds());
+    std::optional<SmallVector<int64_t>> axes, steps;
+    if (!isNone(slice.getAxes()))
+      axes = constantInts(slice.getAxes());
+    if (!isNone(slice.getSteps()))
+      steps = constantInts(slice.getSteps());
+    if (!data || !starts || !ends || starts->size() != 1 || ends->size() != 1 ||
+        (!isNone(slice.getAxes()) && (!axes || axes->size() != 1 || ((*axes)[0] != 0 &&
+                                                                       (*axes)[0] != -1))) ||
+        (!isNone(slice.getSteps()) && (!steps || steps->size() != 1 || (*steps)[0] < 1)))
+      return std::nullopt;
+    int64_t n = data->size(), step = steps ? (*steps)[0] : 1;
+    auto clamp = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+    SmallVector<int64_t> out;
+    for (int64_t i = clamp((*starts)[0]), e = clamp((*ends)[0]); i < e; i += step)
+      out.push_back((*data)[i]);
+    return out;
+  }
   if (isa<UnsqueezeOp, SqueezeOp, ReshapeOp, IdentityOp>(def) ||
       (isa<CastOp>(def) && isa<IntegerType>(getElementTypeOrSelf(def->getOperand(0)))))
     return of(def->getOperand(0));

@@ -660,3 +660,22 @@ func.func @partial_shapes(%x: tensor<?x1x256xf32>) -> (tensor<*xi64>, tensor<*xf
   %r = "onnx.Reshape"(%x, %t) : (tensor<?x1x256xf32>, tensor<*xi64>) -> tensor<*xf32>
   return %hd, %r : tensor<*xi64>, tensor<*xf32>
 }
+
+// -----
+
+// A Slice of such a shape value (torch's cross-attention export takes the
+// embedding width as shape[2:3] to split its packed projection weights)
+// is known too: the weight slices get static types.
+// CHECK-LABEL: func.func @partial_shape_slice(
+// CHECK-SAME: -> tensor<64x64xf32>
+// CHECK: "onnx.Slice"(%{{.*}}) : (tensor<192x64xf32>, {{.*}}) -> tensor<64x64xf32>
+func.func @partial_shape_slice(%x: tensor<?x1x64xf32>, %w: tensor<192x64xf32>) -> tensor<*xf32> {
+  %s = "onnx.Shape"(%x) : (tensor<?x1x64xf32>) -> tensor<*xi64>
+  %c2 = "onnx.Constant"() {value = dense<[2]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c3 = "onnx.Constant"() {value = dense<[3]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c0 = "onnx.Constant"() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %none = "onnx.NoValue"() : () -> none
+  %e = "onnx.Slice"(%s, %c2, %c3, %c0, %none) : (tensor<*xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<*xi64>
+  %y = "onnx.Slice"(%w, %c0, %e, %c0, %none) : (tensor<192x64xf32>, tensor<1xi64>, tensor<*xi64>, tensor<1xi64>, none) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
