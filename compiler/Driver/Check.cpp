@@ -21,6 +21,7 @@
 #include "compiler/Pipeline/Pipeline.h"
 #include "compiler/Target/Target.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "passes/Conversion/OnnxToLinalg/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -91,6 +92,26 @@ bool isChecked(Operation *op) {
 
 /// Lowers `op` alone; the first error's reason, or "" when it lowers and
 /// the target can run what it lowered to.
+/// The symbol of each dim of `v` (an argument of @main or an op result)
+/// as kiln-dim-symbols recorded it (-1 static); null if unknown.
+DenseI64ArrayAttr operandSymbols(Value v, ArrayAttr names) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type)
+    return {};
+  if (auto r = dyn_cast<OpResult>(v)) {
+    auto perResult = r.getOwner()->getAttrOfType<ArrayAttr>("kiln.dim_symbols");
+    if (perResult && r.getResultNumber() < perResult.size())
+      return dyn_cast<DenseI64ArrayAttr>(perResult[r.getResultNumber()]);
+    return {};
+  }
+  auto arg = cast<BlockArgument>(v);
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto dims = func ? func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "kiln.dim_names")
+                   : ArrayAttr();
+  return DenseI64ArrayAttr::get(v.getContext(),
+                                onnx::namedDimSymbols(type, dims, names.getValue()));
+}
+
 std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
                   const TargetDescription &target) {
   Location loc = op->getLoc();
@@ -114,6 +135,15 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(b, loc, "probe", b.getFunctionType(argTypes, resultTypes));
+  // With several dynamic dims, which one each `?` of an operand is
+  // (kiln-dim-symbols), so that the lowering sizes the op's tensors.
+  if (auto main = parent.lookupSymbol<func::FuncOp>("main"))
+    if (auto names = main->getAttrOfType<ArrayAttr>("kiln.symbol_names")) {
+      fn->setAttr("kiln.symbol_names", names);
+      for (auto [i, v] : llvm::enumerate(external))
+        if (auto symbols = operandSymbols(v, names))
+          fn.setArgAttr(i, "kiln.dim_symbols", symbols);
+    }
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   IRMapping map;
@@ -274,15 +304,6 @@ int checkModel(const CheckRequest &request) {
             {describeNode(info), reasonOf(message, summary.ops[*row].opType)});
     general = "the model does not import: " +
               (info.isNode ? describeNode(info) + ": " : std::string()) + message;
-  } else if (auto names = (*module)->getAttrOfType<ArrayAttr>("kiln.symbolic_dims");
-             names && names.size() > 1) {
-    // More dynamic dims than the backend compiles: a fact about the model,
-    // said once; each op's lowering would refuse for it alone.
-    SmallVector<StringRef> list(names.getAsValueRange<StringAttr>());
-    general = "the model has the dynamic dims '" + list[0].str() + "' and '" + list[1].str() +
-              "'; the CPU backend compiles one dynamic dim besides the batch for now: pin "
-              "the others with --input-shape (the ops were not checked)";
-    opsUnchecked = true;
   } else {
     // 3. Every op on its own; ops with subgraphs within the whole model.
     SmallVector<Operation *> ops;

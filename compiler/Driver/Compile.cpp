@@ -295,14 +295,34 @@ int compileModel(const CompileRequest &request) {
           return failNow("--max-shape " + text + ": '" + name.str() +
                          "' is the dynamic batch dim, run one item at a time: its workspace "
                          "does not grow");
-        if (name != info.symbolicDim || info.symbolicDim.empty())
+        StringRef dimName = name;
+        auto it = llvm::find_if(info.symbolicDims, [&](const ModelInfo::SymbolicDim &d) {
+          return d.name == dimName;
+        });
+        if (it == info.symbolicDims.end()) {
+          std::string known;
+          for (const ModelInfo::SymbolicDim &d : info.symbolicDims)
+            known += (known.empty() ? "'" : ", '") + d.name + "'";
           return failNow("--max-shape " + text + ": the model has no dynamic dim '" +
                          name.str() + "'" +
-                         (info.symbolicDim.empty() ? std::string()
-                                                   : " (its dynamic dim: '" +
-                                                         info.symbolicDim + "')"));
-        info.symbolicMax = max;
-        pipelineOptions.symbolicMax = max;
+                         (known.empty() ? std::string()
+                                        : " (its dynamic dim" +
+                                              std::string(info.symbolicDims.size() > 1 ? "s: "
+                                                                                       : ": ") +
+                                              known + ")"));
+        }
+        it->max = max;
+      }
+      // The plan is static when every symbolic dim has its largest value.
+      if (!request.maxShapes.empty()) {
+        pipelineOptions.symbolicMax.clear();
+        for (const ModelInfo::SymbolicDim &d : info.symbolicDims) {
+          if (!d.max)
+            return failNow("--max-shape: the dynamic dim '" + d.name +
+                           "' has no largest value; give one for every dynamic dim (a static "
+                           "workspace is planned for all of them)");
+          pipelineOptions.symbolicMax.push_back(d.max);
+        }
       }
     }
     progress.phase(p == Phase::Onnx        ? "onnx"

@@ -99,7 +99,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     PlanMemoryPassOptions plan;
     // Kernels fold epilogues only where there are vector registers.
     plan.epilogues = options.vectorBits >= 64;
-    plan.symbolicMax = options.symbolicMax;
+    plan.symbolicMax.assign(options.symbolicMax.begin(), options.symbolicMax.end());
     plan.indexBitwidth = options.indexBitwidth;
     pm.addPass(createPlanMemoryPass(plan));
     return;
@@ -167,6 +167,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
 
 void addDynamicBatchCheck(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxDynamicBatchPass());
+  pm.addNestedPass<func::FuncOp>(onnx::createOnnxDimSymbolsPass());
 }
 
 void addPipelineUpTo(OpPassManager &pm, Phase last, const PipelineOptions &options) {

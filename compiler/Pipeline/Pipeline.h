@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <vector>
 
 namespace kiln {
 
@@ -46,9 +47,10 @@ struct PipelineOptions {
   /// Large kernels run their outer loop through the runtime's
   /// kiln_parallel_for (hosted targets, outputs linked with the runtime).
   bool parallelLoops = false;
-  /// The largest value of the model's symbolic dim (--max-shape), 0 for
-  /// none: the memory plan is then static, made for that value.
-  int64_t symbolicMax = 0;
+  /// The largest value of each of the model's symbolic dims, in order
+  /// (--max-shape), or empty: with them the memory plan is static, made
+  /// for those values.
+  std::vector<int64_t> symbolicMax;
 };
 
 /// Adds the passes of `phase` (not the ones before it) to `pm`.
@@ -59,9 +61,10 @@ void addPhasePasses(mlir::OpPassManager &pm, Phase phase,
 void addPipelineUpTo(mlir::OpPassManager &pm, Phase last,
                      const PipelineOptions &options = {});
 
-/// Adds kiln-dynamic-batch alone (the lower phase starts with it): the
-/// driver runs it before reading the model's interface, whose batched
-/// outputs it marks, and kiln check for its reason.
+/// Adds kiln-dynamic-batch and kiln-dim-symbols (the lower phase starts
+/// with them): the driver runs them before reading the model's interface,
+/// whose batched outputs and dynamic output dims they mark, and kiln check
+/// for their reasons.
 void addDynamicBatchCheck(mlir::OpPassManager &pm);
 
 /// Adds every dialect, interface and translation kiln's pipeline needs.

@@ -55,8 +55,9 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
                               const ModelInfo &info, std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   size_t nin = info.inputs.size(), nout = info.outputs.size();
-  bool symbolic = !info.symbolicDim.empty();
-  size_t expected = nin + nout + 1 + (symbolic ? 1 : 0);
+  bool symbolic = info.symbolic();
+  size_t numSymbols = info.symbolicDims.size();
+  size_t expected = nin + nout + 1 + numSymbols;
   if (impl->arg_size() != expected) {
     error = "internal error: the compiled function takes " +
             std::to_string(impl->arg_size()) + " arguments, expected " +
@@ -76,26 +77,41 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   llvm::Type *i8 = llvm::Type::getInt8Ty(ctx);
   llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
   bool dynamic = !info.dynamicDim.empty();
-  // The symbolic dim's largest accepted value: at most 2^31 - 1, --max-shape's
-  // and the memory plan's limit (its sizes cannot overflow below it).
-  const int64_t kMaxSymbolic = info.symbolicTop();
-  // Whether a value of the symbolic dim is outside what the code accepts.
-  auto outOfRange = [&](llvm::IRBuilder<> &b, llvm::Value *value) {
-    return b.CreateOr(b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, kMaxSymbolic)),
-                      b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicMin)));
+  // Whether a value of symbolic dim k is outside what the code accepts:
+  // below its smallest value, or above 2^31 - 1, --max-shape's and the
+  // memory plan's limit (its sizes cannot overflow below it).
+  auto outOfRange = [&](llvm::IRBuilder<> &b, llvm::Value *value, size_t k) {
+    return b.CreateOr(
+        b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, info.symbolicTop(k))),
+        b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicDims[k].min)));
+  };
+  // Whether any of `values` (one per symbolic dim) is out of range.
+  auto anyOutOfRange = [&](llvm::IRBuilder<> &b, ArrayRef<llvm::Value *> values) {
+    llvm::Value *bad = b.getFalse();
+    for (auto [k, v] : llvm::enumerate(values))
+      bad = b.CreateOr(bad, outOfRange(b, v, k));
+    return bad;
   };
 
-  auto *itemsType = llvm::FunctionType::get(i32, {ptr, ptr, ptr, i64, i64}, false);
+  // run_items(inputs, outputs, workspace, items, dim...): one value per
+  // symbolic dim (one unused without).
+  SmallVector<llvm::Type *> itemsParams = {ptr, ptr, ptr, i64};
+  itemsParams.append(std::max<size_t>(numSymbols, 1), i64);
+  auto *itemsType = llvm::FunctionType::get(i32, itemsParams, false);
   auto *items = llvm::Function::Create(itemsType, llvm::GlobalValue::InternalLinkage,
                                        info.name + "_run_items", m);
   items->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::Argument *ins = items->getArg(0), *outs = items->getArg(1), *ws = items->getArg(2),
-                 *count = items->getArg(3), *symbol = items->getArg(4);
+                 *count = items->getArg(3);
+  SmallVector<llvm::Value *> symbols;
+  for (size_t k = 0; k < numSymbols; ++k) {
+    items->getArg(4 + k)->setName("dim" + std::to_string(k));
+    symbols.push_back(items->getArg(4 + k));
+  }
   ins->setName("inputs");
   outs->setName("outputs");
   ws->setName("workspace");
   count->setName("items");
-  symbol->setName("dim");
   auto *entry = llvm::BasicBlock::Create(ctx, "entry", items);
   auto *bad = llvm::BasicBlock::Create(ctx, "invalid_argument", items);
   llvm::IRBuilder<> b(entry);
@@ -106,21 +122,21 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     b.SetInsertPoint(next);
   };
   check(b.CreateICmpSLT(count, llvm::ConstantInt::get(i64, 0)));
-  if (symbolic) {
-    check(outOfRange(b, symbol));
-  }
+  if (symbolic)
+    check(anyOutOfRange(b, symbols));
   // a * b, refused (status 1) if it overflows.
   auto mulChecked = [&](llvm::Value *x, llvm::Value *y) -> llvm::Value * {
     llvm::Value *r = b.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, x, y);
     check(b.CreateExtractValue(r, 1));
     return b.CreateExtractValue(r, 0);
   };
-  // A tensor's bytes per item: the static part times the symbolic dim once
-  // for each dim that has it.
+  // A tensor's bytes per item: the static part times each symbolic dim
+  // once for each dim that has it.
   auto tensorBytes = [&](const TensorInfo &t) -> llvm::Value * {
     llvm::Value *bytes = llvm::ConstantInt::get(i64, t.numBytes());
-    for (int64_t k = 0; k < t.numSymbolic(); ++k)
-      bytes = mulChecked(bytes, symbol);
+    for (size_t k = 0; k < numSymbols; ++k)
+      for (int64_t j = 0; j < t.numSymbolic(k); ++j)
+        bytes = mulChecked(bytes, symbols[k]);
     return bytes;
   };
   // So many items that an offset would overflow: refused.
@@ -133,8 +149,14 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     }
   }
   llvm::Value *none = b.CreateICmpEQ(count, llvm::ConstantInt::get(i64, 0));
-  llvm::Value *noSymbol =
-      symbolic ? b.CreateICmpEQ(symbol, llvm::ConstantInt::get(i64, 0)) : b.getFalse();
+  // Whether a symbolic dim of `t` is 0 (it then has no elements).
+  auto symbolicEmpty = [&](const TensorInfo &t) -> llvm::Value * {
+    llvm::Value *empty = b.getFalse();
+    for (size_t k = 0; k < numSymbols; ++k)
+      if (t.numSymbolic(k))
+        empty = b.CreateOr(empty, b.CreateICmpEQ(symbols[k], llvm::ConstantInt::get(i64, 0)));
+    return empty;
+  };
   SmallVector<llvm::Value *> bases;
   // A tensor without elements may be passed as NULL (nothing is read or
   // written through it); so may a batched one when there are no items.
@@ -149,8 +171,8 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
         llvm::Value *isNull = b.CreateIsNull(p);
         if (tensors[i].dynamicBatch)
           isNull = b.CreateAnd(isNull, b.CreateNot(none));
-        if (tensors[i].numSymbolic())
-          isNull = b.CreateAnd(isNull, b.CreateNot(noSymbol));
+        if (tensors[i].hasSymbolic())
+          isNull = b.CreateAnd(isNull, b.CreateNot(symbolicEmpty(tensors[i])));
         check(isNull);
       }
       bases.push_back(p);
@@ -161,8 +183,10 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   if (sizedAtRunTime) {
     // The planned function's index type may be narrower than 64 bits.
     llvm::Type *indexType = wsSize->getFunctionType()->getParamType(0);
-    llvm::Value *bytes =
-        b.CreateSExtOrTrunc(b.CreateCall(wsSize, {b.CreateTrunc(symbol, indexType)}), i64);
+    SmallVector<llvm::Value *> sizeArgs;
+    for (llvm::Value *v : symbols)
+      sizeArgs.push_back(b.CreateTrunc(v, indexType));
+    llvm::Value *bytes = b.CreateSExtOrTrunc(b.CreateCall(wsSize, sizeArgs), i64);
     check(b.CreateAnd(b.CreateIsNull(ws),
                       b.CreateICmpSGT(bytes, llvm::ConstantInt::get(i64, 0))));
     llvm::Type *intptr = m.getDataLayout().getIntPtrType(ctx);
@@ -216,8 +240,8 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
       p = b.CreateInBoundsGEP(i8, p, b.CreateMul(item, itemBytes[i]));
     args.push_back(p);
   }
-  if (symbolic)
-    args.push_back(b.CreateTrunc(symbol, impl->getFunctionType()->getParamType(nin + nout)));
+  for (auto [k, v] : llvm::enumerate(symbols))
+    args.push_back(b.CreateTrunc(v, impl->getFunctionType()->getParamType(nin + nout + k)));
   args.push_back(ws);
   b.CreateCall(impl, args);
   item->addIncoming(b.CreateAdd(item, llvm::ConstantInt::get(i64, 1)), body);
@@ -256,11 +280,14 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
 
   // The dims array of `f` (its first argument): `onNull` is returned when
   // it is NULL (and the model has dynamic dims); then dims[k] for the batch
-  // (1 without one) and the symbolic dim (0 without one).
+  // (1 without one) and each symbolic dim (one 0 without any).
   auto readDims = [&](llvm::Function *f, llvm::Value *onNull) {
-    llvm::Value *n = llvm::ConstantInt::get(i64, 1), *dim = llvm::ConstantInt::get(i64, 0);
+    llvm::Value *n = llvm::ConstantInt::get(i64, 1);
+    SmallVector<llvm::Value *> dims;
+    if (!symbolic)
+      dims.push_back(llvm::ConstantInt::get(i64, 0));
     if (!dynamic && !symbolic)
-      return std::make_pair(n, dim);
+      return std::make_pair(n, dims);
     auto *noDims = llvm::BasicBlock::Create(ctx, "no_dims", f);
     auto *haveDims = llvm::BasicBlock::Create(ctx, "dims", f);
     b.CreateCondBr(b.CreateIsNull(f->getArg(0)), noDims, haveDims);
@@ -269,19 +296,21 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     b.SetInsertPoint(haveDims);
     if (dynamic)
       n = b.CreateLoad(i64, f->getArg(0));
-    if (symbolic)
-      dim = b.CreateLoad(
-          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(0), info.symbolicIndex()));
-    return std::make_pair(n, dim);
+    for (size_t k = 0; k < numSymbols; ++k)
+      dims.push_back(b.CreateLoad(
+          i64, b.CreateConstInBoundsGEP1_64(i64, f->getArg(0), info.symbolicIndex(k))));
+    return std::make_pair(n, dims);
   };
 
   // NAME_run_dims: the dynamic dims' values, then as NAME_run; a static
   // model ignores `dims` (which may be NULL).
   llvm::Function *runDims =
       exported("run_dims", i32, {"dims", "inputs", "outputs", "workspace"});
-  auto [n, dim] = readDims(runDims, llvm::ConstantInt::get(i32, 1));
-  b.CreateRet(b.CreateCall(items, {runDims->getArg(1), runDims->getArg(2),
-                                   runDims->getArg(3), n, dim}));
+  auto [n, dims] = readDims(runDims, llvm::ConstantInt::get(i32, 1));
+  SmallVector<llvm::Value *> itemsArgs = {runDims->getArg(1), runDims->getArg(2),
+                                          runDims->getArg(3), n};
+  itemsArgs.append(dims.begin(), dims.end());
+  b.CreateRet(b.CreateCall(items, itemsArgs));
 
   // NAME_workspace_size: the same for every batch size (one item at a
   // time); a function of the symbolic dim, -1 out of its range.
@@ -292,22 +321,24 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   }
   if (!sizedAtRunTime) {
     // The static plan holds every value in range.
-    llvm::Value *value = readDims(size, llvm::ConstantInt::get(i64, -1)).second;
-    b.CreateRet(b.CreateSelect(outOfRange(b, value), llvm::ConstantInt::get(i64, -1),
+    SmallVector<llvm::Value *> values = readDims(size, llvm::ConstantInt::get(i64, -1)).second;
+    b.CreateRet(b.CreateSelect(anyOutOfRange(b, values), llvm::ConstantInt::get(i64, -1),
                                llvm::ConstantInt::get(i64, info.workspaceSize)));
     return success();
   }
   llvm::Value *minusOne = llvm::ConstantInt::get(i64, -1);
-  llvm::Value *value = readDims(size, minusOne).second;
+  SmallVector<llvm::Value *> values = readDims(size, minusOne).second;
   auto *inRange = llvm::BasicBlock::Create(ctx, "in_range", size);
   auto *refuse = llvm::BasicBlock::Create(ctx, "out_of_range", size);
-  b.CreateCondBr(outOfRange(b, value), refuse, inRange);
+  b.CreateCondBr(anyOutOfRange(b, values), refuse, inRange);
   b.SetInsertPoint(refuse);
   b.CreateRet(minusOne);
   b.SetInsertPoint(inRange);
   llvm::Type *indexType = wsSize->getFunctionType()->getParamType(0);
-  b.CreateRet(
-      b.CreateSExtOrTrunc(b.CreateCall(wsSize, {b.CreateTrunc(value, indexType)}), i64));
+  SmallVector<llvm::Value *> sizeArgs;
+  for (llvm::Value *v : values)
+    sizeArgs.push_back(b.CreateTrunc(v, indexType));
+  b.CreateRet(b.CreateSExtOrTrunc(b.CreateCall(wsSize, sizeArgs), i64));
   return success();
 }
 
@@ -330,8 +361,8 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
     for (auto [i, t] : llvm::enumerate(list)) {
       std::string base = info.name + "." + kind.str() + std::to_string(i);
       SmallVector<uint64_t> dims;
-      for (int64_t d : t.dims) // The symbolic dim: dynamic dim k is -1-k.
-        dims.push_back(static_cast<uint64_t>(d < 0 ? -1 - info.symbolicIndex() : d));
+      for (int64_t d : t.dims) // Symbolic dim j is dynamic dim k: -1-k.
+        dims.push_back(static_cast<uint64_t>(d < 0 ? -1 - info.symbolicIndex(-1 - d) : d));
       if (t.dynamicBatch)
         dims[0] = static_cast<uint64_t>(-1); // Dynamic dim 0.
       llvm::Constant *dimsInit = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(dims));
@@ -354,15 +385,18 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
                                     llvm::ConstantArray::get(arrTy, elems),
                                     info.name + "." + kind.str());
   };
-  // The names of the dynamic dims: the batch, then the symbolic dim.
+  // The names of the dynamic dims: the batch, then the symbolic dims.
   llvm::Constant *dimNames = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
   int numDynamic = info.numDynamicDims();
   if (numDynamic) {
+    SmallVector<std::string> all;
+    if (!info.dynamicDim.empty())
+      all.push_back(info.dynamicDim);
+    for (const ModelInfo::SymbolicDim &d : info.symbolicDims)
+      all.push_back(d.name);
     SmallVector<llvm::Constant *> names;
-    for (const std::string &name : {info.dynamicDim, info.symbolicDim})
-      if (!name.empty())
-        names.push_back(
-            cString(m, name, info.name + ".dim" + std::to_string(names.size())));
+    for (const std::string &name : all)
+      names.push_back(cString(m, name, info.name + ".dim" + std::to_string(names.size())));
     auto *arrTy = llvm::ArrayType::get(ptr, names.size());
     dimNames = new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
                                         llvm::ConstantArray::get(arrTy, names),

@@ -85,7 +85,11 @@ int64_t TensorInfo::numElements() const {
   return n;
 }
 
-int64_t TensorInfo::numSymbolic() const { return llvm::count(dims, -1); }
+int64_t TensorInfo::numSymbolic(int64_t k) const { return llvm::count(dims, -1 - k); }
+
+bool TensorInfo::hasSymbolic() const {
+  return llvm::any_of(dims, [](int64_t d) { return d < 0; });
+}
 
 int64_t TensorInfo::numBytes() const { return numElements() * elementBytes(dtype); }
 
@@ -109,7 +113,7 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
     else
       t.name = (what + std::to_string(index)).str();
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor || (!tensor.hasStaticShape() && info.symbolicDim.empty())) {
+    if (!tensor || (!tensor.hasStaticShape() && !info.symbolic())) {
       std::string s;
       llvm::raw_string_ostream os(s);
       type.print(os);
@@ -126,21 +130,47 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
     if (elementBytes(t.dtype) == 0)
       return func.emitError() << "graph " << what << " '" << t.name
                               << "' has an element type that is not supported yet";
-    for (int64_t d : tensor.getShape())
-      t.dims.push_back(ShapedType::isDynamic(d) ? -1 : d);
+    // Symbolic dim k as -1-k: named by kiln.dim_names with several.
+    auto dimNames = attrs ? attrs.getAs<ArrayAttr>("kiln.dim_names") : ArrayAttr();
+    for (auto [j, d] : llvm::enumerate(tensor.getShape())) {
+      if (!ShapedType::isDynamic(d)) {
+        t.dims.push_back(d);
+        continue;
+      }
+      int64_t k = 0;
+      if (info.symbolicDims.size() > 1) {
+        k = -1;
+        if (dimNames && dimNames.size() == size_t(tensor.getRank()))
+          if (auto name = dyn_cast<StringAttr>(dimNames[j]))
+            for (auto [i, sd] : llvm::enumerate(info.symbolicDims))
+              if (sd.name == name.getValue())
+                k = i;
+        if (k < 0)
+          return func.emitError() << "graph " << what << " '" << t.name << "': dim " << j
+                                  << " is not one of the model's dynamic dims but computed "
+                                     "from them, which kiln does not compile yet (pin them "
+                                     "with --input-shape)";
+      }
+      t.dims.push_back(-1 - k);
+    }
     if (auto dim = attrs ? attrs.getAs<StringAttr>("kiln.dynamic_dim") : StringAttr()) {
       t.dynamicBatch = true;
       info.dynamicDim = dim.str();
     }
     return success();
   };
-  // The symbolic dim: the one name of the inputs' `?` dims (the lowering
-  // refuses more than one; every `?` of the model then has its size).
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
-    if (auto names = func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names"))
-      for (StringRef n : names.getAsValueRange<StringAttr>())
-        if (!n.empty() && info.symbolicDim.empty())
-          info.symbolicDim = n.str();
+  // The symbolic dims, in order (kiln-dim-symbols), else the first name
+  // of an input's dims.
+  if (auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names")) {
+    for (StringRef n : names.getAsValueRange<StringAttr>())
+      info.symbolicDims.push_back({n.str()});
+  } else {
+    for (unsigned i = 0; i < func.getNumArguments() && !info.symbolic(); ++i)
+      if (auto names = func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names"))
+        for (StringRef n : names.getAsValueRange<StringAttr>())
+          if (!n.empty() && !info.symbolic())
+            info.symbolicDims.push_back({n.str()});
+  }
   FunctionType type = func.getFunctionType();
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     TensorInfo t;
@@ -163,10 +193,14 @@ void readWorkspace(ModuleOp module, ModelInfo &info) {
     return;
   if (auto size = main->getAttrOfType<IntegerAttr>("kiln.workspace_size"))
     info.workspaceSize = size.getInt();
-  if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_max"))
-    info.symbolicMax = m.getInt();
-  if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_min"))
-    info.symbolicMin = m.getInt();
+  if (auto m = main->getAttrOfType<DenseI64ArrayAttr>("kiln.symbolic_max"))
+    for (auto [k, max] : llvm::enumerate(m.asArrayRef()))
+      if (k < info.symbolicDims.size())
+        info.symbolicDims[k].max = max;
+  if (auto m = main->getAttrOfType<DenseI64ArrayAttr>("kiln.symbolic_min"))
+    for (int64_t k : m.asArrayRef())
+      if (k >= 0 && size_t(k) < info.symbolicDims.size())
+        info.symbolicDims[k].min = 1;
   if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_limit"))
     info.symbolicLimit = m.getInt();
   if (auto a = main->getAttrOfType<IntegerAttr>("kiln.workspace_alignment"))
@@ -231,8 +265,16 @@ typedef struct kiln_model_desc {
 
 )";
   bool dynamic = !info.dynamicDim.empty();
-  bool symbolic = !info.symbolicDim.empty();
+  bool symbolic = info.symbolic();
   int numDynamic = info.numDynamicDims();
+  // "'seq'" or "'src', 'tgt'"; "seq up to 128, ..." when every dim has a max.
+  std::string quotedNames, maxima;
+  bool allMax = symbolic;
+  for (auto [k, d] : llvm::enumerate(info.symbolicDims)) {
+    quotedNames += (k ? ", '" : "'") + d.name + "'";
+    maxima += (k ? ", " : "") + d.name + " up to " + std::to_string(d.max);
+    allMax &= d.max > 0;
+  }
   auto isString = [](const TensorInfo &t) { return t.dtype == 8; };
   if (llvm::any_of(info.inputs, isString) || llvm::any_of(info.outputs, isString))
     os << "/* String tensors (dtype 8): one char * per element, to NUL-terminated\n"
@@ -242,9 +284,8 @@ typedef struct kiln_model_desc {
   os << "#define " << n << "_NUM_INPUTS " << info.inputs.size() << "\n"
      << "#define " << n << "_NUM_OUTPUTS " << info.outputs.size() << "\n"
      << "#define " << n << "_WORKSPACE_SIZE " << info.workspaceSize
-     << (symbolic && info.symbolicMax
-             ? " /* for " + info.symbolicDim + " up to " + std::to_string(info.symbolicMax) +
-                   " */"
+     << (allMax && info.workspaceSize >= 0
+             ? " /* for " + maxima + " */"
          : info.workspaceSize < 0
              ? " /* depends on the dynamic dims: see " + n + "_workspace_size() */"
                     : std::string())
@@ -257,12 +298,13 @@ typedef struct kiln_model_desc {
      << "#define " << n << "_NUM_DYNAMIC_DIMS " << numDynamic << "\n";
   if (dynamic)
     os << "#define " << n << "_DYNAMIC_DIM_0_NAME " << quoted(info.dynamicDim) << "\n";
-  if (symbolic)
-    os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex() << "_NAME "
-       << quoted(info.symbolicDim) << "\n";
-  if (symbolic && info.symbolicMax)
-    os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex() << "_MAX "
-       << info.symbolicMax << " /* --max-shape: larger values are refused */\n";
+  for (auto [k, d] : llvm::enumerate(info.symbolicDims)) {
+    os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex(k) << "_NAME "
+       << quoted(d.name) << "\n";
+    if (d.max)
+      os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex(k) << "_MAX " << d.max
+         << " /* --max-shape: larger values are refused */\n";
+  }
   os << "\n";
   if (info.stats.known) {
     const CodeStats &c = info.stats;
@@ -289,14 +331,19 @@ typedef struct kiln_model_desc {
       for (auto [k, d] : llvm::enumerate(t.dims))
         os << (k ? "," : "")
            << (k == 0 && t.dynamicBatch ? info.dynamicDim
-               : d < 0                  ? info.symbolicDim
+               : d < 0                  ? info.symbolicDims[-1 - d].name
                                         : std::to_string(d));
       std::string per;
       if (t.dynamicBatch)
         per = info.dynamicDim + " item";
-      if (t.numSymbolic())
-        per += (per.empty() ? "" : " and ") + std::string("unit of ") + info.symbolicDim +
-               (t.numSymbolic() > 1 ? " (per dim that has it)" : "");
+      bool repeated = false;
+      for (auto [k, sd] : llvm::enumerate(info.symbolicDims))
+        if (int64_t count = t.numSymbolic(k)) {
+          per += (per.empty() ? "" : " and ") + std::string("unit of ") + sd.name;
+          repeated |= count > 1;
+        }
+      if (repeated)
+        per += " (per dim that has it)";
       os << "]" << (per.empty() ? "" : "; the sizes below are per " + per) << " */\n";
       os << "#define " << p << "_NAME " << quoted(t.name) << "\n";
       os << "#define " << p << "_DTYPE " << t.dtype << "\n";
@@ -304,7 +351,7 @@ typedef struct kiln_model_desc {
       os << "#define " << p << "_DIMS {";
       for (auto [k, d] : llvm::enumerate(t.dims))
         os << (k ? ", " : "")
-           << (k == 0 && t.dynamicBatch ? -1 : d < 0 ? -1 - info.symbolicIndex() : d);
+           << (k == 0 && t.dynamicBatch ? -1 : d < 0 ? -1 - info.symbolicIndex(-1 - d) : d);
       if (t.dims.empty())
         os << "1"; // A scalar: keep the initializer non-empty in C.
       os << "}\n";
@@ -314,9 +361,17 @@ typedef struct kiln_model_desc {
   };
   tensors(info.inputs, "INPUT");
   tensors(info.outputs, "OUTPUT");
+  // "\n   dims[1] is src (0 to 2147483647), dims[2] is tgt (...)"
+  std::string symbolicRanges;
+  for (auto [k, d] : llvm::enumerate(info.symbolicDims))
+    symbolicRanges += std::string(k ? ",\n   " : "\n   ") + "dims[" +
+                      std::to_string(info.symbolicIndex(k)) + "] is " + d.name + " (" +
+                      std::to_string(d.min) + " to " + std::to_string(info.symbolicTop(k)) + ")";
   os << "/* Runs the model: inputs[i] and outputs[i] point at the tensors "
         "above.\n   Returns KILN_STATUS_OK (0) or a status code."
-     << (symbolic ? "\n   This model has the dynamic dim '" + info.symbolicDim + "': call " + n +
+     << (symbolic ? "\n   This model has the dynamic dim" +
+                        std::string(info.symbolicDims.size() > 1 ? "s " : " ") + quotedNames +
+                        ": call " + n +
                         "_run_dims() instead\n   (" + n + "_run returns "
                         "KILN_STATUS_INVALID_ARGUMENT)."
                   : std::string())
@@ -332,11 +387,10 @@ typedef struct kiln_model_desc {
                        " are not written."
                  : symbolic ? std::string(".")
                             : std::string("; this model has none, so dims may be NULL."))
-     << (symbolic ? "\n   dims[" + std::to_string(info.symbolicIndex()) + "] is " +
-                        info.symbolicDim + " (" + std::to_string(info.symbolicMin) + " to " +
-                        std::to_string(info.symbolicTop()) +
-                        "); the workspace must hold " + n + "_workspace_size(dims)\n   bytes" +
-                        (info.symbolicMax ? " (" + n + "_WORKSPACE_SIZE)." : std::string("."))
+     << (symbolic ? symbolicRanges + "; the workspace must hold " + n +
+                        "_workspace_size(dims)\n   bytes" +
+                        (allMax && info.workspaceSize >= 0 ? " (" + n + "_WORKSPACE_SIZE)."
+                                                           : std::string("."))
                   : std::string())
      << " */\n"
      << "int " << n

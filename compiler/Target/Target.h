@@ -43,7 +43,9 @@ struct TensorInfo {
   /// each dim that has it).
   int64_t numElements() const;
   int64_t numBytes() const;
-  int64_t numSymbolic() const; ///< How many dims are the symbolic dim.
+  /// How many dims are symbolic dim `k` (stored as -1-k in dims).
+  int64_t numSymbolic(int64_t k) const;
+  bool hasSymbolic() const; ///< Whether any dim is symbolic.
 };
 
 /// What kiln reads off the object it wrote: the sizes a firmware engineer
@@ -69,27 +71,35 @@ struct ModelInfo {
   /// outputs with dynamicBatch carry it as their leading dim, and the entry
   /// point runs the item-sized code once per item.
   std::string dynamicDim;
-  /// The name of the model's other dynamic dim ("" for none): it stays `?`
-  /// in the compiled code, which takes its value as an argument, and the
-  /// workspace's size depends on it (workspaceSize is then -1).
-  std::string symbolicDim;
-  int numDynamicDims() const { return !dynamicDim.empty() + !symbolicDim.empty(); }
-  /// The index of the symbolic dim among the dynamic dims (after the batch).
-  int symbolicIndex() const { return dynamicDim.empty() ? 0 : 1; }
-  /// --max-shape's value for the symbolic dim (0: none); the workspace is
-  /// then static, sized for it.
-  int64_t symbolicMax = 0;
-  /// The symbolic dim's smallest value the code runs with (1 when it
-  /// gathers along the dim, else 0).
-  int64_t symbolicMin = 0;
-  /// The largest value whose sizes the plan can compute without overflow
-  /// (0: no limit beyond 2^31 - 1).
+  /// The model's other dynamic dims, in order: they stay `?` in the
+  /// compiled code, which takes their values as arguments, and the
+  /// workspace's size depends on them (workspaceSize is then -1, unless
+  /// --max-shape gave every one its largest value). TensorInfo dims hold
+  /// dim k as -1-k.
+  struct SymbolicDim {
+    std::string name;
+    /// --max-shape's value (0: none); with one for every dim the
+    /// workspace is static, sized for them.
+    int64_t max = 0;
+    /// The smallest value the code runs with (1 when it gathers along
+    /// the dim, else 0).
+    int64_t min = 0;
+  };
+  std::vector<SymbolicDim> symbolicDims;
+  bool symbolic() const { return !symbolicDims.empty(); }
+  int numDynamicDims() const {
+    return !dynamicDim.empty() + static_cast<int>(symbolicDims.size());
+  }
+  /// The index of symbolic dim `k` among the dynamic dims (after the batch).
+  int symbolicIndex(size_t k) const { return (dynamicDim.empty() ? 0 : 1) + k; }
+  /// The largest value that every symbolic dim may take at once without a
+  /// size in the plan overflowing (0: no limit beyond 2^31 - 1).
   int64_t symbolicLimit = 0;
-  /// The largest value the entry points accept.
-  int64_t symbolicTop() const {
+  /// The largest value the entry points accept for symbolic dim `k`.
+  int64_t symbolicTop(size_t k) const {
     int64_t top = (int64_t(1) << 31) - 1;
-    if (symbolicMax > 0)
-      top = std::min(top, symbolicMax);
+    if (symbolicDims[k].max > 0)
+      top = std::min(top, symbolicDims[k].max);
     if (symbolicLimit > 0)
       top = std::min(top, symbolicLimit);
     return top;

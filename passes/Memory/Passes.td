@@ -50,11 +50,15 @@ def SymbolicArgumentsPass : Pass<"kiln-symbolic-arguments", "mlir::ModuleOp"> {
   let description = [{
     The bare-pointer calling convention of the entry function needs static
     memref arguments. In a public function with arguments whose types have
-    `?` dims (the model's one dynamic dim besides the batch), each such
+    `?` dims (the model's dynamic dims besides the batch), each such
     argument becomes `memref<1xT>` (its data pointer), reinterpreted in
-    the body as its original type with every `?` set to a new trailing
-    `index` argument marked `kiln.symbolic_dim`: the dim's value. Run
-    before `kiln-plan-memory`, which sizes the workspace from it.
+    the body as its original type with every `?` set to one of the new
+    trailing `index` arguments, one per symbolic dim (@main's
+    `kiln.symbol_names`, or one), marked `kiln.symbolic_dim` with its
+    name: the dim's value. With several, each input's `?` is named by its
+    `kiln.dim_names` and each out-param's by @main's
+    `kiln.result_dim_names` (kiln-dim-symbols). Run before
+    `kiln-plan-memory`, which sizes the workspace from them.
   }];
   let dependentDialects = ["::mlir::memref::MemRefDialect",
                            "::mlir::arith::ArithDialect"];
@@ -72,19 +76,20 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
     `kiln.workspace_size` and `kiln.workspace_alignment`. No heap
     allocation remains.
 
-    Buffers whose sizes depend on the `kiln.symbolic_dim` argument (see
+    Buffers whose sizes depend on the `kiln.symbolic_dim` arguments (see
     `kiln-symbolic-arguments`) are placed at offsets computed at run time:
-    the plan is made once with a reference value of the dim, and each
+    the plan is made once with a reference value of the dims, and each
     buffer then sits right above the ends of the interfering buffers that
-    the reference plan put below it, for any value. The same computation
-    becomes `@<function>_workspace_size(index) -> index`, and
-    `kiln.workspace_size` is -1. With `symbolic-max`, the plan is made
-    for that value instead and its offsets are constants (sizes grow with
-    the dim, so every smaller value fits in place); the function gets
+    the reference plan put below it, for any values. The same computation
+    becomes `@<function>_workspace_size(index...) -> index` (one argument
+    per dim, in order), and `kiln.workspace_size` is -1. With
+    `symbolic-max` (a value per dim), the plan is made for those values
+    instead and its offsets are constants (sizes grow with each dim, so
+    all smaller values fit in place); the function gets
     `kiln.symbolic_max`. Either way the function also gets
-    `kiln.symbolic_limit`, the largest value whose buffer sizes and
-    offsets cannot overflow the target's index type (the entry point
-    refuses larger ones).
+    `kiln.symbolic_limit`, the largest value that every dim may take at
+    once without a buffer size or offset overflowing the target's index
+    type (the entry point refuses larger ones).
 
     With `epilogues`, a buffer that an all-parallel generic writes from a
     contraction's result (an activation after a conv, possibly into the
@@ -95,10 +100,11 @@ def PlanMemoryPass : Pass<"kiln-plan-memory", "mlir::ModuleOp"> {
   let options = [
     Option<"alignment", "alignment", "int64_t", "64",
            "Byte alignment of every buffer's offset in the workspace">,
-    Option<"symbolicMax", "symbolic-max", "int64_t", "0",
-           "The largest value of the kiln.symbolic_dim argument (0: none). "
-           "With it the plan is static, made for that value: buffers take "
-           "no more room for smaller values">,
+    ListOption<"symbolicMax", "symbolic-max", "int64_t",
+               "The largest value of each kiln.symbolic_dim argument, in "
+               "order (none: a plan computed at run time). With them the "
+               "plan is static, made for those values: buffers take no more "
+               "room for smaller ones">,
     Option<"indexBitwidth", "index-bitwidth", "unsigned", "64",
            "The target's index width: a dynamic plan gets the largest value "
            "of the dim whose workspace sizes fit it (kiln.symbolic_limit)">,

@@ -143,11 +143,12 @@ Value hoist(Value v, OpBuilder &b, IRMapping &map, Block &entry) {
   return clone->getResult(0);
 }
 
-/// The value of `v` (computed by hoist()) when the kiln.symbolic_dim
-/// argument is `dim`; none if it overflows or is not an integer computation.
-std::optional<int64_t> evaluate(Value v, int64_t dim) {
-  if (isa<BlockArgument>(v))
-    return dim; // hoist() leaves only the symbolic dim argument.
+/// The value of `v` (computed by hoist()) with each kiln.symbolic_dim
+/// argument at `dim(arg)`; none if it overflows or is not an integer
+/// computation.
+std::optional<int64_t> evaluate(Value v, function_ref<int64_t(BlockArgument)> dim) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return dim(arg); // hoist() leaves only symbolic dim arguments.
   Operation *def = v.getDefiningOp();
   if (auto c = getConstantIntValue(v))
     return *c;
@@ -287,7 +288,7 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
         size = hoist(dynamicSizes[next++], b, map, entry);
         if (!size)
           return alloc.emitError("a buffer's size depends on more than the model's dynamic "
-                                 "dim (a kiln.symbolic_dim argument): the memory plan "
+                                 "dims (kiln.symbolic_dim arguments): the memory plan "
                                  "cannot size it");
         reference *= kReferenceDim;
       } else {
@@ -301,25 +302,22 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
     return success();
   }
 
-  /// `@<func>_workspace_size(index) -> index`: `total` (computed in the
-  /// entry block from the `kiln.symbolic_dim` argument) as a function of
-  /// that argument.
+  /// `@<func>_workspace_size(index...) -> index`: `total` (computed in the
+  /// entry block from the `kiln.symbolic_dim` arguments) as a function of
+  /// those arguments, in order.
   LogicalResult addWorkspaceSizeFunction(func::FuncOp func, Value total) {
-    Block &body = func.getBody().front();
-    BlockArgument dim;
-    for (BlockArgument arg : body.getArguments())
-      if (func.getArgAttr(arg.getArgNumber(), "kiln.symbolic_dim"))
-        dim = arg;
+    SmallVector<BlockArgument> dims = symbolicArguments(func);
     OpBuilder b(func);
     b.setInsertionPointAfter(func);
     auto sizeFunc = func::FuncOp::create(
         b, func.getLoc(), (func.getSymName() + "_workspace_size").str(),
-        b.getFunctionType({b.getIndexType()}, {b.getIndexType()}));
+        b.getFunctionType(SmallVector<Type>(std::max<size_t>(dims.size(), 1), b.getIndexType()),
+                          {b.getIndexType()}));
     Block *entry = sizeFunc.addEntryBlock();
     b.setInsertionPointToStart(entry);
     IRMapping map;
-    if (dim)
-      map.map(dim, entry->getArgument(0));
+    for (auto [k, dim] : llvm::enumerate(dims))
+      map.map(dim, entry->getArgument(k));
     // Clone total's backward slice (all of it in the entry block).
     std::function<Value(Value)> clone = [&](Value v) -> Value {
       if (Value m = map.lookupOrNull(v))
@@ -337,6 +335,15 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       return func.emitError("the workspace's size depends on more than the model's dims");
     func::ReturnOp::create(b, func.getLoc(), size);
     return success();
+  }
+
+  /// The function's kiln.symbolic_dim arguments, in order.
+  static SmallVector<BlockArgument> symbolicArguments(func::FuncOp func) {
+    SmallVector<BlockArgument> dims;
+    for (BlockArgument arg : func.getBody().front().getArguments())
+      if (func.getArgAttr(arg.getArgNumber(), "kiln.symbolic_dim"))
+        dims.push_back(arg);
+    return dims;
   }
 
   void runOnOperation() override {
@@ -410,7 +417,8 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
         int64_t total = 0;
         for (Buffer &b : buffers) {
           std::optional<int64_t> bytes =
-              b.dynamicBytes ? evaluate(b.dynamicBytes, n) : std::optional<int64_t>(b.bytes);
+              b.dynamicBytes ? evaluate(b.dynamicBytes, [&](BlockArgument) { return n; })
+                             : std::optional<int64_t>(b.bytes);
           if (!bytes || *bytes < 0 || *bytes > limit)
             return false;
           total += roundUp(std::max<int64_t>(*bytes, 1), alignment);
@@ -429,28 +437,37 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
         else
           hi = mid - 1;
       }
-      if (symbolicMax > lo)
-        return func.emitError("the workspace for the dynamic dim's largest value ")
-               << static_cast<int64_t>(symbolicMax) << " does not fit the target's " << bits
-               << "-bit sizes (at most " << lo << ")";
+      for (int64_t max : symbolicMax)
+        if (max > lo)
+          return func.emitError("the workspace for the dynamic dims' largest values ")
+                 << max << " does not fit the target's " << bits << "-bit sizes (at most "
+                 << lo << " for every dim at once)";
       func->setAttr("kiln.symbolic_limit", OpBuilder(func).getI64IntegerAttr(lo));
     }
 
-    // With the dim's largest value given, a static plan for it: sizes grow
-    // with the dim, so each buffer fits its place for every smaller value.
-    if (dynamic && symbolicMax > 0) {
+    // With the dims' largest values given, a static plan for them: sizes
+    // grow with each dim, so each buffer fits its place for all smaller
+    // values.
+    if (dynamic && !symbolicMax.empty()) {
+      SmallVector<BlockArgument> dims = symbolicArguments(func);
+      if (dims.size() != symbolicMax.size())
+        return func.emitError() << "symbolic-max gives " << symbolicMax.size()
+                                << " values for " << dims.size() << " dynamic dims";
+      auto maxOf = [&](BlockArgument arg) {
+        return symbolicMax[llvm::find(dims, arg) - dims.begin()];
+      };
       for (Buffer &b : buffers) {
         if (!b.dynamicBytes)
           continue;
-        std::optional<int64_t> bytes = evaluate(b.dynamicBytes, symbolicMax);
+        std::optional<int64_t> bytes = evaluate(b.dynamicBytes, maxOf);
         if (!bytes || *bytes < 0)
-          return b.alloc.emitError("cannot size this buffer for the dynamic dim's largest "
-                                   "value ")
-                 << static_cast<int64_t>(symbolicMax);
+          return b.alloc.emitError("cannot size this buffer for the dynamic dims' largest "
+                                   "values");
         b.bytes = roundUp(std::max<int64_t>(*bytes, 1), alignment);
       }
       dynamic = false;
-      func->setAttr("kiln.symbolic_max", OpBuilder(func).getI64IntegerAttr(symbolicMax));
+      SmallVector<int64_t> maxima(symbolicMax.begin(), symbolicMax.end());
+      func->setAttr("kiln.symbolic_max", DenseI64ArrayAttr::get(func.getContext(), maxima));
     }
 
     // Largest first, then earliest; place at the lowest free offset.

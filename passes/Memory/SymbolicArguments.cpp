@@ -1,9 +1,13 @@
 //===- SymbolicArguments.cpp - kiln-symbolic-arguments pass ---------------===//
 //
 // Entry-function arguments whose memref types have `?` dims become data
-// pointers (memref<1xT>) plus one trailing `index` argument, the model's
-// dynamic dim; the body sees the original types again through
-// memref.reinterpret_cast with that value for every `?`.
+// pointers (memref<1xT>) plus one trailing `index` argument per symbolic
+// dim of the model (`kiln.symbolic_dim`, its name); the body sees the
+// original types again through memref.reinterpret_cast with each `?` the
+// value of its dim. With several symbolic dims (@main's
+// `kiln.symbol_names`), the inputs' `?` are named by `kiln.dim_names` and
+// the outputs' (the trailing out-params) by `kiln.result_dim_names`, which
+// kiln-dim-symbols recorded; with one, every `?` is it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,12 +51,46 @@ struct SymbolicArgumentsPass
     Location loc = func.getLoc();
     MLIRContext *ctx = func.getContext();
     OpBuilder b(ctx);
-    if (failed(func.insertArgument(count, b.getIndexType(),
-                                   b.getDictionaryAttr(b.getNamedAttr(
-                                       "kiln.symbolic_dim", b.getUnitAttr())),
-                                   loc)))
-      return failure();
-    Value n = func.getArgument(count);
+    // The symbolic dims, and which one each `?` of each argument is.
+    SmallVector<StringAttr> names;
+    if (auto list = func->getAttrOfType<ArrayAttr>("kiln.symbol_names"))
+      for (Attribute a : list)
+        names.push_back(cast<StringAttr>(a));
+    SmallVector<SmallVector<int64_t>> argSymbols(count);
+    auto resultNames = func->getAttrOfType<ArrayAttr>("kiln.result_dim_names");
+    for (unsigned i = 0; i < count; ++i) {
+      auto type = dyn_cast<MemRefType>(func.getArgument(i).getType());
+      if (!type || type.hasStaticShape())
+        continue;
+      ArrayAttr dimNames = func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names");
+      unsigned firstOut = resultNames ? count - resultNames.size() : count;
+      if (resultNames && i >= firstOut)
+        dimNames = dyn_cast<ArrayAttr>(resultNames[i - firstOut]);
+      for (int64_t d = 0; d < type.getRank(); ++d) {
+        int64_t k = 0;
+        if (type.isDynamicDim(d) && names.size() > 1) {
+          k = -1;
+          if (dimNames && dimNames.size() == size_t(type.getRank()))
+            if (auto it = llvm::find(names, dimNames[d]); it != names.end())
+              k = it - names.begin();
+          if (k < 0)
+            return func.emitError() << "argument #" << i << " has dynamic dim " << d
+                                    << " that is not one of the model's dynamic dims";
+        }
+        argSymbols[i].push_back(k);
+      }
+    }
+    // One index argument per symbolic dim, in order.
+    unsigned numSymbols = std::max<size_t>(names.size(), 1);
+    SmallVector<Value> values;
+    for (unsigned k = 0; k < numSymbols; ++k) {
+      Attribute name = names.empty() ? Attribute(b.getUnitAttr()) : Attribute(names[k]);
+      if (failed(func.insertArgument(count + k, b.getIndexType(),
+                                     b.getDictionaryAttr(b.getNamedAttr("kiln.symbolic_dim", name)),
+                                     loc)))
+        return failure();
+      values.push_back(func.getArgument(count + k));
+    }
     b.setInsertionPointToStart(&entry);
     for (unsigned i = 0; i < count; ++i) {
       BlockArgument arg = func.getArgument(i);
@@ -68,7 +106,7 @@ struct SymbolicArgumentsPass
       OpFoldResult stride = b.getIndexAttr(1);
       for (int64_t d = rank - 1; d >= 0; --d) {
         strides[d] = stride;
-        OpFoldResult size = type.isDynamicDim(d) ? OpFoldResult(n)
+        OpFoldResult size = type.isDynamicDim(d) ? OpFoldResult(values[argSymbols[i][d]])
                                                  : OpFoldResult(b.getIndexAttr(type.getDimSize(d)));
         sizes[d] = size;
         auto s = getConstantIntValue(stride), z = getConstantIntValue(size);

@@ -67,6 +67,23 @@ def OnnxDynamicBatchPass : Pass<"kiln-dynamic-batch", "mlir::func::FuncOp"> {
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }
 
+def OnnxDimSymbolsPass : Pass<"kiln-dim-symbols", "mlir::func::FuncOp"> {
+  let summary = "Name each dynamic dim of @main's values after the input dim it is";
+  let description = [{
+    The compiled code takes one value per symbolic input dim (besides a
+    dynamic batch) and sizes every `?` with one of them. With one such dim,
+    every `?` is it. With several, @main is cloned twice with the dims at
+    distinct sizes and each op's shape function run once in order: a `?`
+    is the dim whose size it has in both clones, or unknown (-2: a sum or
+    product of dims). A shape function that fails at distinct sizes is an
+    error on its op (the model needs the dims equal). Records per op
+    `kiln.dim_symbols` (per result, each dim's symbol index, -1 static),
+    on @main `kiln.symbol_names`, per result `kiln.dim_names` and the same
+    as `kiln.result_dim_names`. Other functions are left alone.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
 def OnnxDynamicBatchValuesPass : Pass<"kiln-dynamic-batch-values", "mlir::func::FuncOp"> {
   let summary = "Before shape folding: find uses of the batch size as a value";
   let description = [{

@@ -41,3 +41,36 @@ func.func @chain(%in: memref<?x4xf32>, %out: memref<?x4xf32>) {
   memref.copy %c, %out : memref<?x4xf32> to memref<?x4xf32>
   return
 }
+
+// -----
+
+// Two dynamic dims (kiln-dim-symbols' names): an index argument for each,
+// in order; the input's `?` is named by kiln.dim_names, the out-param's by
+// kiln.result_dim_names; the [S, T] buffer's size is their product, and
+// the workspace size function takes both.
+// CHECK-LABEL: func.func @outer(
+// CHECK-SAME: %[[A:[^:]*]]: memref<1xf32> {kiln.dim_names = ["S"]}, %[[B:[^:]*]]: memref<1xf32> {kiln.dim_names = ["T"]}, %[[OUT:[^:]*]]: memref<1xf32>, %[[S:[^:]*]]: index {kiln.symbolic_dim = "S"}, %[[T:[^:]*]]: index {kiln.symbolic_dim = "T"}, %{{.*}}: memref<1xi8> {kiln.workspace})
+// CHECK-DAG: memref.reinterpret_cast %[[A]] to offset: [0], sizes: [%[[S]]], strides: [1]
+// CHECK-DAG: memref.reinterpret_cast %[[B]] to offset: [0], sizes: [%[[T]]], strides: [1]
+// CHECK-DAG: memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%[[T]], %[[S]]], strides: [%[[S]], 1]
+// CHECK-LABEL: func.func @outer_workspace_size(
+// CHECK-SAME: %[[S2:[^:]*]]: index, %[[T2:[^:]*]]: index) -> index
+// CHECK: %[[P:.*]] = arith.muli %[[S2]], %{{.*}}
+// CHECK: arith.muli %[[P]], %[[T2]]
+func.func @outer(%a: memref<?xf32> {kiln.dim_names = ["S"]}, %b: memref<?xf32> {kiln.dim_names = ["T"]},
+                 %out: memref<?x?xf32>)
+    attributes {kiln.symbol_names = ["S", "T"], kiln.result_dim_names = [["T", "S"]]} {
+  %c0 = arith.constant 0 : index
+  %s = memref.dim %a, %c0 : memref<?xf32>
+  %t = memref.dim %b, %c0 : memref<?xf32>
+  %m = memref.alloc(%s, %t) : memref<?x?xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%a, %b : memref<?xf32>, memref<?xf32>) outs(%m : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %p = arith.mulf %x, %y : f32
+    linalg.yield %p : f32
+  }
+  linalg.transpose ins(%m : memref<?x?xf32>) outs(%out : memref<?x?xf32>) permutation = [1, 0]
+  return
+}

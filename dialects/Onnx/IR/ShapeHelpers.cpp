@@ -143,6 +143,19 @@ std::optional<SmallVector<int64_t>> partialInts(Value v) { return partialIntsAt(
 
 bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
 
+SmallVector<int64_t> namedDimSymbols(RankedTensorType type, ArrayAttr dimNames,
+                                     ArrayRef<Attribute> names) {
+  SmallVector<int64_t> symbols;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t s = type.isDynamicDim(d) ? -2 : -1;
+    if (s == -2 && dimNames && dimNames.size() == size_t(type.getRank()))
+      if (const Attribute *it = llvm::find(names, dimNames[d]); it != names.end())
+        s = it - names.begin();
+    symbols.push_back(s);
+  }
+  return symbols;
+}
+
 std::string opLabel(Operation *op) {
   StringRef name = op->getName().getStringRef();
   name.consume_front("onnx.");

@@ -44,6 +44,14 @@ std::optional<llvm::SmallVector<int64_t>> partialInts(mlir::Value v);
 /// True if `v` is absent (`none`).
 bool isNone(mlir::Value v);
 
+/// Which of the model's symbolic dims `names` (kiln-dim-symbols' order)
+/// each dim of `type` is, by their names `dimNames` (an argument's
+/// `kiln.dim_names`, "" for a static dim): its index in `names`, -1 for a
+/// static dim, -2 for a `?` not named so.
+llvm::SmallVector<int64_t> namedDimSymbols(mlir::RankedTensorType type,
+                                           mlir::ArrayAttr dimNames,
+                                           llvm::ArrayRef<mlir::Attribute> names);
+
 /// How diagnostics name an onnx op: its type and the model's opset, e.g.
 /// "Pad (opset 18)" (the opset is left out when the module has none).
 std::string opLabel(mlir::Operation *op);

@@ -206,8 +206,7 @@ struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
     Value runtimeDim;
     if (dType.isDynamicDim(axis)) {
       runtimeDim = tensor::DimOp::create(rewriter, loc, data, axis);
-      if (auto func = op->getParentOfType<func::FuncOp>())
-        func->setAttr("kiln.symbolic_min", rewriter.getI64IntegerAttr(1));
+      requireNonZero(op, op.getData(), axis);
     }
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineExpr> iExprs;
@@ -380,8 +379,10 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
       SmallVector<OpFoldResult> offs, sizes, strides;
       for (int64_t i = 0; i < rank; ++i) {
         offs.push_back(rewriter.getIndexAttr(offset[i]));
-        sizes.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(rewriter, loc))
-                                             : rewriter.getIndexAttr(type.getDimSize(i)));
+        // A dynamic dim passes through whole: the data's own size.
+        sizes.push_back(type.isDynamicDim(i)
+                            ? OpFoldResult(tensor::DimOp::create(rewriter, loc, data, i).getResult())
+                            : rewriter.getIndexAttr(type.getDimSize(i)));
         strides.push_back(rewriter.getIndexAttr(step[i]));
       }
       rewriter.replaceOpWithNewOp<tensor::ExtractSliceOp>(op, type, data, offs,

@@ -150,30 +150,6 @@ RankedTensorType convertedResultType(const TypeConverter &converter,
       converter.convertType(op->getResult(index).getType()));
 }
 
-Value dynamicDimSize(OpBuilder &b, Location loc) {
-  Operation *parent = b.getInsertionBlock()->getParentOp();
-  auto func = dyn_cast<func::FuncOp>(parent);
-  if (!func)
-    func = parent->getParentOfType<func::FuncOp>();
-  if (!func)
-    return {};
-  for (BlockArgument arg : func.getArguments())
-    if (auto t = dyn_cast<RankedTensorType>(arg.getType()))
-      for (int64_t i = 0; i < t.getRank(); ++i)
-        if (t.isDynamicDim(i))
-          return tensor::DimOp::create(b, loc, arg, i);
-  return {};
-}
-
-Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
-  SmallVector<Value> sizes;
-  if (type.getNumDynamicDims())
-    if (Value size = dynamicDimSize(b, loc))
-      sizes.assign(type.getNumDynamicDims(), size);
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType(), sizes);
-}
-
 Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
                    Value scalar) {
   Value empty = emptyTensor(b, loc, type);
@@ -236,7 +212,12 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value x,
   }
   auto outType = type.clone(outShape);
   Value initValue = arith::ConstantOp::create(b, loc, init);
-  Value filled = filledTensor(b, loc, outType, initValue);
+  SmallVector<int64_t> kept;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (!reduce[i])
+      kept.push_back(i);
+  Value empty = emptyTensor(b, loc, outType, dynamicSizesOf(b, loc, x, kept));
+  Value filled = linalg::FillOp::create(b, loc, initValue, empty).getResult(0);
   auto generic = linalg::GenericOp::create(
       b, loc, outType, ValueRange{x}, ValueRange{filled},
       ArrayRef<AffineMap>{b.getMultiDimIdentityMap(type.getRank()),
@@ -369,7 +350,7 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
     SmallVector<OpFoldResult> outShape;
     for (int64_t i = 0; i < type.getRank(); ++i) {
       allOut.push_back(i);
-      outShape.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(b, loc))
+      outShape.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(b, loc, type, i))
                                               : b.getIndexAttr(type.getDimSize(i)));
     }
     return tensor::ExpandShapeOp::create(b, loc, type, flat,
@@ -413,7 +394,7 @@ Value transposeTensor(OpBuilder &b, Location loc, Value v,
   SmallVector<int64_t> shape;
   for (int64_t p : perm)
     shape.push_back(src.getDimSize(p));
-  Value init = emptyTensor(b, loc, src.clone(shape));
+  Value init = emptyTensor(b, loc, src.clone(shape), dynamicSizesOf(b, loc, v, perm));
   return linalg::TransposeOp::create(b, loc, v, init, perm).getResult()[0];
 }
 

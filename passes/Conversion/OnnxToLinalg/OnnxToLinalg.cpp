@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Func/Transforms/FuncConversions.h"
 #include "mlir/Dialect/SCF/Transforms/Patterns.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringSet.h"
 
 #define DEBUG_TYPE "convert-onnx-to-linalg"
@@ -51,6 +52,11 @@ struct ConvertOnnxToLinalgPass
     // If/Loop/Scan become scf around their subgraphs' onnx ops first.
     if (failed(lowerControlFlow(module)))
       return signalPassFailure();
+    // Which symbolic dim each `?` is, for the patterns' tensor.empty sizes.
+    DimSymbolTable symbols;
+    symbols.build(module);
+    setDimSymbols(&symbols);
+    auto unset = llvm::make_scope_exit([] { setDimSymbols(nullptr); });
     OnnxTypeConverter converter;
     RewritePatternSet patterns(context);
     // Ops whose lowering handles the model's dynamic dim (besides every
@@ -86,7 +92,7 @@ struct ConvertOnnxToLinalgPass
       if (std::optional<OperationName> root = p->getRootKind())
         lowered.insert(root->getStringRef());
 
-    if (failed(checkSupported(module, lowered, dynamicReady)))
+    if (failed(checkSupported(module, lowered, dynamicReady, symbols)))
       return signalPassFailure();
 
     populateFunctionOpInterfaceTypeConversionPattern<func::FuncOp>(patterns,
@@ -140,6 +146,11 @@ struct ConvertOnnxToLinalgPass
                                       config);
     }
     setFailureLog(nullptr);
+    if (succeeded(result) && !symbols.failures.empty()) {
+      for (auto &[loc, why] : symbols.failures)
+        emitError(loc) << symbols.labelAt(loc) << ": not supported by the CPU backend: " << why;
+      return signalPassFailure();
+    }
     if (failed(result)) {
       if (failedOp) {
         auto it = reasons.find(failedOp);
@@ -163,27 +174,25 @@ struct ConvertOnnxToLinalgPass
     });
   }
 
-  /// The model's dynamic dim (besides a batch run item by item), from the
+  /// The model's dynamic dims (besides a batch run item by item), from the
   /// module's `kiln.symbolic_dims` (the names of the inputs' `?` dims);
-  /// "" when there is none. The lowering handles one: every `?` then has
-  /// its size (dynamicDimSize).
-  FailureOr<std::string> dynamicDimName(ModuleOp module) {
+  /// empty when there are none. Each `?` the lowering makes is one of them
+  /// (dynamicDimSize).
+  FailureOr<SmallVector<std::string>> dynamicDimNames(ModuleOp module) {
+    SmallVector<std::string> list;
     auto names = module->getAttrOfType<ArrayAttr>("kiln.symbolic_dims");
-    if (!names || names.empty())
-      return std::string();
-    SmallVector<StringRef> list(names.getAsValueRange<StringAttr>());
-    if (list.size() > 1)
-      return module.emitError() << "the model has the dynamic dims '" << list[0] << "' and '"
-                                << list[1]
-                                << "'; the CPU backend compiles one dynamic dim besides the "
-                                   "batch for now: pin the others with --input-shape";
+    if (!names)
+      return list;
+    for (StringRef name : names.getAsValueRange<StringAttr>())
+      list.push_back(name.str());
     if (auto main = module.lookupSymbol<func::FuncOp>("main"))
       for (unsigned i = 0; i < main.getNumArguments(); ++i)
-        if (auto b = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim"); b && b == list[0])
-          return main.emitError() << "the dynamic dim '" << list[0]
+        if (auto b = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim");
+            b && llvm::is_contained(list, b.getValue()))
+          return main.emitError() << "the dynamic dim '" << b.getValue()
                                   << "' is both the leading batch dim and another dim; pin "
                                      "it with --input-shape";
-    return list[0].str();
+    return list;
   }
 
   /// Whether every element of the shape value `v` is a constant or a dim
@@ -208,10 +217,14 @@ struct ConvertOnnxToLinalgPass
   /// Reports every op without a lowering and every dynamic shape the
   /// lowering cannot handle.
   LogicalResult checkSupported(ModuleOp module, const llvm::StringSet<> &lowered,
-                               const llvm::StringSet<> &dynamicReady) {
-    FailureOr<std::string> dynamicName = dynamicDimName(module);
-    if (failed(dynamicName))
+                               const llvm::StringSet<> &dynamicReady,
+                               const DimSymbolTable &symbols) {
+    FailureOr<SmallVector<std::string>> dynamicNames = dynamicDimNames(module);
+    if (failed(dynamicNames))
       return failure();
+    std::string quoted; // 'seq' or 'src', 'tgt'
+    for (auto [i, n] : llvm::enumerate(*dynamicNames))
+      quoted += (i ? ", '" : "'") + n + "'";
     bool ok = true;
     // Control flow (already scf) with a dynamic result: its `?` need not be
     // the model's dim (a Loop's trip count), which the lowering assumes.
@@ -264,7 +277,7 @@ struct ConvertOnnxToLinalgPass
         ok = false;
         return;
       }
-      bool ready = !dynamicName->empty() && dynamicReady.contains(op->getName().getStringRef());
+      bool ready = !dynamicNames->empty() && dynamicReady.contains(op->getName().getStringRef());
       // A shape's unknown elements are taken to be the dynamic dim: only
       // when they are dims read by Shape (not, say, twice one).
       if (isa<kiln::onnx::ConstantOfShapeOp>(op))
@@ -272,22 +285,39 @@ struct ConvertOnnxToLinalgPass
       auto check = [&](Value v, StringRef what, unsigned i) {
         if (isa<NoneType>(v.getType()) || isStaticTensor(v.getType()))
           return true;
-        if (ready && isa<RankedTensorType>(v.getType()))
-          return true;
         std::string type;
         llvm::raw_string_ostream os(type);
         v.getType().print(os);
+        // With several dynamic dims each `?` must be one of them (not, say,
+        // their sum after a Concat).
+        if (ready && symbols.numSymbols > 1 && isa<RankedTensorType>(v.getType())) {
+          SmallVector<int64_t> s = symbols.symbolsOf(v);
+          auto t = cast<RankedTensorType>(v.getType());
+          for (int64_t d = 0; d < t.getRank(); ++d)
+            if (t.isDynamicDim(d) && (d >= int64_t(s.size()) || s[d] < 0)) {
+              op->emitError() << name << ": " << what << " #" << i << " has type " << type
+                              << "; its dim " << d
+                              << " is not one of the model's dynamic dims (" << quoted
+                              << ") but computed from them, which the CPU backend does not "
+                                 "handle yet; pin them with --input-shape";
+              ok = false;
+              return false;
+            }
+        }
+        if (ready && isa<RankedTensorType>(v.getType()))
+          return true;
         auto diag = op->emitError() << name << ": " << what << " #" << i << " has type "
                                     << type;
-        if (dynamicName->empty() && inputsStatic(op))
+        if (dynamicNames->empty() && inputsStatic(op))
           diag << "; its size depends on values computed at run time, which the CPU "
                   "backend does not support yet (sizes must follow from the input shapes)";
-        else if (dynamicName->empty())
+        else if (dynamicNames->empty())
           diag << "; only static shapes are supported (pin the model's input shapes "
                   "with --input-shape)";
         else
-          diag << "; the CPU backend does not handle the dynamic dim '" << *dynamicName
-               << "' in this op yet (it does in elementwise ops, MatMul, Gemm, Softmax, "
+          diag << "; the CPU backend does not handle the dynamic dim"
+               << (dynamicNames->size() > 1 ? "s " : " ") << quoted
+               << " in this op yet (it does in elementwise ops, MatMul, Gemm, Softmax, "
                   "LayerNormalization, reductions, Transpose, Reshape-like ops, Slice, "
                   "Gather, Expand, ConstantOfShape of dims read by Shape, Shape, Size); "
                   "pin it with --input-shape";

@@ -156,15 +156,65 @@ mlir::RankedTensorType convertedResultType(const mlir::TypeConverter &converter,
                                            mlir::Operation *op,
                                            unsigned index = 0);
 
-/// The run-time size of the model's dynamic dim: `tensor.dim` of the first
-/// argument dim of the enclosing function that is `?` (null if none). The
-/// lowering admits one dynamic dim per model (checkSupported), so every `?`
-/// of an op it lowers has this size.
-mlir::Value dynamicDimSize(mlir::OpBuilder &b, mlir::Location loc);
+/// The model's symbolic dims as the lowering sizes them (see
+/// DynamicDims.cpp): built from kiln-dim-symbols' attributes before the
+/// conversion, which records here where a size could not be told.
+class DimSymbolTable {
+public:
+  void build(mlir::ModuleOp module);
+  /// The symbol `type`'s dim `dim` is, for a tensor the pattern lowering
+  /// the op at `loc` makes; none if that cannot be told.
+  std::optional<int64_t> resolve(mlir::Location loc, mlir::RankedTensorType type,
+                                 int64_t dim) const;
+  /// Per dim of `v` (an argument or an op result before the conversion):
+  /// its symbol, -1 static, -2 not one of the symbols; empty if unknown.
+  llvm::SmallVector<int64_t> symbolsOf(mlir::Value v) const;
 
-/// A tensor.empty of `type`; its `?` dims have dynamicDimSize's size.
+  /// How diagnostics name the op at `loc` (it is gone after the conversion).
+  std::string labelAt(mlir::Location loc) const { return labels.lookup(loc); }
+
+  unsigned numSymbols = 0;
+  /// Per op location, the first size that could not be told.
+  llvm::DenseMap<mlir::Location, std::string> failures;
+
+private:
+  struct Entry {
+    mlir::RankedTensorType type;
+    llvm::SmallVector<int64_t> symbols;
+    bool result;
+  };
+  llvm::DenseMap<mlir::Location, llvm::SmallVector<Entry>> byLoc;
+  llvm::DenseMap<mlir::Location, std::string> labels;
+};
+
+/// Where emptyTensor and dynamicDimSize look symbols up while the pass
+/// runs (nullptr: one symbolic dim at most).
+void setDimSymbols(DimSymbolTable *table);
+
+/// The run-time size of symbolic dim `symbol`: `tensor.dim` of the first
+/// argument dim of the enclosing function that is it (null if none).
+mlir::Value symbolSize(mlir::OpBuilder &b, mlir::Location loc, int64_t symbol);
+
+/// The run-time size of `type`'s dynamic dim `dim`, for a tensor that the
+/// pattern lowering the op at `loc` makes: the size of the symbolic dim it
+/// is (the only one when the model has one).
+mlir::Value dynamicDimSize(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::RankedTensorType type, int64_t dim);
+
+/// Marks the function of `op` so that its entry point refuses 0 for the
+/// symbolic dim that `v` (an onnx value) has at `dim` (every symbolic dim
+/// when that is unknown): `kiln.symbolic_min`, the symbols' indices.
+void requireNonZero(mlir::Operation *op, mlir::Value v, int64_t dim);
+
+/// A tensor.empty of `type`; its `?` dims have dynamicDimSize's sizes.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type);
+/// A tensor.empty of `type` with the given sizes of its `?` dims.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type, mlir::ValueRange dynamicSizes);
+/// `tensor.dim` of `v` at each of `dims` that is dynamic.
+llvm::SmallVector<mlir::Value> dynamicSizesOf(mlir::OpBuilder &b, mlir::Location loc,
+                                              mlir::Value v, llvm::ArrayRef<int64_t> dims);
 
 /// A new tensor of `type` filled with `scalar`.
 mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,

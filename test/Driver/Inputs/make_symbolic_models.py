@@ -128,9 +128,67 @@ def main():
           [helper.make_node("Reshape", ["x", "to"], ["y"], name="merge")],
           [vi("x", [1, "seq", 4])], [vi("y", [1, "merged"])],
           [init("to", np.array([1, -1], np.int64))])
+    # Two dynamic dims: [1, S, 4] x [4, T].
     model(out, "two_dims",
           [helper.make_node("MatMul", ["a", "b"], ["y"], name="matmul")],
           [vi("a", [1, "S", 4]), vi("b", [4, "T"])], [vi("y", [1, "S", "T"])])
+    for s_, t_ in ((3, 5), (0, 2), (6, 1)):
+        a = rng.standard_normal((1, s_, 4)).astype(np.float32)
+        b = rng.standard_normal((4, t_)).astype(np.float32)
+        save(out, f"two_a{s_}_{t_}", a)
+        save(out, f"two_b{s_}_{t_}", b)
+        save(out, f"two_y{s_}_{t_}", a @ b)
+
+    # Cross-attention: queries over tgt tokens, keys and values over src
+    # tokens; [tgt, src] scores, softmax over src (and over tgt, summed
+    # into a per-src output), a max over src, LayerNormalization.
+    wq, wk, wv = ((rng.standard_normal((16, 8)) / 4).astype(np.float32) for _ in range(3))
+    gamma = rng.standard_normal(8).astype(np.float32)
+    beta = rng.standard_normal(8).astype(np.float32)
+    n = helper.make_node
+    model(out, "cross",
+          [n("MatMul", ["q", "wq"], ["qp"], name="project_q"),
+           n("MatMul", ["kv", "wk"], ["kp"], name="project_k"),
+           n("MatMul", ["kv", "wv"], ["vp"], name="project_v"),
+           n("Transpose", ["kp"], ["kt"], name="transpose", perm=[0, 2, 1]),
+           n("MatMul", ["qp", "kt"], ["s"], name="scores"),
+           n("Mul", ["s", "scale"], ["ss"], name="scale"),
+           n("Softmax", ["ss"], ["p"], name="softmax", axis=-1),
+           n("MatMul", ["p", "vp"], ["m"], name="mix"),
+           n("Add", ["m", "qp"], ["r"], name="residual"),
+           n("LayerNormalization", ["r", "gamma", "beta"], ["y"], name="norm", axis=-1),
+           n("ReduceMax", ["ss"], ["z"], name="max_src", axes=[2], keepdims=0),
+           n("Softmax", ["ss"], ["pt"], name="softmax_tgt", axis=1),
+           n("ReduceSum", ["pt", "axis1"], ["w"], name="sum_tgt", keepdims=0)],
+          [vi("q", [1, "tgt", 16]), vi("kv", [1, "src", 16])],
+          [vi("y", [1, "tgt", 8]), vi("z", [1, "tgt"]), vi("w", [1, "src"])],
+          [init("wq", wq), init("wk", wk), init("wv", wv), init("scale", scale),
+           init("gamma", gamma), init("beta", beta), init("axis1", np.array([1], np.int64))])
+    for tgt, src in ((4, 7), (9, 1), (1, 33)):
+        q = rng.standard_normal((1, tgt, 16)).astype(np.float32)
+        kv = rng.standard_normal((1, src, 16)).astype(np.float32)
+        qp, kp, vp = q @ wq, kv @ wk, kv @ wv
+        ss = (qp @ kp.transpose(0, 2, 1)) * scale
+        r = softmax(ss) @ vp + qp
+        mean = r.mean(-1, keepdims=True)
+        var = ((r - mean) ** 2).mean(-1, keepdims=True)
+        e = np.exp(ss - ss.max(1, keepdims=True))
+        for name, array in (("q", q), ("kv", kv),
+                            ("y", (r - mean) / np.sqrt(var + 1e-5) * gamma + beta),
+                            ("z", ss.max(2)), ("w", (e / e.sum(1, keepdims=True)).sum(1))):
+            save(out, f"cross_{name}{tgt}_{src}", array)
+
+    # Refused with two dims: [S] + [T] (they would have to be equal), and
+    # a dim that is their product (a Reshape merging them) on an op.
+    model(out, "add_dims",
+          [helper.make_node("Add", ["a", "b"], ["y"], name="add")],
+          [vi("a", [1, "S"]), vi("b", [1, "T"])], [vi("y", [1, "S"])])
+    model(out, "product_dims",
+          [helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
+           helper.make_node("Reshape", ["m", "flat"], ["f"], name="flatten"),
+           helper.make_node("ReduceSum", ["f", "axis1"], ["y"], name="sum", keepdims=0)],
+          [vi("a", [1, "S", 4]), vi("b", [4, "T"])], [vi("y", [1])],
+          [init("flat", np.array([1, -1], np.int64)), init("axis1", np.array([1], np.int64))])
 
 
 if __name__ == "__main__":

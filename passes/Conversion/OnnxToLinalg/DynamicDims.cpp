@@ -1,0 +1,232 @@
+//===- DynamicDims.cpp - sizes of the model's dynamic dims in lowered code ===//
+//
+// Every `?` the lowering allocates is one of the model's symbolic input
+// dims (kiln-dim-symbols named them), and its size is `tensor.dim` of the
+// first argument dim of @main that is that symbol. With one symbolic dim
+// every `?` is it. With several, a pattern's tensor.empty is matched
+// against the op it lowers (found by location): when the op involves one
+// symbol only, that one; else the results, then the operands, of the same
+// rank whose dims agree with the new type (equal, or 1 in it: the
+// keep-dims intermediates of reductions) decide, if they all say the same.
+// Anything else is recorded as a failure the pass reports on the op:
+// never a guess.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Conversion/OnnxToLinalg/Patterns.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+
+namespace kiln::lowering {
+
+namespace {
+thread_local DimSymbolTable *table = nullptr;
+
+/// The symbols of argument `i` of `func`: its `kiln.dim_symbols`, else
+/// read off `kiln.dim_names` and the function's `kiln.symbol_names`.
+SmallVector<int64_t> argumentSymbols(func::FuncOp func, unsigned i) {
+  auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
+  if (!type)
+    return {};
+  if (auto s = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "kiln.dim_symbols"))
+    return SmallVector<int64_t>(s.asArrayRef());
+  auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
+  return kiln::onnx::namedDimSymbols(type, func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names"),
+                                     names ? names.getValue() : ArrayRef<Attribute>());
+}
+} // namespace
+
+void DimSymbolTable::build(ModuleOp module) {
+  byLoc.clear();
+  labels.clear();
+  failures.clear();
+  numSymbols = 0;
+  module.walk([&](func::FuncOp func) {
+    if (auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names"))
+      numSymbols = std::max<unsigned>(numSymbols, names.size());
+  });
+  if (numSymbols < 2)
+    return;
+  llvm::DenseMap<Value, SmallVector<int64_t>> symbols;
+  module.walk([&](func::FuncOp func) {
+    if (func.isExternal())
+      return;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (isa<RankedTensorType>(func.getArgument(i).getType()))
+        symbols[func.getArgument(i)] = argumentSymbols(func, i);
+    func.walk([&](Operation *op) {
+      auto perResult = op->getAttrOfType<ArrayAttr>("kiln.dim_symbols");
+      if (!perResult || perResult.size() != op->getNumResults())
+        return;
+      for (auto [r, s] : llvm::zip(op->getResults(), perResult))
+        if (auto list = dyn_cast<DenseI64ArrayAttr>(s); list && !list.empty())
+          symbols[r] = SmallVector<int64_t>(list.asArrayRef());
+    });
+  });
+  module.walk([&](Operation *op) {
+    if (isa<func::FuncOp, ModuleOp>(op))
+      return;
+    if (op->getDialect() && op->getDialect()->getNamespace() == "onnx")
+      labels.try_emplace(op->getLoc(), kiln::onnx::opLabel(op));
+    auto add = [&](Value v, bool result) {
+      auto type = dyn_cast<RankedTensorType>(v.getType());
+      auto it = symbols.find(v);
+      if (!type || type.hasStaticShape() || it == symbols.end() ||
+          it->second.size() != size_t(type.getRank()))
+        return;
+      byLoc[op->getLoc()].push_back({type, it->second, result});
+    };
+    for (Value v : op->getResults())
+      add(v, true);
+    for (Value v : op->getOperands())
+      add(v, false);
+  });
+}
+
+SmallVector<int64_t> DimSymbolTable::symbolsOf(Value v) const {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
+      return argumentSymbols(func, arg.getArgNumber());
+  if (auto r = dyn_cast<OpResult>(v))
+    if (auto perResult = r.getOwner()->getAttrOfType<ArrayAttr>("kiln.dim_symbols"))
+      if (r.getResultNumber() < perResult.size())
+        if (auto list = dyn_cast<DenseI64ArrayAttr>(perResult[r.getResultNumber()]))
+          return SmallVector<int64_t>(list.asArrayRef());
+  return {};
+}
+
+std::optional<int64_t> DimSymbolTable::resolve(Location loc, RankedTensorType type,
+                                               int64_t dim) const {
+  auto it = byLoc.find(loc);
+  if (it == byLoc.end())
+    return std::nullopt;
+  const SmallVector<Entry> &entries = it->second;
+  llvm::SmallSetVector<int64_t, 4> all;
+  for (const Entry &e : entries)
+    for (int64_t s : e.symbols)
+      if (s >= 0)
+        all.insert(s);
+  if (all.size() == 1)
+    return all[0];
+  // Results first, then operands: those whose shape the new type follows.
+  for (bool results : {true, false}) {
+    std::optional<int64_t> found;
+    bool conflict = false;
+    for (const Entry &e : entries) {
+      if (e.result != results || e.type.getRank() != type.getRank())
+        continue;
+      bool fits = true;
+      for (int64_t d = 0; d < type.getRank() && fits; ++d) {
+        int64_t want = type.getDimSize(d), have = e.type.getDimSize(d);
+        fits = ShapedType::isDynamic(want) ? ShapedType::isDynamic(have)
+                                           : want == 1 || want == have;
+      }
+      if (!fits)
+        continue;
+      int64_t s = e.symbols[dim];
+      if (s < 0 || (found && *found != s))
+        conflict = true;
+      found = s;
+    }
+    if (found && !conflict)
+      return found;
+    if (found)
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+void setDimSymbols(DimSymbolTable *t) { table = t; }
+
+Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
+  Operation *parent = b.getInsertionBlock()->getParentOp();
+  auto func = dyn_cast<func::FuncOp>(parent);
+  if (!func)
+    func = parent->getParentOfType<func::FuncOp>();
+  if (!func)
+    return {};
+  bool several = table && table->numSymbols > 1;
+  for (BlockArgument arg : func.getArguments()) {
+    auto t = dyn_cast<RankedTensorType>(arg.getType());
+    if (!t)
+      continue;
+    SmallVector<int64_t> s;
+    if (several)
+      s = argumentSymbols(func, arg.getArgNumber());
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      if (t.isDynamicDim(i) && (!several || (i < int64_t(s.size()) && s[i] == symbol)))
+        return tensor::DimOp::create(b, loc, arg, i);
+  }
+  return {};
+}
+
+Value dynamicDimSize(OpBuilder &b, Location loc, RankedTensorType type, int64_t dim) {
+  if (!table || table->numSymbols < 2)
+    return symbolSize(b, loc, 0);
+  std::optional<int64_t> symbol = table->resolve(loc, type, dim);
+  Value size = symbol ? symbolSize(b, loc, *symbol) : Value();
+  if (!size) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    if (symbol)
+      os << "dim " << dim << " of " << type
+         << " is a dynamic dim that no input of the function has";
+    else
+      os << "cannot tell which of the model's dynamic dims dim " << dim << " of " << type
+         << " is (the CPU backend sizes each dynamic dim from an input dim; pin the dims "
+            "with --input-shape)";
+    table->failures.try_emplace(loc, text);
+    size = symbolSize(b, loc, 0); // Keeps the IR valid where it can; the pass fails.
+  }
+  return size;
+}
+
+void requireNonZero(Operation *op, Value v, int64_t dim) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  if (!func)
+    return;
+  llvm::SmallSetVector<int64_t, 4> symbols;
+  if (auto list = func->getAttrOfType<DenseI64ArrayAttr>("kiln.symbolic_min"))
+    symbols.insert(list.asArrayRef().begin(), list.asArrayRef().end());
+  SmallVector<int64_t> s;
+  if (table && table->numSymbols > 1)
+    s = table->symbolsOf(v);
+  if (dim < int64_t(s.size()) && s[dim] >= 0)
+    symbols.insert(s[dim]);
+  else
+    for (int64_t k = 0; k < std::max<int64_t>(table ? table->numSymbols : 0, 1); ++k)
+      symbols.insert(k);
+  SmallVector<int64_t> sorted(symbols.begin(), symbols.end());
+  llvm::sort(sorted);
+  func->setAttr("kiln.symbolic_min", DenseI64ArrayAttr::get(func.getContext(), sorted));
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  SmallVector<Value> sizes;
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (type.isDynamicDim(i))
+      if (Value size = dynamicDimSize(b, loc, type, i))
+        sizes.push_back(size);
+  if (sizes.size() != size_t(type.getNumDynamicDims()))
+    sizes.clear(); // No function argument to size from: an invalid op, reported.
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), sizes);
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange dynamicSizes) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), dynamicSizes);
+}
+
+SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value v,
+                                  ArrayRef<int64_t> dims) {
+  SmallVector<Value> sizes;
+  auto type = cast<RankedTensorType>(v.getType());
+  for (int64_t d : dims)
+    if (type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, v, d));
+  return sizes;
+}
+
+} // namespace kiln::lowering

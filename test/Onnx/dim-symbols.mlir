@@ -1,0 +1,42 @@
+// RUN: kiln-opt %s --pass-pipeline='builtin.module(func.func(kiln-dim-symbols))' --split-input-file --verify-diagnostics | FileCheck %s
+// kiln-dim-symbols (DimSymbols.cpp): which of the model's symbolic input
+// dims each `?` is.
+
+// Two dims: the scores are [S, T] and the Transpose swaps them; a Concat
+// along S makes a dim that is neither (-2); the outputs are named.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["S", "T"]}, tensor<?x?xf32> {kiln.dim_names = ["T", "S"]}, tensor<?x4xf32> {kiln.dim_names = ["?", ""]})
+// CHECK-SAME: attributes {kiln.result_dim_names = {{\[}}["S", "T"], ["T", "S"], ["?", ""]], kiln.symbol_names = ["S", "T"]}
+// CHECK: onnx.MatMul{{.*}}kiln.dim_symbols = [array<i64: 0, 1>]
+// CHECK: onnx.Transpose{{.*}}kiln.dim_symbols = [array<i64: 1, 0>]
+// CHECK: onnx.Concat{{.*}}kiln.dim_symbols = [array<i64: -2, -1>]
+func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["S", ""]},
+                %b: tensor<4x?xf32> {kiln.dim_names = ["", "T"]})
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>) {
+  %m = "onnx.MatMul"(%a, %b) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  %t = "onnx.Transpose"(%m) <{perm = array<i64: 1, 0>}> : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c = "onnx.Concat"(%a, %a) <{axis = 0 : i64}> : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %m, %t, %c : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>
+}
+
+// -----
+
+// One dim: every `?` is it, without a probe.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["seq", "seq"]})
+// CHECK: onnx.MatMul{{.*}}kiln.dim_symbols = [array<i64: 0, 0>]
+func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["seq", ""]}) -> tensor<?x?xf32> {
+  %t = "onnx.Transpose"(%a) <{perm = array<i64: 1, 0>}> : (tensor<?x4xf32>) -> tensor<4x?xf32>
+  %m = "onnx.MatMul"(%a, %t) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  return %m : tensor<?x?xf32>
+}
+
+// -----
+
+// Dims that the model adds must be equal: refused on the op.
+func.func @main(%a: tensor<?xf32> {kiln.dim_names = ["S"]},
+                %b: tensor<?xf32> {kiln.dim_names = ["T"]}) -> tensor<?xf32> {
+  // expected-error @+1 {{Add: with the model's dynamic dims at different values ('S' = 211, 'T' = 227) this op's shapes do not fit}}
+  %y = "onnx.Add"(%a, %b) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %y : tensor<?xf32>
+}
