@@ -191,12 +191,19 @@ public:
     // tile alone, so then the n tiles go outside every other loop.
     bool nFirst = bytes(c.row) > bytes(c.col);
     if (packedRow && bytes(c.row) > (int64_t(1) << 20)) {
-      // Packed weights beyond what stays in L2 (a 1024x1024 matmul's): the
-      // column operand streams once per n tile or the weights once per m
-      // tile, whichever moves less.
+      // Packed weights beyond what stays in L2 (a 1024x1024 matmul's, a
+      // late ResNet layer's): the column operand streams once per n tile,
+      // or the weights once per m tile and value of the other parallel
+      // loops they do not depend on (a conv's output rows, around the n
+      // tiles too), whichever moves less.
       int64_t nTileCount = (c.ranges[c.dimN] + t.nv * t.lanes - 1) / (t.nv * t.lanes);
       int64_t mTileCount = c.dimM ? (c.ranges[*c.dimM] + t.mr - 1) / t.mr : 1;
-      nFirst = nTileCount * bytes(c.col) <= mTileCount * bytes(c.row);
+      int64_t repeats = mTileCount;
+      for (ArrayRef<unsigned> dims : {ArrayRef<unsigned>(c.outer), ArrayRef<unsigned>(c.inner)})
+        for (unsigned d : dims)
+          if (!c.rowMap.isFunctionOfDim(d))
+            repeats *= c.ranges[d];
+      nFirst = nTileCount * bytes(c.col) <= repeats * bytes(c.row);
     }
     if (nFirst && packedRow) {
       nTiles(b, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t nv, int64_t lastLanes) {
