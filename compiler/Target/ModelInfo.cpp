@@ -2,6 +2,7 @@
 
 #include "compiler/Target/Target.h"
 #include "dialects/Onnx/IR/DataTypes.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -138,18 +139,31 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
         continue;
       }
       int64_t k = 0;
-      if (info.symbolicDims.size() > 1) {
+      if (dimNames || info.symbolicDims.size() > 1) {
         k = -1;
         if (dimNames && dimNames.size() == size_t(tensor.getRank()))
           if (auto name = dyn_cast<StringAttr>(dimNames[j]))
             for (auto [i, sd] : llvm::enumerate(info.symbolicDims))
               if (sd.name == name.getValue())
                 k = i;
-        if (k < 0)
-          return func.emitError() << "graph " << what << " '" << t.name << "': dim " << j
-                                  << " is not one of the model's dynamic dims but computed "
-                                     "from them, which kiln does not compile yet (pin them "
-                                     "with --input-shape)";
+        if (k < 0) {
+          // Named at the op that makes it, when there is one.
+          std::string dims;
+          for (auto [i, sd] : llvm::enumerate(info.symbolicDims))
+            dims += (i ? ", '" : "'") + sd.name + "'";
+          Value v;
+          if (what == "output")
+            v = func.getBody().front().getTerminator()->getOperand(index);
+          Operation *def = v ? v.getDefiningOp() : nullptr;
+          InFlightDiagnostic diag = def ? def->emitError() : func.emitError();
+          if (def && def->getDialect() && def->getDialect()->getNamespace() == "onnx")
+            diag << onnx::opLabel(def) << ": result #" << cast<OpResult>(v).getResultNumber()
+                 << " is ";
+          return diag << "graph " << what << " '" << t.name << "', whose dim " << j
+                      << " is not one of the model's dynamic dims (" << dims
+                      << ") but computed from them, which kiln does not compile yet (pin "
+                         "them with --input-shape)";
+        }
       }
       t.dims.push_back(-1 - k);
     }

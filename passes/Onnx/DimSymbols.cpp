@@ -2,16 +2,15 @@
 //
 // Names each `?` dim of @main's values after the model's symbolic input
 // dim it is: the compiled code takes one value per symbolic dim, and every
-// `?` it allocates or checks is one of them. With one symbolic dim every
-// `?` is that dim (the lowering refuses ops that would make it anything
-// else). With more, a probe tells them apart: @main is cloned twice with
-// the dims at distinct sizes (211 + 16k and 307 + 22k for the k-th), each
-// op's shape function runs once in order on the clone, and a `?` is dim k
-// where the clone has that dim's size in both. A `?` that is neither (the
-// sum or product of dims: Concat along the dim, a Reshape merging it)
-// stays unknown (-2), which the lowering reports where it matters. Shape
-// functions that fail at distinct sizes ([a] + [b]) mean the model needs
-// them equal: an error on that op.
+// `?` it allocates or checks is one of them. A probe tells: @main is
+// cloned twice with the dims at distinct sizes (211 + 16k and 307 + 22k
+// for the k-th), each op's shape function runs once in order on the
+// clone, and a `?` is dim k where the clone has that dim's size in both.
+// A `?` that is neither (twice a dim, the sum of two: Concat along one, a
+// Reshape merging one with another, an Expand to a computed size) stays
+// unknown (-2), which the lowering and the interface report where it
+// matters. Shape functions that fail at distinct sizes ([a] + [b]) mean
+// the model needs them equal: an error on that op.
 //
 // Records (-1 for a static dim):
 //   - `kiln.dim_symbols` on each op with a `?` result: per result, the
@@ -96,17 +95,8 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (isa<RankedTensorType>(func.getArgument(i).getType()))
         symbols[func.getArgument(i)] = argumentSymbols(func, i, names);
-    if (names.size() == 1) {
-      for (Value v : values)
-        if (auto t = dyn_cast<RankedTensorType>(v.getType()); t && !t.hasStaticShape()) {
-          SmallVector<int64_t> s;
-          for (int64_t d : t.getShape())
-            s.push_back(ShapedType::isDynamic(d) ? 0 : kStatic);
-          symbols[v] = s;
-        }
-    } else if (failed(probe(func, names, values, symbols))) {
+    if (failed(probe(func, names, values, symbols)))
       return signalPassFailure();
-    }
     record(func, names, values, symbols);
   }
 

@@ -71,11 +71,10 @@ def OnnxDimSymbolsPass : Pass<"kiln-dim-symbols", "mlir::func::FuncOp"> {
   let summary = "Name each dynamic dim of @main's values after the input dim it is";
   let description = [{
     The compiled code takes one value per symbolic input dim (besides a
-    dynamic batch) and sizes every `?` with one of them. With one such dim,
-    every `?` is it. With several, @main is cloned twice with the dims at
-    distinct sizes and each op's shape function run once in order: a `?`
-    is the dim whose size it has in both clones, or unknown (-2: a sum or
-    product of dims). A shape function that fails at distinct sizes is an
+    dynamic batch) and sizes every `?` with one of them. @main is cloned
+    twice with the dims at distinct sizes and each op's shape function run
+    once in order: a `?` is the dim whose size it has in both clones, or
+    unknown (-2: twice a dim, a sum of dims). A shape function that fails at distinct sizes is an
     error on its op (the model needs the dims equal). Records per op
     `kiln.dim_symbols` (per result, each dim's symbol index, -1 static),
     on @main `kiln.symbol_names`, per result `kiln.dim_names` and the same

@@ -21,14 +21,23 @@ func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["S", ""]},
 
 // -----
 
-// One dim: every `?` is it, without a probe.
+// One dim: [seq, seq] after a MatMul with the transpose; an Expand to a
+// computed shape of twice its length is not it.
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["seq", "seq"]})
+// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["seq", "seq"]}, tensor<?xf32> {kiln.dim_names = ["?"]})
 // CHECK: onnx.MatMul{{.*}}kiln.dim_symbols = [array<i64: 0, 0>]
-func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["seq", ""]}) -> tensor<?x?xf32> {
+// CHECK: onnx.Expand{{.*}}kiln.dim_symbols = [array<i64: -2>]
+func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["seq", ""]}) -> (tensor<?x?xf32>, tensor<?xf32>) {
   %t = "onnx.Transpose"(%a) <{perm = array<i64: 1, 0>}> : (tensor<?x4xf32>) -> tensor<4x?xf32>
   %m = "onnx.MatMul"(%a, %t) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
-  return %m : tensor<?x?xf32>
+  %s = "onnx.Shape"(%a) : (tensor<?x4xf32>) -> tensor<2xi64>
+  %c0 = "onnx.Constant"() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %c2 = "onnx.Constant"() {value = dense<[2]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %n = "onnx.Gather"(%s, %c0) {axis = 0 : i64} : (tensor<2xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %n2 = "onnx.Mul"(%n, %c2) : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %one = "onnx.Constant"() {value = dense<1.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %e = "onnx.Expand"(%one, %n2) : (tensor<1xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %m, %e : tensor<?x?xf32>, tensor<?xf32>
 }
 
 // -----

@@ -288,9 +288,9 @@ struct ConvertOnnxToLinalgPass
         std::string type;
         llvm::raw_string_ostream os(type);
         v.getType().print(os);
-        // With several dynamic dims each `?` must be one of them (not, say,
-        // their sum after a Concat).
-        if (ready && symbols.numSymbols > 1 && isa<RankedTensorType>(v.getType())) {
+        // Each `?` must be one of the dynamic dims (not, say, twice one
+        // after an Expand to a computed shape, or two summed by a Concat).
+        if (ready && symbols.numSymbols > 0 && isa<RankedTensorType>(v.getType())) {
           SmallVector<int64_t> s = symbols.symbolsOf(v);
           auto t = cast<RankedTensorType>(v.getType());
           for (int64_t d = 0; d < t.getRank(); ++d)

@@ -128,6 +128,25 @@ def main():
           [helper.make_node("Reshape", ["x", "to"], ["y"], name="merge")],
           [vi("x", [1, "seq", 4])], [vi("y", [1, "merged"])],
           [init("to", np.array([1, -1], np.int64))])
+    # An Expand to [1, 2 * seq] (a shape computed from the dim), as the
+    # output and summed.
+    n = helper.make_node
+    twice = [n("Shape", ["x"], ["s"], name="shape"),
+             n("Gather", ["s", "one"], ["d"], name="len", axis=0),
+             n("Mul", ["d", "two"], ["d2"], name="twice"),
+             n("Unsqueeze", ["d2", "axes"], ["d2u"], name="unsqueeze"),
+             n("Concat", ["onev", "d2u"], ["shape2"], name="shape2", axis=0),
+             n("Expand", ["c", "shape2"], ["e"], name="expand")]
+    twice_inits = [init("one", np.array(1, np.int64)), init("two", np.array(2, np.int64)),
+                   init("axes", np.array([0], np.int64)), init("onev", np.array([1], np.int64)),
+                   init("c", np.array([[3.0]], np.float32))]
+    model(out, "expand_twice", twice[:-1] + [n("Expand", ["c", "shape2"], ["y"], name="expand")],
+          [vi("x", [1, "seq"])], [vi("y", [1, "seq2"])], twice_inits)
+    model(out, "expand_twice_sum",
+          twice + [n("ReduceSum", ["e", "axes1"], ["y"], name="sum", keepdims=0)],
+          [vi("x", [1, "seq"])], [vi("y", [1])],
+          twice_inits + [init("axes1", np.array([1], np.int64))])
+
     # Two dynamic dims: [1, S, 4] x [4, T].
     model(out, "two_dims",
           [helper.make_node("MatMul", ["a", "b"], ["y"], name="matmul")],
