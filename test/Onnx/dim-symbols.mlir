@@ -21,13 +21,16 @@ func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["S", ""]},
 
 // -----
 
-// One dim: [seq, seq] after a MatMul with the transpose; an Expand to a
-// computed shape of twice its length is not it.
+// One dim: [seq, seq] after a MatMul with the transpose, and Range's
+// positions 0..seq; an Expand to a computed shape of twice its length, or
+// every other position, is not it.
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["seq", "seq"]}, tensor<?xf32> {kiln.dim_names = ["?"]})
+// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["seq", "seq"]}, tensor<?xf32> {kiln.dim_names = ["?"]}, tensor<?xi64> {kiln.dim_names = ["seq"]}, tensor<?xi64> {kiln.dim_names = ["?"]})
 // CHECK: onnx.MatMul{{.*}}kiln.dim_symbols = [array<i64: 0, 0>]
 // CHECK: onnx.Expand{{.*}}kiln.dim_symbols = [array<i64: -2>]
-func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["seq", ""]}) -> (tensor<?x?xf32>, tensor<?xf32>) {
+// CHECK: onnx.Range{{.*}}kiln.dim_symbols = [array<i64: 0>]
+// CHECK: onnx.Range{{.*}}kiln.dim_symbols = [array<i64: -2>]
+func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["seq", ""]}) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) {
   %t = "onnx.Transpose"(%a) <{perm = array<i64: 1, 0>}> : (tensor<?x4xf32>) -> tensor<4x?xf32>
   %m = "onnx.MatMul"(%a, %t) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
   %s = "onnx.Shape"(%a) : (tensor<?x4xf32>) -> tensor<2xi64>
@@ -37,7 +40,16 @@ func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["seq", ""]}) -> (tensor<?
   %n2 = "onnx.Mul"(%n, %c2) : (tensor<1xi64>, tensor<1xi64>) -> tensor<1xi64>
   %one = "onnx.Constant"() {value = dense<1.0> : tensor<1xf32>} : () -> tensor<1xf32>
   %e = "onnx.Expand"(%one, %n2) : (tensor<1xf32>, tensor<1xi64>) -> tensor<?xf32>
-  return %m, %e : tensor<?x?xf32>, tensor<?xf32>
+  // Positions 0..seq (torch's arange over the length) are the dim; every
+  // other one is not.
+  %z = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %i1 = "onnx.Constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %i2 = "onnx.Constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %c0s = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %len = "onnx.Gather"(%s, %c0s) {axis = 0 : i64} : (tensor<2xi64>, tensor<i64>) -> tensor<i64>
+  %pos = "onnx.Range"(%z, %len, %i1) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  %even = "onnx.Range"(%z, %len, %i2) : (tensor<i64>, tensor<i64>, tensor<i64>) -> tensor<?xi64>
+  return %m, %e, %pos, %even : tensor<?x?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>
 }
 
 // -----

@@ -354,8 +354,20 @@ LogicalResult RangeOp::inferShapes() {
                     limit = constantOf(getLimit()),
                     delta = constantOf(getDelta());
   if (!start || !limit || !delta || start.getNumElements() != 1 ||
-      limit.getNumElements() != 1 || delta.getNumElements() != 1)
-    return refineRank(*this, getOutput(), 1);
+      limit.getNumElements() != 1 || delta.getNumElements() != 1) {
+    // Integer bounds known from shapes (torch's arange(x.shape[1])).
+    auto known = [](Value v) -> std::optional<int64_t> {
+      std::optional<SmallVector<int64_t>> p = partialInts(v);
+      if (!p || p->size() != 1 || ShapedType::isDynamic((*p)[0]))
+        return std::nullopt;
+      return (*p)[0];
+    };
+    std::optional<int64_t> s = known(getStart()), l = known(getLimit()), d = known(getDelta());
+    if (!s || !l || !d || *d == 0)
+      return refineRank(*this, getOutput(), 1);
+    int64_t n = *d > 0 ? (*l - *s + *d - 1) / *d : (*s - *l - *d - 1) / -*d;
+    return refineResult(*this, getOutput(), SmallVector<int64_t>{std::max<int64_t>(0, n)});
+  }
   auto scalar = [](DenseElementsAttr a) -> double {
     if (isa<FloatType>(a.getElementType()))
       return (*a.getValues<APFloat>().begin()).convertToDouble();

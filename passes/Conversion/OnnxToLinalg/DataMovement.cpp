@@ -458,16 +458,25 @@ struct SplitPattern : public OpConversionPattern<onnx::SplitOp> {
       axis += rank;
     if (axis < 0 || axis >= rank)
       return unsupported(rewriter, op, "axis out of range");
+    // Dynamic dims pass through whole; the split axis must be static.
+    if (inType.isDynamicDim(axis))
+      return unsupported(rewriter, op, "splitting along a dynamic dim is not supported yet");
     SmallVector<Value> results;
     int64_t offset = 0;
     for (unsigned i = 0; i < op->getNumResults(); ++i) {
       RankedTensorType type = convertedResultType(*typeConverter, op, i);
+      if (type.getRank() != rank || type.isDynamicDim(axis))
+        return unsupported(rewriter, op, "a part's shape does not follow the input's");
       SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0)), sizes,
           strides(rank, rewriter.getIndexAttr(1));
       offs[axis] = rewriter.getIndexAttr(offset);
       for (int64_t d = 0; d < rank; ++d)
-        sizes.push_back(rewriter.getIndexAttr(type.getDimSize(d)));
-      if (type.getNumElements() == 0) {
+        sizes.push_back(type.isDynamicDim(d)
+                            ? OpFoldResult(tensor::DimOp::create(rewriter, op.getLoc(),
+                                                                 adaptor.getInput(), d)
+                                               .getResult())
+                            : OpFoldResult(rewriter.getIndexAttr(type.getDimSize(d))));
+      if (type.hasStaticShape() && type.getNumElements() == 0) {
         results.push_back(emptyTensor(rewriter, op.getLoc(), type));
       } else {
         results.push_back(tensor::ExtractSliceOp::create(

@@ -455,7 +455,8 @@ struct RangePattern : public OpConversionPattern<onnx::RangeOp> {
     Type et = type.getElementType();
     if (!(isa<FloatType>(et) || isa<IntegerType>(et)))
       return unsupported(rewriter, op, "unsupported element type");
-    if (type.getNumElements() == 0) {
+    // A dynamic length is one of the model's dims (kiln-dim-symbols).
+    if (type.hasStaticShape() && type.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
       return success();
     }

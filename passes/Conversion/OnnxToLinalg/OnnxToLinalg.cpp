@@ -68,7 +68,8 @@ struct ConvertOnnxToLinalgPass
         "onnx.Size",         "onnx.Slice",     "onnx.LayerNormalization", "onnx.ReduceSum",
         "onnx.ReduceMean",   "onnx.ReduceMax", "onnx.ReduceMin", "onnx.ReduceProd",
         "onnx.ReduceL1",     "onnx.ReduceL2",  "onnx.ReduceSumSquare",
-        "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape"};
+        "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape",
+        "onnx.Split",        "onnx.Trilu",     "onnx.Range"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns, winograd);
     populatePoolingPatterns(converter, patterns);
@@ -319,8 +320,8 @@ struct ConvertOnnxToLinalgPass
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Softmax, "
                   "LayerNormalization, reductions, Transpose, Reshape-like ops, Slice, "
-                  "Gather, Expand, ConstantOfShape of dims read by Shape, Shape, Size); "
-                  "pin it with --input-shape";
+                  "Split, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
+                  "Trilu, Shape, Size); pin it with --input-shape";
         ok = false;
         return false;
       };

@@ -147,6 +147,42 @@ def main():
           [vi("x", [1, "seq"])], [vi("y", [1])],
           twice_inits + [init("axes1", np.array([1], np.int64))])
 
+    # Causal attention as a GPT export writes it: positions from Range
+    # over the length, a packed projection Split in two, a Trilu mask
+    # over a ConstantOfShape of [seq, seq].
+    pe = rng.standard_normal((64, 8)).astype(np.float32)
+    model(out, "causal",
+          [n("Shape", ["x"], ["s"], name="shape"),
+           n("Gather", ["s", "one"], ["len"], name="len", axis=0),
+           n("Range", ["zero", "len", "one"], ["pos"], name="positions"),
+           n("Gather", ["pe", "pos"], ["pe_x"], name="embed", axis=0),
+           n("Add", ["x", "pe_x"], ["h"], name="add_positions"),
+           n("Split", ["h", "halves"], ["a", "b"], name="split", axis=2),
+           n("Transpose", ["b"], ["bt"], name="transpose", perm=[0, 2, 1]),
+           n("MatMul", ["a", "bt"], ["sc"], name="scores"),
+           n("Unsqueeze", ["len", "axes"], ["len1"], name="len1"),
+           n("Concat", ["len1", "len1"], ["square"], name="square", axis=0),
+           n("ConstantOfShape", ["square"], ["ones"], name="ones",
+             value=helper.make_tensor("v", TensorProto.FLOAT, [1], [1.0])),
+           n("Trilu", ["ones"], ["tril"], name="tril", upper=0),
+           n("Mul", ["sc", "tril"], ["kept"], name="keep"),
+           n("Sub", ["tril", "onef"], ["off"], name="off"),
+           n("Mul", ["off", "big"], ["penalty"], name="penalty"),
+           n("Add", ["kept", "penalty"], ["masked"], name="mask"),
+           n("Softmax", ["masked"], ["y"], name="softmax", axis=-1)],
+          [vi("x", [1, "seq", 8])], [vi("y", [1, "seq", "seq"])],
+          [init("one", np.array(1, np.int64)), init("zero", np.array(0, np.int64)),
+           init("pe", pe), init("halves", np.array([4, 4], np.int64)),
+           init("axes", np.array([0], np.int64)), init("onef", np.array(1, np.float32)),
+           init("big", np.array(1e9, np.float32))])
+    for seq in (5, 1, 17):
+        x = rng.standard_normal((1, seq, 8)).astype(np.float32)
+        h = x + pe[:seq]
+        sc = h[..., :4] @ h[..., 4:].transpose(0, 2, 1)
+        tril = np.tril(np.ones((seq, seq), np.float32))
+        save(out, f"causal_x{seq}", x)
+        save(out, f"causal_y{seq}", softmax(sc * tril + (tril - 1) * 1e9))
+
     # Two dynamic dims: [1, S, 4] x [4, T].
     model(out, "two_dims",
           [helper.make_node("MatMul", ["a", "b"], ["y"], name="matmul")],
@@ -164,7 +200,6 @@ def main():
     wq, wk, wv = ((rng.standard_normal((16, 8)) / 4).astype(np.float32) for _ in range(3))
     gamma = rng.standard_normal(8).astype(np.float32)
     beta = rng.standard_normal(8).astype(np.float32)
-    n = helper.make_node
     model(out, "cross",
           [n("MatMul", ["q", "wq"], ["qp"], name="project_q"),
            n("MatMul", ["kv", "wk"], ["kp"], name="project_k"),
