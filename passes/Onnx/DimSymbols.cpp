@@ -161,10 +161,15 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
           list += (i ? ", '" : "'") + name.str() + "' = " + std::to_string(probeSize(k, i));
         InFlightDiagnostic diag = at ? at->emitError() << kiln::onnx::opLabel(at) << ": "
                                      : func.emitError();
-        diag << "with the model's dynamic dims at different values (" << list
-             << ") this op's shapes do not fit (" << error->second
-             << "); kiln compiles dynamic dims that vary independently: give dims that "
-                "must be equal one name, or pin them with --input-shape";
+        if (names.size() == 1)
+          diag << "with the model's dynamic dim at another value (" << list
+               << ") this op's shapes do not fit (" << error->second
+               << "); the model works for some values of it only: pin it with --input-shape";
+        else
+          diag << "with the model's dynamic dims at different values (" << list
+               << ") this op's shapes do not fit (" << error->second
+               << "); kiln compiles dynamic dims that vary independently: give dims that "
+                  "must be equal one name, or pin them with --input-shape";
         return failure();
       }
       SmallVector<Value> cloneValues;

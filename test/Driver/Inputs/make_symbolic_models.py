@@ -183,6 +183,11 @@ def main():
         save(out, f"causal_x{seq}", x)
         save(out, f"causal_y{seq}", softmax(sc * tril + (tril - 1) * 1e9))
 
+    # A Reshape to a constant size fits one length only.
+    model(out, "fixed_reshape",
+          [helper.make_node("Reshape", ["x", "to"], ["y"], name="fixed")],
+          [vi("x", [1, "seq", 4])], [vi("y", [20])], [init("to", np.array([20], np.int64))])
+
     # Two dynamic dims: [1, S, 4] x [4, T].
     model(out, "two_dims",
           [helper.make_node("MatMul", ["a", "b"], ["y"], name="matmul")],
