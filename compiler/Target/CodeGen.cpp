@@ -139,14 +139,20 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
         bytes = mulChecked(bytes, symbols[k]);
     return bytes;
   };
-  // So many items that an offset would overflow: refused.
+  // So many items that an offset would overflow: refused. So is a tensor
+  // whose dims make it too large for the target's sizes (the model's code
+  // indexes it in the pointer-wide index type).
+  unsigned pointerBits = std::min(m.getDataLayout().getPointerSizeInBits(), 64u);
+  llvm::Value *largest = llvm::ConstantInt::get(i64, (int64_t(1) << (pointerBits - 2)) - 1);
   SmallVector<llvm::Value *> itemBytes(nin + nout, nullptr);
   for (size_t i = 0; i < nin + nout; ++i) {
     const TensorInfo &t = i < nin ? info.inputs[i] : info.outputs[i - nin];
-    if (t.dynamicBatch) {
+    if (t.dynamicBatch || t.hasSymbolic()) {
       itemBytes[i] = tensorBytes(t);
-      mulChecked(itemBytes[i], count);
+      check(b.CreateICmpSGT(itemBytes[i], largest));
     }
+    if (t.dynamicBatch)
+      mulChecked(itemBytes[i], count);
   }
   llvm::Value *none = b.CreateICmpEQ(count, llvm::ConstantInt::get(i64, 0));
   // Whether a symbolic dim of `t` is 0 (it then has no elements).
