@@ -224,7 +224,6 @@ int checkModel(const CheckRequest &request) {
   // Problems per row of summary.ops; `general` when no node is named.
   std::vector<std::vector<Problem>> problems(summary.ops.size());
   std::string general;
-  bool opsUnchecked = false; ///< The model as a whole cannot compile (general).
   auto rowOf = [&](Location loc, StringRef mlirName) -> std::optional<size_t> {
     LocInfo info;
     describeLoc(loc, info);
@@ -351,7 +350,7 @@ int checkModel(const CheckRequest &request) {
   auto status = [&](size_t i) -> std::string {
     if (!problems[i].empty())
       return "unsupported";
-    if (failed(imported) || opsUnchecked)
+    if (failed(imported))
       return "not checked";
     return "supported";
   };
@@ -455,7 +454,7 @@ int checkModel(const CheckRequest &request) {
     os << general << "\n";
   size_t types = summary.ops.size();
   os << types << (types == 1 ? " op type: " : " op types: ");
-  if (failed(imported) || opsUnchecked)
+  if (failed(imported))
     os << unsupported << " unsupported, the others not checked";
   else
     os << types - unsupported << " supported, " << unsupported << " unsupported";
