@@ -92,26 +92,6 @@ bool isChecked(Operation *op) {
 
 /// Lowers `op` alone; the first error's reason, or "" when it lowers and
 /// the target can run what it lowered to.
-/// The symbol of each dim of `v` (an argument of @main or an op result)
-/// as kiln-dim-symbols recorded it (-1 static); null if unknown.
-DenseI64ArrayAttr operandSymbols(Value v, ArrayAttr names) {
-  auto type = dyn_cast<RankedTensorType>(v.getType());
-  if (!type)
-    return {};
-  if (auto r = dyn_cast<OpResult>(v)) {
-    auto perResult = r.getOwner()->getAttrOfType<ArrayAttr>("kiln.dim_symbols");
-    if (perResult && r.getResultNumber() < perResult.size())
-      return dyn_cast<DenseI64ArrayAttr>(perResult[r.getResultNumber()]);
-    return {};
-  }
-  auto arg = cast<BlockArgument>(v);
-  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-  auto dims = func ? func.getArgAttrOfType<ArrayAttr>(arg.getArgNumber(), "kiln.dim_names")
-                   : ArrayAttr();
-  return DenseI64ArrayAttr::get(v.getContext(),
-                                onnx::namedDimSymbols(type, dims, names.getValue()));
-}
-
 std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
                   const TargetDescription &target) {
   Location loc = op->getLoc();
@@ -141,8 +121,8 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
     if (auto names = main->getAttrOfType<ArrayAttr>("kiln.symbol_names")) {
       fn->setAttr("kiln.symbol_names", names);
       for (auto [i, v] : llvm::enumerate(external))
-        if (auto symbols = operandSymbols(v, names))
-          fn.setArgAttr(i, "kiln.dim_symbols", symbols);
+        if (SmallVector<int64_t> symbols = onnx::recordedDimSymbols(v); !symbols.empty())
+          fn.setArgAttr(i, "kiln.dim_symbols", DenseI64ArrayAttr::get(&context, symbols));
     }
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);

@@ -173,18 +173,10 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
     }
     return success();
   };
-  // The symbolic dims, in order (kiln-dim-symbols), else the first name
-  // of an input's dims.
-  if (auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names")) {
+  // The symbolic dims, in order (kiln-dim-symbols, run before this).
+  if (auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names"))
     for (StringRef n : names.getAsValueRange<StringAttr>())
       info.symbolicDims.push_back({n.str()});
-  } else {
-    for (unsigned i = 0; i < func.getNumArguments() && !info.symbolic(); ++i)
-      if (auto names = func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names"))
-        for (StringRef n : names.getAsValueRange<StringAttr>())
-          if (!n.empty() && !info.symbolic())
-            info.symbolicDims.push_back({n.str()});
-  }
   FunctionType type = func.getFunctionType();
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     TensorInfo t;

@@ -110,7 +110,8 @@ struct ModelInfo {
   std::string targetLabel; ///< "cortex-m4 (thumbv7em-unknown-none-eabihf)".
 };
 
-/// Reads names, dtypes and static shapes from @main after the onnx phase.
+/// Reads names, dtypes and shapes from @main after the onnx phase and
+/// kiln-dim-symbols (whose names it gives the dynamic dims).
 /// Fails (with an error on the function) for dynamic or unsupported types.
 mlir::LogicalResult readModelInfo(mlir::ModuleOp module, ModelInfo &info);
 

@@ -3,6 +3,7 @@
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/Support/MathExtras.h"
@@ -154,6 +155,27 @@ SmallVector<int64_t> namedDimSymbols(RankedTensorType type, ArrayAttr dimNames,
     symbols.push_back(s);
   }
   return symbols;
+}
+
+SmallVector<int64_t> recordedDimSymbols(Value v) {
+  if (auto r = dyn_cast<OpResult>(v)) {
+    auto perResult = r.getOwner()->getAttrOfType<ArrayAttr>("kiln.dim_symbols");
+    if (perResult && r.getResultNumber() < perResult.size())
+      if (auto list = dyn_cast<DenseI64ArrayAttr>(perResult[r.getResultNumber()]))
+        return SmallVector<int64_t>(list.asArrayRef());
+    return {};
+  }
+  auto arg = cast<BlockArgument>(v);
+  auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!func || !type)
+    return {};
+  unsigned i = arg.getArgNumber();
+  if (auto s = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "kiln.dim_symbols"))
+    return SmallVector<int64_t>(s.asArrayRef());
+  auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
+  return namedDimSymbols(type, func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names"),
+                         names ? names.getValue() : ArrayRef<Attribute>());
 }
 
 std::string opLabel(Operation *op) {

@@ -52,6 +52,12 @@ llvm::SmallVector<int64_t> namedDimSymbols(mlir::RankedTensorType type,
                                            mlir::ArrayAttr dimNames,
                                            llvm::ArrayRef<mlir::Attribute> names);
 
+/// The symbolic dim each dim of `v` is, as kiln-dim-symbols recorded it
+/// (its index in the function's `kiln.symbol_names`, -1 static, -2 none of
+/// them): an op result's `kiln.dim_symbols`, a function argument's own
+/// `kiln.dim_symbols` or else its `kiln.dim_names`; empty when nothing says.
+llvm::SmallVector<int64_t> recordedDimSymbols(mlir::Value v);
+
 /// How diagnostics name an onnx op: its type and the model's opset, e.g.
 /// "Pad (opset 18)" (the opset is left out when the module has none).
 std::string opLabel(mlir::Operation *op);

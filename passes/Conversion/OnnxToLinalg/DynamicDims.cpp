@@ -24,19 +24,6 @@ namespace kiln::lowering {
 
 namespace {
 thread_local DimSymbolTable *table = nullptr;
-
-/// The symbols of argument `i` of `func`: its `kiln.dim_symbols`, else
-/// read off `kiln.dim_names` and the function's `kiln.symbol_names`.
-SmallVector<int64_t> argumentSymbols(func::FuncOp func, unsigned i) {
-  auto type = dyn_cast<RankedTensorType>(func.getArgument(i).getType());
-  if (!type)
-    return {};
-  if (auto s = func.getArgAttrOfType<DenseI64ArrayAttr>(i, "kiln.dim_symbols"))
-    return SmallVector<int64_t>(s.asArrayRef());
-  auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
-  return kiln::onnx::namedDimSymbols(type, func.getArgAttrOfType<ArrayAttr>(i, "kiln.dim_names"),
-                                     names ? names.getValue() : ArrayRef<Attribute>());
-}
 } // namespace
 
 void DimSymbolTable::build(ModuleOp module) {
@@ -50,22 +37,6 @@ void DimSymbolTable::build(ModuleOp module) {
   });
   if (numSymbols < 2)
     return;
-  llvm::DenseMap<Value, SmallVector<int64_t>> symbols;
-  module.walk([&](func::FuncOp func) {
-    if (func.isExternal())
-      return;
-    for (unsigned i = 0; i < func.getNumArguments(); ++i)
-      if (isa<RankedTensorType>(func.getArgument(i).getType()))
-        symbols[func.getArgument(i)] = argumentSymbols(func, i);
-    func.walk([&](Operation *op) {
-      auto perResult = op->getAttrOfType<ArrayAttr>("kiln.dim_symbols");
-      if (!perResult || perResult.size() != op->getNumResults())
-        return;
-      for (auto [r, s] : llvm::zip(op->getResults(), perResult))
-        if (auto list = dyn_cast<DenseI64ArrayAttr>(s); list && !list.empty())
-          symbols[r] = SmallVector<int64_t>(list.asArrayRef());
-    });
-  });
   module.walk([&](Operation *op) {
     if (isa<func::FuncOp, ModuleOp>(op))
       return;
@@ -73,11 +44,11 @@ void DimSymbolTable::build(ModuleOp module) {
       labels.try_emplace(op->getLoc(), kiln::onnx::opLabel(op));
     auto add = [&](Value v, bool result) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
-      auto it = symbols.find(v);
-      if (!type || type.hasStaticShape() || it == symbols.end() ||
-          it->second.size() != size_t(type.getRank()))
+      if (!type || type.hasStaticShape())
         return;
-      byLoc[op->getLoc()].push_back({type, it->second, result});
+      SmallVector<int64_t> symbols = symbolsOf(v);
+      if (symbols.size() == size_t(type.getRank()))
+        byLoc[op->getLoc()].push_back({type, symbols, result});
     };
     for (Value v : op->getResults())
       add(v, true);
@@ -87,15 +58,7 @@ void DimSymbolTable::build(ModuleOp module) {
 }
 
 SmallVector<int64_t> DimSymbolTable::symbolsOf(Value v) const {
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    if (auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp()))
-      return argumentSymbols(func, arg.getArgNumber());
-  if (auto r = dyn_cast<OpResult>(v))
-    if (auto perResult = r.getOwner()->getAttrOfType<ArrayAttr>("kiln.dim_symbols"))
-      if (r.getResultNumber() < perResult.size())
-        if (auto list = dyn_cast<DenseI64ArrayAttr>(perResult[r.getResultNumber()]))
-          return SmallVector<int64_t>(list.asArrayRef());
-  return {};
+  return kiln::onnx::recordedDimSymbols(v);
 }
 
 std::optional<int64_t> DimSymbolTable::resolve(Location loc, RankedTensorType type,
@@ -155,7 +118,7 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
       continue;
     SmallVector<int64_t> s;
     if (several)
-      s = argumentSymbols(func, arg.getArgNumber());
+      s = kiln::onnx::recordedDimSymbols(arg);
     for (int64_t i = 0; i < t.getRank(); ++i)
       if (t.isDynamicDim(i) && (!several || (i < int64_t(s.size()) && s[i] == symbol)))
         return tensor::DimOp::create(b, loc, arg, i);
