@@ -120,6 +120,8 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
   if (auto main = parent.lookupSymbol<func::FuncOp>("main"))
     if (auto names = main->getAttrOfType<ArrayAttr>("kiln.symbol_names")) {
       fn->setAttr("kiln.symbol_names", names);
+      if (auto exprs = main->getAttrOfType<ArrayAttr>("kiln.dim_exprs"))
+        fn->setAttr("kiln.dim_exprs", exprs);
       for (auto [i, v] : llvm::enumerate(external))
         if (SmallVector<int64_t> symbols = onnx::recordedDimSymbols(v); !symbols.empty())
           fn.setArgAttr(i, "kiln.dim_symbols", DenseI64ArrayAttr::get(&context, symbols));

@@ -85,11 +85,20 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
         b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, info.symbolicTop(k))),
         b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicDims[k].min)));
   };
-  // Whether any of `values` (one per symbolic dim) is out of range.
+  // Whether any of `values` (one per symbolic dim) is out of range, or
+  // they break one of the model's constraints (c0 + sum c_k dim_k >= 0:
+  // in range, the sum cannot overflow, as coefficients are below 2^20).
   auto anyOutOfRange = [&](llvm::IRBuilder<> &b, ArrayRef<llvm::Value *> values) {
     llvm::Value *bad = b.getFalse();
     for (auto [k, v] : llvm::enumerate(values))
       bad = b.CreateOr(bad, outOfRange(b, v, k));
+    for (const std::vector<int64_t> &c : info.dimConstraints) {
+      llvm::Value *sum = llvm::ConstantInt::get(i64, c[0]);
+      for (auto [k, v] : llvm::enumerate(values))
+        if (k + 1 < c.size() && c[k + 1])
+          sum = b.CreateAdd(sum, b.CreateMul(v, llvm::ConstantInt::get(i64, c[k + 1])));
+      bad = b.CreateOr(bad, b.CreateICmpSLT(sum, llvm::ConstantInt::get(i64, 0)));
+    }
     return bad;
   };
 

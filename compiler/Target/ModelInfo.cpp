@@ -159,6 +159,17 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
           if (def && def->getDialect() && def->getDialect()->getNamespace() == "onnx")
             diag << onnx::opLabel(def) << ": result #" << cast<OpResult>(v).getResultNumber()
                  << " is ";
+          // kiln-dim-symbols wrote an expression out, "?" for none.
+          auto name = dimNames && dimNames.size() == size_t(tensor.getRank())
+                          ? dyn_cast<StringAttr>(dimNames[j])
+                          : StringAttr();
+          if (name && !name.getValue().empty() && name.getValue() != "?")
+            return diag << "graph " << what << " '" << t.name << "', whose dim " << j
+                        << " is " << name.getValue()
+                        << ": a graph output's dims must each be one of the model's dynamic "
+                           "dims (" << dims
+                        << ") or static, which kiln does not go beyond yet (pin them with "
+                           "--input-shape)";
           return diag << "graph " << what << " '" << t.name << "', whose dim " << j
                       << " is not one of the model's dynamic dims (" << dims
                       << ") but computed from them, which kiln does not compile yet (pin "
@@ -207,6 +218,27 @@ void readWorkspace(ModuleOp module, ModelInfo &info) {
     for (int64_t k : m.asArrayRef())
       if (k >= 0 && size_t(k) < info.symbolicDims.size())
         info.symbolicDims[k].min = 1;
+  if (auto list = main->getAttrOfType<ArrayAttr>("kiln.dim_constraints")) {
+    auto names = main->getAttrOfType<ArrayAttr>("kiln.symbol_names");
+    for (Attribute a : list) {
+      auto c = dyn_cast<DenseI64ArrayAttr>(a);
+      if (!c || !names || c.size() != names.size() + 1)
+        continue;
+      // One dim's: a smallest value (c0 + c dim >= 0, c > 0).
+      ArrayRef<int64_t> e = c.asArrayRef();
+      if (llvm::count_if(e.drop_front(), [](int64_t x) { return x != 0; }) == 1) {
+        size_t k = llvm::find_if(e.drop_front(), [](int64_t x) { return x != 0; }) - e.begin() - 1;
+        if (e[k + 1] > 0 && k < info.symbolicDims.size()) {
+          int64_t min = e[0] >= 0 ? 0 : (-e[0] + e[k + 1] - 1) / e[k + 1];
+          info.symbolicDims[k].min = std::max(info.symbolicDims[k].min, min);
+          continue;
+        }
+      }
+      info.dimConstraints.emplace_back(c.asArrayRef().begin(), c.asArrayRef().end());
+      info.dimConstraintText.push_back(onnx::dimExprString(c.asArrayRef(), names.getValue()) +
+                                       " >= 0");
+    }
+  }
   if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_limit"))
     info.symbolicLimit = m.getInt();
   if (auto a = main->getAttrOfType<IntegerAttr>("kiln.workspace_alignment"))
@@ -373,6 +405,9 @@ typedef struct kiln_model_desc {
     symbolicRanges += std::string(k ? ",\n   " : "\n   ") + "dims[" +
                       std::to_string(info.symbolicIndex(k)) + "] is " + d.name + " (" +
                       std::to_string(d.min) + " to " + std::to_string(info.symbolicTop(k)) + ")";
+  // "\n   with seq - 1 >= 0"
+  for (auto [j, text] : llvm::enumerate(info.dimConstraintText))
+    symbolicRanges += std::string(j ? ",\n   " : ",\n   with ") + text;
   os << "/* Runs the model: inputs[i] and outputs[i] point at the tensors "
         "above.\n   Returns KILN_STATUS_OK (0) or a status code."
      << (symbolic ? "\n   This model has the dynamic dim" +

@@ -86,6 +86,12 @@ struct ModelInfo {
     int64_t min = 0;
   };
   std::vector<SymbolicDim> symbolicDims;
+  /// What the dims' values must also satisfy: each [c0, c_0, ...] is
+  /// c0 + sum c_k dim_k >= 0 (a slice's bounds inside its dim, a dim
+  /// computed as seq - 1 not negative).
+  std::vector<std::vector<int64_t>> dimConstraints;
+  /// The constraints written out ("seq - 1 >= 0").
+  std::vector<std::string> dimConstraintText;
   bool symbolic() const { return !symbolicDims.empty(); }
   int numDynamicDims() const {
     return !dynamicDim.empty() + static_cast<int>(symbolicDims.size());

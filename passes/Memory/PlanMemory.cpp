@@ -158,15 +158,19 @@ std::optional<int64_t> evaluate(Value v, function_ref<int64_t(BlockArgument)> di
     return std::nullopt;
   std::optional<int64_t> a = evaluate(def->getOperand(0), dim);
   std::optional<int64_t> b = evaluate(def->getOperand(1), dim);
-  if (!a || !b || *a < 0 || *b < 0)
+  if (!a || !b)
     return std::nullopt;
+  // A dim computed as seq - 1 is negative for values the entry point
+  // refuses (kiln.dim_constraints): sums and products carry the sign.
   int64_t r;
   if (isa<arith::MulIOp>(def))
     return llvm::MulOverflow(*a, *b, r) ? std::nullopt : std::optional<int64_t>(r);
   if (isa<arith::AddIOp>(def))
     return llvm::AddOverflow(*a, *b, r) ? std::nullopt : std::optional<int64_t>(r);
   if (isa<arith::SubIOp>(def))
-    return *a - *b;
+    return llvm::SubOverflow(*a, *b, r) ? std::nullopt : std::optional<int64_t>(r);
+  if (*a < 0 || *b < 0)
+    return std::nullopt;
   if (isa<arith::MaxUIOp, arith::MaxSIOp>(def))
     return std::max(*a, *b);
   if (isa<arith::MinUIOp, arith::MinSIOp>(def))
@@ -419,8 +423,10 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
           std::optional<int64_t> bytes =
               b.dynamicBytes ? evaluate(b.dynamicBytes, [&](BlockArgument) { return n; })
                              : std::optional<int64_t>(b.bytes);
-          if (!bytes || *bytes < 0 || *bytes > limit)
+          // Negative: dims the entry point refuses; nothing to place.
+          if (!bytes || *bytes > limit)
             return false;
+          bytes = std::max<int64_t>(*bytes, 0);
           total += roundUp(std::max<int64_t>(*bytes, 1), alignment);
           if (total > limit)
             return false;

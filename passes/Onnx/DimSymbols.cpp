@@ -1,24 +1,32 @@
 //===- DimSymbols.cpp - kiln-dim-symbols pass -----------------------------===//
 //
-// Names each `?` dim of @main's values after the model's symbolic input
-// dim it is: the compiled code takes one value per symbolic dim, and every
-// `?` it allocates or checks is one of them. A probe tells: @main is
-// cloned twice with the dims at distinct sizes (211 + 16k and 307 + 22k
-// for the k-th), each op's shape function runs once in order on the
-// clone, and a `?` is dim k where the clone has that dim's size in both.
-// A `?` that is neither (twice a dim, the sum of two: Concat along one, a
-// Reshape merging one with another, an Expand to a computed size) stays
+// Says what each `?` dim of @main's values is in terms of the model's
+// symbolic input dims: the compiled code takes one value per symbolic dim,
+// and every `?` it allocates or checks is one of them or an affine
+// expression of them (past + seq after a Concat, 1 + seq after prepending
+// a token, seq - 1 after dropping one, 2 * seq). A probe tells: @main is
+// cloned with the dims at chosen sizes and each op's shape function runs
+// once in order on each clone. Clone 0 has dim k at 211 + 16k; clone 1 + k
+// moves dim k alone by 97, which gives its coefficient; the last clone has
+// every dim elsewhere (307 + 22k) and checks the expression. Coefficients
+// must be whole and not negative (sizes then grow with each dim, which
+// the memory plan's limits rely on). Anything else (a product of two
+// dims, a Reshape merging one with another, a stride's rounding) stays
 // unknown (-2), which the lowering and the interface report where it
 // matters. Shape functions that fail at distinct sizes ([a] + [b]) mean
 // the model needs them equal: an error on that op.
 //
 // Records (-1 for a static dim):
 //   - `kiln.dim_symbols` on each op with a `?` result: per result, the
-//     symbol index of each dim;
-//   - @main's `kiln.symbol_names`: the symbols in order, and per result
-//     `kiln.dim_names` (the name of each `?` dim, "" for a static one)
-//     and the same list of lists as `kiln.result_dim_names` on @main (the
-//     result attributes do not survive bufferization).
+//     id of each dim: k < n for symbol k, n + j for expression j;
+//   - @main's `kiln.symbol_names`: the symbols in order; `kiln.dim_exprs`:
+//     each expression as [c0, c_0, ..., c_{n-1}] (c0 + sum c_k dim_k);
+//     `kiln.dim_constraints`: expressions the entry point checks are >= 0
+//     (those with a negative constant);
+//   - per result `kiln.dim_names` (the name of each `?` dim, the
+//     expression written out for one, "" for a static one) and the same
+//     list of lists as `kiln.result_dim_names` on @main (the result
+//     attributes do not survive bufferization).
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,8 +47,44 @@ namespace {
 
 constexpr int64_t kStatic = -1, kUnknown = -2;
 
-/// The size the probe gives symbolic dim `k` in clone `probe` (0 or 1).
-int64_t probeSize(int probe, int64_t k) { return probe == 0 ? 211 + 16 * k : 307 + 22 * k; }
+/// How far clone 1 + k moves dim k: a prime, so that a rounded fraction
+/// of a dim (a stride's) does not pass for a whole coefficient.
+constexpr int64_t kMove = 97;
+
+/// The size clone `probe` (0 to n + 1 of n dims) gives symbolic dim `k`.
+int64_t probeSize(int64_t probe, int64_t k, int64_t n) {
+  if (probe == n + 1)
+    return 307 + 22 * k;
+  return 211 + 16 * k + (probe == k + 1 ? kMove : 0);
+}
+
+/// c0 + sum c_k dim_k from each clone's size of a `?` (sizes[p] of clone
+/// p); none when that is not what the sizes say.
+std::optional<SmallVector<int64_t>> affineFit(ArrayRef<int64_t> sizes, int64_t n) {
+  SmallVector<int64_t> expr(n + 1, 0);
+  for (int64_t s : sizes)
+    if (s < 0)
+      return std::nullopt;
+  int64_t c0 = sizes[0];
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t delta = sizes[k + 1] - sizes[0];
+    // Whole, not negative, and small enough that the entry point's
+    // checks of an expression cannot overflow.
+    if (delta < 0 || delta % kMove || delta / kMove > (int64_t(1) << 20))
+      return std::nullopt;
+    expr[k + 1] = delta / kMove;
+    c0 -= expr[k + 1] * probeSize(0, k, n);
+  }
+  if (c0 < -(int64_t(1) << 40) || c0 > (int64_t(1) << 40))
+    return std::nullopt;
+  expr[0] = c0;
+  int64_t check = c0;
+  for (int64_t k = 0; k < n; ++k)
+    check += expr[k + 1] * probeSize(n + 1, k, n);
+  if (check != sizes[n + 1])
+    return std::nullopt;
+  return expr;
+}
 
 /// Symbol names of @main's arguments' `?` dims, in order of first use.
 SmallVector<StringAttr> symbolNames(func::FuncOp func) {
@@ -95,18 +139,22 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (isa<RankedTensorType>(func.getArgument(i).getType()))
         symbols[func.getArgument(i)] = argumentSymbols(func, i, names);
-    if (failed(probe(func, names, values, symbols)))
+    SmallVector<SmallVector<int64_t>> exprs;
+    if (failed(probe(func, names, values, symbols, exprs)))
       return signalPassFailure();
-    record(func, names, values, symbols);
+    record(func, names, values, symbols, exprs);
   }
 
-  /// Runs the shape functions on two clones with the symbolic dims at
-  /// distinct sizes and reads each `?` off them.
+  /// Runs the shape functions on n + 2 clones with the symbolic dims at
+  /// the probe's sizes and reads each `?` off them: a symbol's id, an
+  /// expression's (n + its index in `exprs`), or kUnknown.
   LogicalResult probe(func::FuncOp func, ArrayRef<StringAttr> names, ArrayRef<Value> values,
-                      llvm::DenseMap<Value, SmallVector<int64_t>> &symbols) {
+                      llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
+                      SmallVectorImpl<SmallVector<int64_t>> &exprs) {
     MLIRContext *context = func.getContext();
-    SmallVector<SmallVector<RankedTensorType>> typesIn(2);
-    for (int k = 0; k < 2; ++k) {
+    int64_t n = names.size();
+    SmallVector<SmallVector<RankedTensorType>> typesIn(n + 2);
+    for (int64_t k = 0; k < n + 2; ++k) {
       OwningOpRef<ModuleOp> module = ModuleOp::create(func.getLoc());
       auto clone = cast<func::FuncOp>(func->clone());
       module->push_back(clone);
@@ -118,7 +166,7 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
         SmallVector<int64_t> argSymbols = argumentSymbols(func, arg.getArgNumber(), names);
         for (int64_t d = 0; d < type.getRank(); ++d)
           if (argSymbols[d] >= 0)
-            shape[d] = probeSize(k, argSymbols[d]);
+            shape[d] = probeSize(k, argSymbols[d], n);
         arg.setType(type.clone(shape));
       }
       // Results of ops with a shape function start over; the importer's
@@ -158,7 +206,7 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
         });
         std::string list;
         for (auto [i, name] : llvm::enumerate(names))
-          list += (i ? ", '" : "'") + name.str() + "' = " + std::to_string(probeSize(k, i));
+          list += (i ? ", '" : "'") + name.str() + "' = " + std::to_string(probeSize(k, i, n));
         InFlightDiagnostic diag = at ? at->emitError() << kiln::onnx::opLabel(at) << ": "
                                      : func.emitError();
         if (names.size() == 1)
@@ -191,13 +239,29 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
           s.push_back(kStatic);
           continue;
         }
-        int64_t symbol = kUnknown;
-        RankedTensorType a = typesIn[0][i], b = typesIn[1][i];
-        if (a && b && a.getRank() == type.getRank() && b.getRank() == type.getRank())
-          for (int64_t k = 0; k < int64_t(names.size()); ++k)
-            if (a.getDimSize(d) == probeSize(0, k) && b.getDimSize(d) == probeSize(1, k))
-              symbol = k;
-        s.push_back(symbol);
+        SmallVector<int64_t> sizes;
+        for (int64_t k = 0; k < n + 2; ++k) {
+          RankedTensorType t = typesIn[k][i];
+          sizes.push_back(t && t.getRank() == type.getRank() ? t.getDimSize(d) : -1);
+        }
+        std::optional<SmallVector<int64_t>> expr = affineFit(sizes, n);
+        int64_t id = kUnknown;
+        if (expr) {
+          // Dim k itself, or an expression.
+          for (int64_t k = 0; k < n; ++k) {
+            SmallVector<int64_t> just(n + 1, 0);
+            just[k + 1] = 1;
+            if (*expr == just)
+              id = k;
+          }
+          if (id == kUnknown) {
+            auto it = llvm::find(exprs, *expr);
+            id = n + (it - exprs.begin());
+            if (it == exprs.end())
+              exprs.push_back(*expr);
+          }
+        }
+        s.push_back(id);
       }
       symbols[v] = s;
     }
@@ -206,8 +270,10 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
 
   /// Writes the symbols onto the ops and @main.
   void record(func::FuncOp func, ArrayRef<StringAttr> names, ArrayRef<Value> values,
-              const llvm::DenseMap<Value, SmallVector<int64_t>> &symbols) {
+              const llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
+              ArrayRef<SmallVector<int64_t>> exprs) {
     Builder b(func.getContext());
+    int64_t n = names.size();
     for (Value v : values) {
       Operation *op = v.getDefiningOp();
       if (cast<OpResult>(v).getResultNumber() != 0 ||
@@ -223,6 +289,16 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     }
     SmallVector<Attribute> nameAttrs(names.begin(), names.end());
     func->setAttr("kiln.symbol_names", b.getArrayAttr(nameAttrs));
+    SmallVector<Attribute> exprAttrs, constraints;
+    for (const SmallVector<int64_t> &e : exprs) {
+      exprAttrs.push_back(b.getDenseI64ArrayAttr(e));
+      if (e[0] < 0)
+        constraints.push_back(b.getDenseI64ArrayAttr(e));
+    }
+    func->removeAttr("kiln.dim_exprs");
+    if (!exprAttrs.empty())
+      func->setAttr("kiln.dim_exprs", b.getArrayAttr(exprAttrs));
+    kiln::onnx::addDimConstraints(func, constraints);
     // The results' dims by name: what the header says and the entry point
     // sizes outputs by.
     SmallVector<Attribute> resultNames;
@@ -234,8 +310,10 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
         SmallVector<int64_t> s = symbols.lookup(v);
         for (int64_t d = 0; d < type.getRank(); ++d) {
           int64_t k = d < int64_t(s.size()) ? s[d] : kStatic;
-          dims.push_back(b.getStringAttr(k >= 0 ? names[k].getValue()
-                                         : k == kUnknown ? StringRef("?") : StringRef()));
+          std::string name = k >= n   ? kiln::onnx::dimExprString(exprs[k - n], nameAttrs)
+                             : k >= 0 ? names[k].str()
+                             : k == kUnknown ? "?" : "";
+          dims.push_back(b.getStringAttr(name));
         }
       }
       ArrayAttr list = b.getArrayAttr(dims);

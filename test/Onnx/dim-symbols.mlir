@@ -3,31 +3,37 @@
 // dims each `?` is.
 
 // Two dims: the scores are [S, T] and the Transpose swaps them; a Concat
-// along S makes a dim that is neither (-2); the outputs are named.
+// along S makes 2*S, expression 0 (id 2), a Concat of S and T makes
+// S + T (id 3); the outputs are named.
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["S", "T"]}, tensor<?x?xf32> {kiln.dim_names = ["T", "S"]}, tensor<?x4xf32> {kiln.dim_names = ["?", ""]})
-// CHECK-SAME: attributes {kiln.result_dim_names = {{\[}}["S", "T"], ["T", "S"], ["?", ""]], kiln.symbol_names = ["S", "T"]}
+// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["S", "T"]}, tensor<?x?xf32> {kiln.dim_names = ["T", "S"]}, tensor<?x4xf32> {kiln.dim_names = ["2*S", ""]}, tensor<?x4xf32> {kiln.dim_names = ["S + T", ""]})
+// CHECK-SAME: attributes {kiln.dim_exprs = [array<i64: 0, 2, 0>, array<i64: 0, 1, 1>], kiln.result_dim_names = {{\[}}["S", "T"], ["T", "S"], ["2*S", ""], ["S + T", ""]], kiln.symbol_names = ["S", "T"]}
 // CHECK: onnx.MatMul{{.*}}kiln.dim_symbols = [array<i64: 0, 1>]
 // CHECK: onnx.Transpose{{.*}}kiln.dim_symbols = [array<i64: 1, 0>]
-// CHECK: onnx.Concat{{.*}}kiln.dim_symbols = [array<i64: -2, -1>]
+// CHECK: onnx.Concat{{.*}}kiln.dim_symbols = [array<i64: 2, -1>]
+// CHECK: onnx.Transpose{{.*}}kiln.dim_symbols = [array<i64: 1, -1>]
+// CHECK: onnx.Concat{{.*}}kiln.dim_symbols = [array<i64: 3, -1>]
 func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["S", ""]},
                 %b: tensor<4x?xf32> {kiln.dim_names = ["", "T"]})
-    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>) {
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>, tensor<?x4xf32>) {
   %m = "onnx.MatMul"(%a, %b) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
   %t = "onnx.Transpose"(%m) <{perm = array<i64: 1, 0>}> : (tensor<?x?xf32>) -> tensor<?x?xf32>
   %c = "onnx.Concat"(%a, %a) <{axis = 0 : i64}> : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
-  return %m, %t, %c : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>
+  %bt = "onnx.Transpose"(%b) <{perm = array<i64: 1, 0>}> : (tensor<4x?xf32>) -> tensor<?x4xf32>
+  %st = "onnx.Concat"(%a, %bt) <{axis = 0 : i64}> : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  return %m, %t, %c, %st : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x4xf32>, tensor<?x4xf32>
 }
 
 // -----
 
 // One dim: [seq, seq] after a MatMul with the transpose, and Range's
-// positions 0..seq; an Expand to a computed shape of twice its length, or
-// every other position, is not it.
+// positions 0..seq; an Expand to a computed shape of twice its length is
+// 2*seq; every other position (a rounded half) is not an expression.
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["seq", "seq"]}, tensor<?xf32> {kiln.dim_names = ["?"]}, tensor<?xi64> {kiln.dim_names = ["seq"]}, tensor<?xi64> {kiln.dim_names = ["?"]})
+// CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["seq", "seq"]}, tensor<?xf32> {kiln.dim_names = ["2*seq"]}, tensor<?xi64> {kiln.dim_names = ["seq"]}, tensor<?xi64> {kiln.dim_names = ["?"]})
+// CHECK-SAME: attributes {kiln.dim_exprs = [array<i64: 0, 2>]
 // CHECK: onnx.MatMul{{.*}}kiln.dim_symbols = [array<i64: 0, 0>]
-// CHECK: onnx.Expand{{.*}}kiln.dim_symbols = [array<i64: -2>]
+// CHECK: onnx.Expand{{.*}}kiln.dim_symbols = [array<i64: 1>]
 // CHECK: onnx.Range{{.*}}kiln.dim_symbols = [array<i64: 0>]
 // CHECK: onnx.Range{{.*}}kiln.dim_symbols = [array<i64: -2>]
 func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["seq", ""]}) -> (tensor<?x?xf32>, tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) {

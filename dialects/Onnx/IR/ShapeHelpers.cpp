@@ -178,6 +178,58 @@ SmallVector<int64_t> recordedDimSymbols(Value v) {
                          names ? names.getValue() : ArrayRef<Attribute>());
 }
 
+SmallVector<int64_t> dimExpression(Operation *func, int64_t id) {
+  auto names = func ? func->getAttrOfType<ArrayAttr>("kiln.symbol_names") : ArrayAttr();
+  if (!names || id < 0)
+    return {};
+  int64_t n = names.size();
+  if (id < n) {
+    SmallVector<int64_t> expr(n + 1, 0);
+    expr[id + 1] = 1;
+    return expr;
+  }
+  auto exprs = func->getAttrOfType<ArrayAttr>("kiln.dim_exprs");
+  if (!exprs || id - n >= int64_t(exprs.size()))
+    return {};
+  auto e = dyn_cast<DenseI64ArrayAttr>(exprs[id - n]);
+  if (!e || int64_t(e.size()) != n + 1)
+    return {};
+  return SmallVector<int64_t>(e.asArrayRef());
+}
+
+std::string dimExprString(ArrayRef<int64_t> expr, ArrayRef<Attribute> names) {
+  std::string s;
+  for (size_t k = 0; k + 1 < expr.size() && k < names.size(); ++k) {
+    if (!expr[k + 1])
+      continue;
+    if (!s.empty())
+      s += " + ";
+    if (expr[k + 1] != 1)
+      s += std::to_string(expr[k + 1]) + "*";
+    s += cast<StringAttr>(names[k]).str();
+  }
+  if (expr.empty())
+    return s;
+  if (s.empty())
+    return std::to_string(expr[0]);
+  if (expr[0] > 0)
+    s += " + " + std::to_string(expr[0]);
+  else if (expr[0] < 0)
+    s += " - " + std::to_string(-expr[0]);
+  return s;
+}
+
+void addDimConstraints(Operation *func, ArrayRef<Attribute> constraints) {
+  SmallVector<Attribute> all;
+  if (auto old = func->getAttrOfType<ArrayAttr>("kiln.dim_constraints"))
+    all.assign(old.begin(), old.end());
+  for (Attribute c : constraints)
+    if (!llvm::is_contained(all, c))
+      all.push_back(c);
+  if (!all.empty())
+    func->setAttr("kiln.dim_constraints", ArrayAttr::get(func->getContext(), all));
+}
+
 std::string opLabel(Operation *op) {
   StringRef name = op->getName().getStringRef();
   name.consume_front("onnx.");

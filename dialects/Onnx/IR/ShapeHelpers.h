@@ -58,6 +58,22 @@ llvm::SmallVector<int64_t> namedDimSymbols(mlir::RankedTensorType type,
 /// `kiln.dim_symbols` or else its `kiln.dim_names`; empty when nothing says.
 llvm::SmallVector<int64_t> recordedDimSymbols(mlir::Value v);
 
+/// What dim id `id` (recordedDimSymbols) is on the function `func` of the
+/// model: [c0, c_0, ..., c_{n-1}] for c0 + sum c_k dim_k over the n
+/// symbolic dims (symbol k: c_k = 1, the rest 0; an expression: the k-th
+/// of `func`'s `kiln.dim_exprs`); empty for none.
+llvm::SmallVector<int64_t> dimExpression(mlir::Operation *func, int64_t id);
+
+/// `expr` (as dimExpression gives it) written out with the dims' names:
+/// "past + seq", "2*seq + 1", "seq - 1".
+std::string dimExprString(llvm::ArrayRef<int64_t> expr,
+                          llvm::ArrayRef<mlir::Attribute> names);
+
+/// Adds `constraints` (expressions, as dimExpression gives them, that the
+/// entry point checks are >= 0) to `func`'s `kiln.dim_constraints`, once
+/// each.
+void addDimConstraints(mlir::Operation *func, llvm::ArrayRef<mlir::Attribute> constraints);
+
 /// How diagnostics name an onnx op: its type and the model's opset, e.g.
 /// "Pad (opset 18)" (the opset is left out when the module has none).
 std::string opLabel(mlir::Operation *op);

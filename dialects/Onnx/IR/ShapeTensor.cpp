@@ -340,7 +340,9 @@ LogicalResult ConstantOfShapeOp::inferShapes() {
 }
 
 LogicalResult ExpandOp::inferShapes() {
-  auto dims = constantInts(getShape());
+  // Constant elements, or ones known from shapes (torch's expand to a
+  // length read off another tensor).
+  auto dims = partialInts(getShape());
   if (!dims)
     return success();
   auto out = broadcastShapes(*this, {shapeOf(getInput()), MaybeShape(*dims)});

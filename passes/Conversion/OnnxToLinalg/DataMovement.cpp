@@ -11,6 +11,7 @@
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
 #include "dialects/Onnx/IR/ShapeHelpers.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -164,19 +165,31 @@ struct ConcatPattern : public OpConversionPattern<onnx::ConcatOp> {
     if (axis < 0 || axis >= rank)
       return unsupported(rewriter, op, "axis out of range");
     Value result = emptyTensor(rewriter, loc, type);
-    int64_t offset = 0;
+    // Each input at the sum of the sizes before it along the axis; dynamic
+    // sizes (a dim along the axis, or across it) are read off the input.
+    OpFoldResult offset = rewriter.getIndexAttr(0);
     for (Value in : adaptor.getInputs()) {
       auto t = cast<RankedTensorType>(in.getType());
-      if (t.getNumElements() == 0)
+      if (t.hasStaticShape() && t.getNumElements() == 0)
         continue;
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes, strides(rank, rewriter.getIndexAttr(1));
       for (int64_t i = 0; i < rank; ++i)
-        sizes.push_back(rewriter.getIndexAttr(t.getDimSize(i)));
-      offsets[axis] = rewriter.getIndexAttr(offset);
+        sizes.push_back(t.isDynamicDim(i)
+                            ? OpFoldResult(tensor::DimOp::create(rewriter, loc, in, i).getResult())
+                            : OpFoldResult(rewriter.getIndexAttr(t.getDimSize(i))));
+      offsets[axis] = offset;
       result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offsets,
                                              sizes, strides);
-      offset += t.getDimSize(axis);
+      std::optional<int64_t> a = getConstantIntValue(offset),
+                             n = getConstantIntValue(sizes[axis]);
+      if (a && n)
+        offset = rewriter.getIndexAttr(*a + *n);
+      else
+        offset = arith::AddIOp::create(
+                     rewriter, loc, getValueOrCreateConstantIndexOp(rewriter, loc, offset),
+                     getValueOrCreateConstantIndexOp(rewriter, loc, sizes[axis]))
+                     .getResult();
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -241,6 +254,82 @@ struct GatherPattern : public OpConversionPattern<onnx::GatherOp> {
 
 struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// The offset and size of a slice [start, end) with step 1 along the
+  /// model's dynamic dim `axis` of `data` (size E, a symbolic dim or an
+  /// expression of them): ONNX clamps the bounds into [0, E], so the
+  /// size is a piecewise function of E. The code takes the piece where
+  /// nothing is clamped, which is affine in E, when kiln-dim-symbols
+  /// recorded that same expression for the result's dim; the entry point
+  /// then refuses dims outside that piece (start and end inside [0, E], in
+  /// order).
+  FailureOr<std::pair<OpFoldResult, OpFoldResult>>
+  sliceDynamicDim(onnx::SliceOp op, ConversionPatternRewriter &rewriter, Value data,
+                  int64_t axis, int64_t start, int64_t end, int64_t step) const {
+    Location loc = op.getLoc();
+    auto fail = [&](const Twine &why) -> FailureOr<std::pair<OpFoldResult, OpFoldResult>> {
+      return unsupported(rewriter, op, "slicing along the dynamic dim " + why);
+    };
+    if (step != 1)
+      return fail("with a step other than 1 is not supported yet");
+    std::optional<SmallVector<int64_t>> e = dimExpr(op.getData(), axis);
+    if (!e)
+      return fail("is not supported here: the dim is not an expression of the model's "
+                  "dynamic dims");
+    // start = sCoef * E + sConst, likewise end; bounds far outside clamp
+    // to 0 or E for every E (dims are below 2^31).
+    constexpr int64_t kFar = int64_t(1) << 40;
+    if (end < -kFar)
+      return fail("with an end before its start for every size is not supported");
+    int64_t sCoef = start < 0 && start > -kFar, sConst = start <= -kFar ? 0 : start;
+    int64_t eCoef = end < 0 || end >= kFar, eConst = end >= kFar ? 0 : end;
+    if (start >= kFar)
+      return fail("with a start past its end for every size is not supported");
+    auto affine = [&](int64_t coef, int64_t c) {
+      SmallVector<int64_t> r(e->size());
+      for (size_t j = 0; j < r.size(); ++j)
+        r[j] = coef * (*e)[j];
+      r[0] += c;
+      return r;
+    };
+    SmallVector<int64_t> size = affine(eCoef - sCoef, eConst - sConst);
+    if (eCoef - sCoef < 0)
+      return fail("with a size that shrinks as the dim grows is not supported");
+    // The result's dim must be what the slice gives without clamping.
+    RankedTensorType type = convertedResultType(*typeConverter, op);
+    std::optional<SmallVector<int64_t>> want;
+    if (type.isDynamicDim(axis)) {
+      want = dimExpr(op.getResult(), axis);
+    } else {
+      want = SmallVector<int64_t>(size.size(), 0);
+      (*want)[0] = type.getDimSize(axis);
+    }
+    if (!want || *want != size)
+      return fail("is not supported where the slice's bounds are clamped at some sizes "
+                  "(kiln compiles the sizes where start and end are inside the dim)");
+    // Refused at the entry point: start or end outside [0, E], or end
+    // before start.
+    SmallVector<SmallVector<int64_t>> constraints = {size};
+    if (start > -kFar)
+      constraints.push_back(start < 0 ? affine(1, start) : affine(1, -start));
+    if (end < kFar)
+      constraints.push_back(end < 0 ? affine(1, end) : affine(1, -end));
+    for (const SmallVector<int64_t> &c : constraints)
+      requireNonNegative(op, c);
+    auto value = [&](int64_t coef, int64_t c) -> OpFoldResult {
+      if (!coef)
+        return rewriter.getIndexAttr(c);
+      Value dim = tensor::DimOp::create(rewriter, loc, data, axis);
+      return arith::AddIOp::create(rewriter, loc, dim,
+                                   arith::ConstantIndexOp::create(rewriter, loc, c))
+          .getResult();
+    };
+    OpFoldResult offset = value(sCoef, sConst);
+    OpFoldResult length = rewriter.getIndexAttr(eConst - sConst);
+    if (type.isDynamicDim(axis))
+      length = value(eCoef - sCoef, eConst - sConst);
+    return std::make_pair(offset, length);
+  }
 
   /// starts/ends/axes/steps known only at run time: the result shape is
   /// static, so each output dim d reads data[start_d + i * step_d], with
@@ -348,10 +437,21 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
         steps.size() != starts->size())
       return unsupported(rewriter, op, "starts, ends, axes and steps differ in length");
     SmallVector<int64_t> offset(rank, 0), step(rank, 1);
+    // Per dynamic dim sliced: its offset and size, computed from its
+    // run-time size.
+    llvm::SmallDenseMap<int64_t, std::pair<OpFoldResult, OpFoldResult>> dynamicSlices;
     for (size_t i = 0; i < axes.size(); ++i) {
       int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
       if (a < 0 || a >= rank || steps[i] == 0)
         return unsupported(rewriter, op, "axis out of range or zero step");
+      if (dType.isDynamicDim(a)) {
+        FailureOr<std::pair<OpFoldResult, OpFoldResult>> slice =
+            sliceDynamicDim(op, rewriter, data, a, (*starts)[i], (*ends)[i], steps[i]);
+        if (failed(slice))
+          return failure();
+        dynamicSlices[a] = *slice;
+        continue;
+      }
       int64_t dim = dType.getDimSize(a), s = (*starts)[i];
       if (s < 0)
         s += dim;
@@ -362,15 +462,11 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
     }
     bool positive = llvm::all_of(step, [](int64_t s) { return s > 0; });
     if (dynamic) {
-      // The dynamic dim may only pass through whole: not sliced, dynamic in
-      // the result too.
-      SmallVector<bool> sliced(rank, false);
-      for (int64_t a : axes)
-        sliced[a < 0 ? a + rank : a] = true;
+      // A dynamic dim not sliced passes through whole, dynamic in the
+      // result too; one sliced was checked by sliceDynamicDim.
       for (int64_t i = 0; i < rank; ++i)
-        if (dType.isDynamicDim(i) != type.isDynamicDim(i) ||
-            (dType.isDynamicDim(i) && sliced[i]))
-          return unsupported(rewriter, op, "slicing along the dynamic dim is not supported yet");
+        if (dType.isDynamicDim(i) != type.isDynamicDim(i) && !dynamicSlices.count(i))
+          return unsupported(rewriter, op, "a dynamic dim that the result does not keep");
       if (!positive)
         return unsupported(rewriter, op,
                            "negative steps with the dynamic dim are not supported yet");
@@ -378,9 +474,13 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
     if (positive) {
       SmallVector<OpFoldResult> offs, sizes, strides;
       for (int64_t i = 0; i < rank; ++i) {
-        offs.push_back(rewriter.getIndexAttr(offset[i]));
-        // A dynamic dim passes through whole: the data's own size.
-        sizes.push_back(type.isDynamicDim(i)
+        auto it = dynamicSlices.find(i);
+        offs.push_back(it != dynamicSlices.end() ? it->second.first
+                                                 : rewriter.getIndexAttr(offset[i]));
+        // A dynamic dim passes through whole (the data's own size) or is
+        // sliced as sliceDynamicDim says.
+        sizes.push_back(it != dynamicSlices.end() ? it->second.second
+                        : type.isDynamicDim(i)
                             ? OpFoldResult(tensor::DimOp::create(rewriter, loc, data, i).getResult())
                             : rewriter.getIndexAttr(type.getDimSize(i)));
         strides.push_back(rewriter.getIndexAttr(step[i]));

@@ -1,9 +1,10 @@
 //===- DynamicDims.cpp - sizes of the model's dynamic dims in lowered code ===//
 //
 // Every `?` the lowering allocates is one of the model's symbolic input
-// dims (kiln-dim-symbols named them), and its size is `tensor.dim` of the
-// first argument dim of @main that is that symbol. With one symbolic dim
-// every `?` is it. With several, a pattern's tensor.empty is matched
+// dims or an affine expression of them (kiln-dim-symbols says which), and
+// its size is `tensor.dim` of the first argument dim of @main that is that
+// symbol, or the expression computed from those. With one symbolic dim and
+// no expressions every `?` is it. Else a pattern's tensor.empty is matched
 // against the op it lowers (found by location): when the op involves one
 // symbol only, that one; else the results, then the operands, of the same
 // rank whose dims agree with the new type (equal, or 1 in it: the
@@ -30,12 +31,19 @@ void DimSymbolTable::build(ModuleOp module) {
   byLoc.clear();
   labels.clear();
   failures.clear();
+  exprs.clear();
   numSymbols = 0;
   module.walk([&](func::FuncOp func) {
-    if (auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names"))
-      numSymbols = std::max<unsigned>(numSymbols, names.size());
+    auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
+    if (!names || names.size() < numSymbols)
+      return;
+    numSymbols = names.size();
+    exprs.clear();
+    if (auto list = func->getAttrOfType<ArrayAttr>("kiln.dim_exprs"))
+      for (size_t j = 0; j < list.size(); ++j)
+        exprs.push_back(kiln::onnx::dimExpression(func, numSymbols + j));
   });
-  if (numSymbols < 2)
+  if (!enabled())
     return;
   module.walk([&](Operation *op) {
     if (isa<func::FuncOp, ModuleOp>(op))
@@ -111,7 +119,7 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
     func = parent->getParentOfType<func::FuncOp>();
   if (!func)
     return {};
-  bool several = table && table->numSymbols > 1;
+  bool several = table && table->enabled();
   for (BlockArgument arg : func.getArguments()) {
     auto t = dyn_cast<RankedTensorType>(arg.getType());
     if (!t)
@@ -123,11 +131,30 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
       if (t.isDynamicDim(i) && (!several || (i < int64_t(s.size()) && s[i] == symbol)))
         return tensor::DimOp::create(b, loc, arg, i);
   }
-  return {};
+  // An expression: c0 + sum c_k dim_k from the symbols' sizes.
+  int64_t n = several ? table->numSymbols : 0;
+  if (!several || symbol < n || symbol - n >= int64_t(table->exprs.size()))
+    return {};
+  ArrayRef<int64_t> expr = table->exprs[symbol - n];
+  if (expr.size() != size_t(n + 1))
+    return {};
+  Value size = arith::ConstantIndexOp::create(b, loc, expr[0]);
+  for (int64_t k = 0; k < n; ++k) {
+    if (!expr[k + 1])
+      continue;
+    Value dim = symbolSize(b, loc, k);
+    if (!dim)
+      return {};
+    if (expr[k + 1] != 1)
+      dim = arith::MulIOp::create(b, loc, dim,
+                                  arith::ConstantIndexOp::create(b, loc, expr[k + 1]));
+    size = arith::AddIOp::create(b, loc, size, dim);
+  }
+  return size;
 }
 
 Value dynamicDimSize(OpBuilder &b, Location loc, RankedTensorType type, int64_t dim) {
-  if (!table || table->numSymbols < 2)
+  if (!table || !table->enabled())
     return symbolSize(b, loc, 0);
   std::optional<int64_t> symbol = table->resolve(loc, type, dim);
   Value size = symbol ? symbolSize(b, loc, *symbol) : Value();
@@ -155,8 +182,17 @@ void requireNonZero(Operation *op, Value v, int64_t dim) {
   if (auto list = func->getAttrOfType<DenseI64ArrayAttr>("kiln.symbolic_min"))
     symbols.insert(list.asArrayRef().begin(), list.asArrayRef().end());
   SmallVector<int64_t> s;
-  if (table && table->numSymbols > 1)
+  if (table && table->enabled())
     s = table->symbolsOf(v);
+  int64_t n = table ? table->numSymbols : 0;
+  if (dim < int64_t(s.size()) && s[dim] >= n && s[dim] - n < int64_t(table->exprs.size())) {
+    // An expression: at least 1 is a constraint the entry point checks.
+    SmallVector<int64_t> atLeastOne = table->exprs[s[dim] - n];
+    atLeastOne[0] -= 1;
+    kiln::onnx::addDimConstraints(
+        func, {DenseI64ArrayAttr::get(func.getContext(), atLeastOne)});
+    return;
+  }
   if (dim < int64_t(s.size()) && s[dim] >= 0)
     symbols.insert(s[dim]);
   else
@@ -165,6 +201,34 @@ void requireNonZero(Operation *op, Value v, int64_t dim) {
   SmallVector<int64_t> sorted(symbols.begin(), symbols.end());
   llvm::sort(sorted);
   func->setAttr("kiln.symbolic_min", DenseI64ArrayAttr::get(func.getContext(), sorted));
+}
+
+std::optional<SmallVector<int64_t>> dimExpr(Value v, int64_t dim) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || dim < 0 || dim >= type.getRank() || !type.isDynamicDim(dim))
+    return std::nullopt;
+  if (!table || !table->enabled())
+    return SmallVector<int64_t>{0, 1}; // The one symbolic dim.
+  SmallVector<int64_t> s = table->symbolsOf(v);
+  int64_t n = table->numSymbols;
+  if (dim >= int64_t(s.size()) || s[dim] < 0)
+    return std::nullopt;
+  if (s[dim] < n) {
+    SmallVector<int64_t> expr(n + 1, 0);
+    expr[s[dim] + 1] = 1;
+    return expr;
+  }
+  if (s[dim] - n >= int64_t(table->exprs.size()))
+    return std::nullopt;
+  return table->exprs[s[dim] - n];
+}
+
+void requireNonNegative(Operation *op, ArrayRef<int64_t> expr) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  // Holds for every value of the dims: nothing to check.
+  if (!func || (expr[0] >= 0 && llvm::all_of(expr, [](int64_t c) { return c >= 0; })))
+    return;
+  kiln::onnx::addDimConstraints(func, {DenseI64ArrayAttr::get(func.getContext(), expr)});
 }
 
 Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {

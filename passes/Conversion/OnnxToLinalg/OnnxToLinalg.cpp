@@ -69,7 +69,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.ReduceMean",   "onnx.ReduceMax", "onnx.ReduceMin", "onnx.ReduceProd",
         "onnx.ReduceL1",     "onnx.ReduceL2",  "onnx.ReduceSumSquare",
         "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape",
-        "onnx.Split",        "onnx.Trilu",     "onnx.Range"};
+        "onnx.Split",        "onnx.Trilu",     "onnx.Range",     "onnx.Concat"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns, winograd);
     populatePoolingPatterns(converter, patterns);
@@ -289,8 +289,8 @@ struct ConvertOnnxToLinalgPass
         std::string type;
         llvm::raw_string_ostream os(type);
         v.getType().print(os);
-        // Each `?` must be one of the dynamic dims (not, say, twice one
-        // after an Expand to a computed shape, or two summed by a Concat).
+        // Each `?` must be one of the dynamic dims or an affine expression
+        // of them (not, say, the product of two after a Reshape).
         if (ready && symbols.numSymbols > 0 && isa<RankedTensorType>(v.getType())) {
           SmallVector<int64_t> s = symbols.symbolsOf(v);
           auto t = cast<RankedTensorType>(v.getType());
@@ -299,8 +299,9 @@ struct ConvertOnnxToLinalgPass
               op->emitError() << name << ": " << what << " #" << i << " has type " << type
                               << "; its dim " << d
                               << " is not one of the model's dynamic dims (" << quoted
-                              << ") but computed from them, which the CPU backend does not "
-                                 "handle yet; pin them with --input-shape";
+                              << ") nor a sum of them with whole coefficients and a "
+                                 "constant, which the CPU backend does not handle yet; pin "
+                                 "them with --input-shape";
               ok = false;
               return false;
             }
@@ -320,7 +321,7 @@ struct ConvertOnnxToLinalgPass
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Softmax, "
                   "LayerNormalization, reductions, Transpose, Reshape-like ops, Slice, "
-                  "Split, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
+                  "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
                   "Trilu, Shape, Size); pin it with --input-shape";
         ok = false;
         return false;

@@ -174,6 +174,11 @@ public:
   std::string labelAt(mlir::Location loc) const { return labels.lookup(loc); }
 
   unsigned numSymbols = 0;
+  /// kiln-dim-symbols' expressions, [c0, c_0, ..., c_{n-1}]: dim id
+  /// numSymbols + j is the j-th.
+  llvm::SmallVector<llvm::SmallVector<int64_t>> exprs;
+  /// Whether sizes are looked up (else every `?` is the one symbolic dim).
+  bool enabled() const { return numSymbols > 1 || !exprs.empty(); }
   /// Per op location, the first size that could not be told.
   llvm::DenseMap<mlir::Location, std::string> failures;
 
@@ -191,8 +196,10 @@ private:
 /// runs (nullptr: one symbolic dim at most).
 void setDimSymbols(DimSymbolTable *table);
 
-/// The run-time size of symbolic dim `symbol`: `tensor.dim` of the first
-/// argument dim of the enclosing function that is it (null if none).
+/// The run-time size of dim id `symbol` (a symbolic dim or an expression
+/// of them): `tensor.dim` of the first argument dim of the enclosing
+/// function that is it, else the expression computed from its symbols'
+/// (null if none).
 mlir::Value symbolSize(mlir::OpBuilder &b, mlir::Location loc, int64_t symbol);
 
 /// The run-time size of `type`'s dynamic dim `dim`, for a tensor that the
@@ -205,6 +212,15 @@ mlir::Value dynamicDimSize(mlir::OpBuilder &b, mlir::Location loc,
 /// symbolic dim that `v` (an onnx value) has at `dim` (every symbolic dim
 /// when that is unknown): `kiln.symbolic_min`, the symbols' indices.
 void requireNonZero(mlir::Operation *op, mlir::Value v, int64_t dim);
+
+/// What dim `dim` of `v` (an onnx value) is, as [c0, c_0, ..., c_{n-1}]
+/// (c0 + sum c_k dim_k over the model's symbolic dims); none when it is
+/// static or not such an expression.
+std::optional<llvm::SmallVector<int64_t>> dimExpr(mlir::Value v, int64_t dim);
+
+/// Makes the entry point of `op`'s function refuse the dims' values for
+/// which `expr` (as dimExpr gives it) is negative.
+void requireNonNegative(mlir::Operation *op, llvm::ArrayRef<int64_t> expr);
 
 /// A tensor.empty of `type`; its `?` dims have dynamicDimSize's sizes.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,

@@ -43,11 +43,11 @@ def main():
     model(out, "opset19", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", [4])], [vi("y", [4])], opsets=(("", 19),))
     # A symbolic dim that is not a leading batch dim: Relu handles it,
-    # Concat not yet.
+    # Tile not yet.
     model(out, "dynamic", [helper.make_node("Relu", ["x"], ["r"], name="relu"),
-                           helper.make_node("Concat", ["r", "r"], ["y"], name="concat",
-                                            axis=0)],
-          [vi("x", [4, "M"])], [vi("y", [8, "M"])])
+                           helper.make_node("Tile", ["r", "repeats"], ["y"], name="tile")],
+          [vi("x", [4, "M"])], [vi("y", [8, "M"])],
+          inits=[numpy_helper.from_array(np.array([2, 1], np.int64), "repeats")])
     # A symbolic batch dim: supported, items one at a time.
     model(out, "batch", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", 4])], [vi("y", ["N", 4])])

@@ -249,6 +249,64 @@ def main():
           [vi("a", [1, "S", 4]), vi("b", [4, "T"])], [vi("y", [1])],
           [init("flat", np.array([1, -1], np.int64)), init("axis1", np.array([1], np.int64))])
 
+    # Dims that are affine expressions of the dims inside the model.
+    # A token prepended ([1, 1 + seq, 4]), attention over it, the tokens
+    # back with a Slice from 1 (seq itself), and all but the last token
+    # (seq - 1: the entry point then refuses seq = 0).
+    cls = rng.standard_normal((1, 1, 4)).astype(np.float32)
+    model(out, "prepend",
+          [n("Concat", ["cls", "x"], ["c"], name="prepend", axis=1),
+           n("Softmax", ["c"], ["p"], name="softmax", axis=1),
+           n("Mul", ["p", "c"], ["pc"], name="weigh"),
+           n("ReduceSum", ["pc", "axis1"], ["y"], name="pool", keepdims=0),
+           n("Slice", ["c", "one1", "big", "axis1"], ["tokens"], name="tokens"),
+           n("Relu", ["tokens"], ["z"], name="relu"),
+           n("Slice", ["x", "zero1", "minus1", "axis1"], ["head"], name="head"),
+           n("Relu", ["head"], ["head_relu"], name="head_relu"),
+           n("ReduceSum", ["head_relu", "axis1"], ["w"], name="head_sum", keepdims=0)],
+          [vi("x", [1, "seq", 4])], [vi("y", [1, 4]), vi("z", [1, "seq", 4]), vi("w", [1, 4])],
+          [init("cls", cls), init("axis1", np.array([1], np.int64)),
+           init("one1", np.array([1], np.int64)), init("zero1", np.array([0], np.int64)),
+           init("big", np.array([2**62], np.int64)), init("minus1", np.array([-1], np.int64))])
+    for seq in (0, 1, 6):
+        x = rng.standard_normal((1, seq, 4)).astype(np.float32)
+        c = np.concatenate([cls, x], axis=1)
+        e = np.exp(c - c.max(1, keepdims=True))
+        p = e / e.sum(1, keepdims=True)
+        for name, array in (("x", x), ("y", (p * c).sum(1)), ("z", np.maximum(x, 0)),
+                            ("w", np.maximum(x[:, :-1], 0).sum(1))):
+            save(out, f"prepend_{name}{seq}", array)
+
+    # A key/value cache inside the model: keys and values over past + new
+    # tokens (a Concat of two dims), [new, past + new] scores.
+    model(out, "cache",
+          [n("Concat", ["past", "x"], ["k"], name="keys", axis=1),
+           n("Transpose", ["k"], ["kt"], name="transpose", perm=[0, 2, 1]),
+           n("MatMul", ["x", "kt"], ["s"], name="scores"),
+           n("Softmax", ["s"], ["p"], name="softmax", axis=-1),
+           n("MatMul", ["p", "k"], ["y"], name="mix"),
+           # All keys but the last (P + S - 1: P = S = 0 is refused).
+           n("Slice", ["k", "zero1", "minus1", "axis1"], ["older"], name="older"),
+           n("Relu", ["older"], ["older_relu"], name="older_relu"),
+           n("ReduceSum", ["older_relu", "axis1"], ["z"], name="older_sum", keepdims=0)],
+          [vi("past", [1, "P", 4]), vi("x", [1, "S", 4])],
+          [vi("y", [1, "S", 4]), vi("z", [1, 4])],
+          [init("axis1", np.array([1], np.int64)), init("zero1", np.array([0], np.int64)),
+           init("minus1", np.array([-1], np.int64))])
+    for p_, s_ in ((0, 3), (5, 1), (7, 4), (0, 0)):
+        past = rng.standard_normal((1, p_, 4)).astype(np.float32)
+        x = rng.standard_normal((1, s_, 4)).astype(np.float32)
+        k = np.concatenate([past, x], axis=1)
+        y = softmax(x @ k.transpose(0, 2, 1)) @ k if s_ else x
+        z = np.maximum(k[:, :-1], 0).sum(1)
+        for name, array in (("past", past), ("x", x), ("y", y), ("z", z)):
+            save(out, f"cache_{name}{p_}_{s_}", array)
+
+    # The Expand to [1, 2 * seq] summed inside the model.
+    for seq in (0, 5):
+        save(out, f"expand_twice_sum_x{seq}", np.zeros((1, seq), np.float32))
+        save(out, f"expand_twice_sum_y{seq}", np.array([6.0 * seq], np.float32))
+
 
 if __name__ == "__main__":
     main()
