@@ -31,17 +31,17 @@ void DimSymbolTable::build(ModuleOp module) {
   byLoc.clear();
   labels.clear();
   failures.clear();
-  exprs.clear();
   numSymbols = 0;
+  numExprs = 0;
+  main = nullptr;
   module.walk([&](func::FuncOp func) {
     auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
     if (!names || names.size() < numSymbols)
       return;
+    main = func;
     numSymbols = names.size();
-    exprs.clear();
-    if (auto list = func->getAttrOfType<ArrayAttr>("kiln.dim_exprs"))
-      for (size_t j = 0; j < list.size(); ++j)
-        exprs.push_back(kiln::onnx::dimExpression(func, numSymbols + j));
+    auto exprs = func->getAttrOfType<ArrayAttr>("kiln.dim_exprs");
+    numExprs = exprs ? exprs.size() : 0;
   });
   if (!enabled())
     return;
@@ -63,6 +63,10 @@ void DimSymbolTable::build(ModuleOp module) {
     for (Value v : op->getOperands())
       add(v, false);
   });
+}
+
+SmallVector<int64_t> DimSymbolTable::expression(int64_t id) const {
+  return kiln::onnx::dimExpression(main, id);
 }
 
 SmallVector<int64_t> DimSymbolTable::symbolsOf(Value v) const {
@@ -133,10 +137,10 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
   }
   // An expression: c0 + sum c_k dim_k from the symbols' sizes.
   int64_t n = several ? table->numSymbols : 0;
-  if (!several || symbol < n || symbol - n >= int64_t(table->exprs.size()))
+  if (!several || symbol < n)
     return {};
-  ArrayRef<int64_t> expr = table->exprs[symbol - n];
-  if (expr.size() != size_t(n + 1))
+  SmallVector<int64_t> expr = table->expression(symbol);
+  if (expr.empty())
     return {};
   Value size = arith::ConstantIndexOp::create(b, loc, expr[0]);
   for (int64_t k = 0; k < n; ++k) {
@@ -185,9 +189,11 @@ void requireNonZero(Operation *op, Value v, int64_t dim) {
   if (table && table->enabled())
     s = table->symbolsOf(v);
   int64_t n = table ? table->numSymbols : 0;
-  if (dim < int64_t(s.size()) && s[dim] >= n && s[dim] - n < int64_t(table->exprs.size())) {
+  SmallVector<int64_t> atLeastOne;
+  if (dim < int64_t(s.size()) && s[dim] >= n)
+    atLeastOne = table->expression(s[dim]);
+  if (!atLeastOne.empty()) {
     // An expression: at least 1 is a constraint the entry point checks.
-    SmallVector<int64_t> atLeastOne = table->exprs[s[dim] - n];
     atLeastOne[0] -= 1;
     kiln::onnx::addDimConstraints(
         func, {DenseI64ArrayAttr::get(func.getContext(), atLeastOne)});
@@ -210,17 +216,12 @@ std::optional<SmallVector<int64_t>> dimExpr(Value v, int64_t dim) {
   if (!table || !table->enabled())
     return SmallVector<int64_t>{0, 1}; // The one symbolic dim.
   SmallVector<int64_t> s = table->symbolsOf(v);
-  int64_t n = table->numSymbols;
-  if (dim >= int64_t(s.size()) || s[dim] < 0)
+  SmallVector<int64_t> expr;
+  if (dim < int64_t(s.size()))
+    expr = table->expression(s[dim]);
+  if (expr.empty())
     return std::nullopt;
-  if (s[dim] < n) {
-    SmallVector<int64_t> expr(n + 1, 0);
-    expr[s[dim] + 1] = 1;
-    return expr;
-  }
-  if (s[dim] - n >= int64_t(table->exprs.size()))
-    return std::nullopt;
-  return table->exprs[s[dim] - n];
+  return expr;
 }
 
 void requireNonNegative(Operation *op, ArrayRef<int64_t> expr) {

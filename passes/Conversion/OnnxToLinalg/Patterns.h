@@ -174,11 +174,14 @@ public:
   std::string labelAt(mlir::Location loc) const { return labels.lookup(loc); }
 
   unsigned numSymbols = 0;
-  /// kiln-dim-symbols' expressions, [c0, c_0, ..., c_{n-1}]: dim id
-  /// numSymbols + j is the j-th.
-  llvm::SmallVector<llvm::SmallVector<int64_t>> exprs;
+  /// How many expressions kiln-dim-symbols recorded (dim ids numSymbols
+  /// and up).
+  unsigned numExprs = 0;
   /// Whether sizes are looked up (else every `?` is the one symbolic dim).
-  bool enabled() const { return numSymbols > 1 || !exprs.empty(); }
+  bool enabled() const { return numSymbols > 1 || numExprs > 0; }
+  /// What dim id `id` is, as kiln::onnx::dimExpression reads it off the
+  /// function that holds the symbols; empty for none.
+  llvm::SmallVector<int64_t> expression(int64_t id) const;
   /// Per op location, the first size that could not be told.
   llvm::DenseMap<mlir::Location, std::string> failures;
 
@@ -189,6 +192,7 @@ private:
     bool result;
   };
   llvm::DenseMap<mlir::Location, llvm::SmallVector<Entry>> byLoc;
+  mlir::Operation *main = nullptr; ///< The function with kiln.symbol_names.
   llvm::DenseMap<mlir::Location, std::string> labels;
 };
 
