@@ -75,6 +75,7 @@ struct ConvertOnnxToLinalgPass
     populatePoolingPatterns(converter, patterns);
     populateReductionPatterns(converter, patterns);
     populateDataMovementPatterns(converter, patterns);
+    populateSlicingPatterns(converter, patterns);
     populateNormalizationPatterns(converter, patterns);
     populateIndexingPatterns(converter, patterns);
     populateLossPatterns(converter, patterns);

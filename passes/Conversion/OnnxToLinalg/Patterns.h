@@ -47,6 +47,8 @@ void populateReductionPatterns(const mlir::TypeConverter &converter,
                                mlir::RewritePatternSet &patterns);
 void populateDataMovementPatterns(const mlir::TypeConverter &converter,
                                   mlir::RewritePatternSet &patterns);
+void populateSlicingPatterns(const mlir::TypeConverter &converter,
+                             mlir::RewritePatternSet &patterns);
 void populateNormalizationPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(const mlir::TypeConverter &converter,
