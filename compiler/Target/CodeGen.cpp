@@ -92,7 +92,8 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     llvm::Value *bad = b.getFalse();
     for (auto [k, v] : llvm::enumerate(values))
       bad = b.CreateOr(bad, outOfRange(b, v, k));
-    for (const std::vector<int64_t> &c : info.dimConstraints) {
+    for (const ModelInfo::DimConstraint &constraint : info.dimConstraints) {
+      const std::vector<int64_t> &c = constraint.coefficients;
       llvm::Value *sum = llvm::ConstantInt::get(i64, c[0]);
       for (auto [k, v] : llvm::enumerate(values))
         if (k + 1 < c.size() && c[k + 1])

@@ -234,9 +234,9 @@ void readWorkspace(ModuleOp module, ModelInfo &info) {
           continue;
         }
       }
-      info.dimConstraints.emplace_back(c.asArrayRef().begin(), c.asArrayRef().end());
-      info.dimConstraintText.push_back(onnx::dimExprString(c.asArrayRef(), names.getValue()) +
-                                       " >= 0");
+      info.dimConstraints.push_back(
+          {std::vector<int64_t>(e.begin(), e.end()),
+           onnx::dimExprString(e, names.getValue()) + " >= 0"});
     }
   }
   if (auto m = main->getAttrOfType<IntegerAttr>("kiln.symbolic_limit"))
@@ -406,8 +406,8 @@ typedef struct kiln_model_desc {
                       std::to_string(info.symbolicIndex(k)) + "] is " + d.name + " (" +
                       std::to_string(d.min) + " to " + std::to_string(info.symbolicTop(k)) + ")";
   // "\n   with seq - 1 >= 0"
-  for (auto [j, text] : llvm::enumerate(info.dimConstraintText))
-    symbolicRanges += std::string(j ? ",\n   " : ",\n   with ") + text;
+  for (auto [j, c] : llvm::enumerate(info.dimConstraints))
+    symbolicRanges += std::string(j ? ",\n   " : ",\n   with ") + c.text;
   os << "/* Runs the model: inputs[i] and outputs[i] point at the tensors "
         "above.\n   Returns KILN_STATUS_OK (0) or a status code."
      << (symbolic ? "\n   This model has the dynamic dim" +

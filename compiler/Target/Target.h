@@ -86,12 +86,13 @@ struct ModelInfo {
     int64_t min = 0;
   };
   std::vector<SymbolicDim> symbolicDims;
-  /// What the dims' values must also satisfy: each [c0, c_0, ...] is
-  /// c0 + sum c_k dim_k >= 0 (a slice's bounds inside its dim, a dim
-  /// computed as seq - 1 not negative).
-  std::vector<std::vector<int64_t>> dimConstraints;
-  /// The constraints written out ("seq - 1 >= 0").
-  std::vector<std::string> dimConstraintText;
+  /// What the dims' values must also satisfy (a slice's bounds inside
+  /// its dim, a dim computed as P + S - 1 not negative).
+  struct DimConstraint {
+    std::vector<int64_t> coefficients; ///< [c0, c_0, ...]: c0 + sum c_k dim_k >= 0.
+    std::string text;                  ///< "P + S - 1 >= 0".
+  };
+  std::vector<DimConstraint> dimConstraints;
   bool symbolic() const { return !symbolicDims.empty(); }
   int numDynamicDims() const {
     return !dynamicDim.empty() + static_cast<int>(symbolicDims.size());
