@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <limits>
 #include <numeric>
 #include <set>
 
@@ -218,18 +219,21 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
       if (k >= 0 && k < numDynamic && j < static_cast<int32_t>(m.inputs[i].dims.size()))
         dynamic[k] = m.inputs[i].dims[j];
     }
-  // Dims with the dynamic ones resolved, and the bytes they need.
+  // Dims with the dynamic ones and the dim expressions resolved, and the
+  // bytes they need (0 when they cannot be: the session then says why).
   auto resolve = [&](const kiln_tensor_desc &t, std::vector<int64_t> &dims) {
-    dims.assign(t.dims, t.dims + t.rank);
-    int64_t bytes = t.num_bytes; // Per unit of each dynamic dim.
-    for (int64_t &dim : dims) {
-      int64_t k = -1 - dim;
-      if (k >= 0) {
-        dim = k < numDynamic ? dynamic[k] : 1;
-        bytes *= dim;
-      }
+    dims.assign(t.rank, 0);
+    int64_t elements = kiln_tensor_dims(&d, &t, dynamic.data(), dims.data());
+    if (elements < 0) {
+      dims.assign(t.dims, t.dims + t.rank);
+      for (int64_t &dim : dims)
+        dim = std::max<int64_t>(dim, 0);
+      return int64_t(0);
     }
-    return bytes;
+    int64_t size = kiln_dtype_size(t.dtype);
+    return elements > std::numeric_limits<int64_t>::max() / std::max<int64_t>(size, 1)
+               ? int64_t(0)
+               : elements * size;
   };
   for (int32_t i = 0; i < d.num_inputs; ++i) {
     if (bound[i])

@@ -92,7 +92,7 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     llvm::Value *bad = b.getFalse();
     for (auto [k, v] : llvm::enumerate(values))
       bad = b.CreateOr(bad, outOfRange(b, v, k));
-    for (const ModelInfo::DimConstraint &constraint : info.dimConstraints) {
+    for (const ModelInfo::DimExpression &constraint : info.dimConstraints) {
       const std::vector<int64_t> &c = constraint.coefficients;
       llvm::Value *sum = llvm::ConstantInt::get(i64, c[0]);
       for (auto [k, v] : llvm::enumerate(values))
@@ -140,13 +140,24 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     check(b.CreateExtractValue(r, 1));
     return b.CreateExtractValue(r, 0);
   };
+  // The outputs' dim expressions' values after the symbolic dims': in
+  // range, not negative (the constraints) and without overflow (below
+  // 2^31 times 2^20, plus 2^40, per term).
+  SmallVector<llvm::Value *> dimValues(symbols.begin(), symbols.end());
+  for (const ModelInfo::DimExpression &e : info.dimExprs) {
+    llvm::Value *sum = llvm::ConstantInt::get(i64, e.coefficients[0]);
+    for (auto [k, v] : llvm::enumerate(symbols))
+      if (k + 1 < e.coefficients.size() && e.coefficients[k + 1])
+        sum = b.CreateAdd(sum, b.CreateMul(v, llvm::ConstantInt::get(i64, e.coefficients[k + 1])));
+    dimValues.push_back(sum);
+  }
   // A tensor's bytes per item: the static part times each symbolic dim
-  // once for each dim that has it.
+  // and expression once for each dim that has it.
   auto tensorBytes = [&](const TensorInfo &t) -> llvm::Value * {
     llvm::Value *bytes = llvm::ConstantInt::get(i64, t.numBytes());
-    for (size_t k = 0; k < numSymbols; ++k)
+    for (auto [k, v] : llvm::enumerate(dimValues))
       for (int64_t j = 0; j < t.numSymbolic(k); ++j)
-        bytes = mulChecked(bytes, symbols[k]);
+        bytes = mulChecked(bytes, v);
     return bytes;
   };
   // So many items that an offset would overflow: refused. So is a tensor
@@ -168,9 +179,9 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
   // Whether a symbolic dim of `t` is 0 (it then has no elements).
   auto symbolicEmpty = [&](const TensorInfo &t) -> llvm::Value * {
     llvm::Value *empty = b.getFalse();
-    for (size_t k = 0; k < numSymbols; ++k)
+    for (auto [k, v] : llvm::enumerate(dimValues))
       if (t.numSymbolic(k))
-        empty = b.CreateOr(empty, b.CreateICmpEQ(symbols[k], llvm::ConstantInt::get(i64, 0)));
+        empty = b.CreateOr(empty, b.CreateICmpEQ(v, llvm::ConstantInt::get(i64, 0)));
     return empty;
   };
   SmallVector<llvm::Value *> bases;
@@ -366,7 +377,8 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
   auto *tensorTy = llvm::StructType::create(ctx, {ptr, i32, i32, ptr, i64, i64},
                                             "kiln_tensor_desc");
   auto *modelTy = llvm::StructType::create(
-      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr, i32, ptr, ptr, ptr}, "kiln_model_desc");
+      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr, i32, ptr, ptr, ptr, i32, ptr, ptr},
+      "kiln_model_desc");
   llvm::Function *run = m.getFunction(info.name + "_run");
   llvm::Function *runDims = m.getFunction(info.name + "_run_dims");
   llvm::Function *wsSize = m.getFunction(info.name + "_workspace_size");
@@ -377,8 +389,8 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
     for (auto [i, t] : llvm::enumerate(list)) {
       std::string base = info.name + "." + kind.str() + std::to_string(i);
       SmallVector<uint64_t> dims;
-      for (int64_t d : t.dims) // Symbolic dim j is dynamic dim k: -1-k.
-        dims.push_back(static_cast<uint64_t>(d < 0 ? -1 - info.symbolicIndex(-1 - d) : d));
+      for (int64_t d : t.dims)
+        dims.push_back(static_cast<uint64_t>(info.descriptorDim(d)));
       if (t.dynamicBatch)
         dims[0] = static_cast<uint64_t>(-1); // Dynamic dim 0.
       llvm::Constant *dimsInit = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(dims));
@@ -418,14 +430,39 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
                                         llvm::ConstantArray::get(arrTy, names),
                                         info.name + ".dims");
   }
+  // The outputs' dim expressions: one row of c0 and a coefficient per
+  // dynamic dim (the batch's 0) each, and their texts.
+  llvm::Constant *exprs = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+  llvm::Constant *exprNames = exprs;
+  if (!info.dimExprs.empty()) {
+    SmallVector<uint64_t> rows;
+    SmallVector<llvm::Constant *> names;
+    for (auto [j, e] : llvm::enumerate(info.dimExprs)) {
+      rows.push_back(static_cast<uint64_t>(e.coefficients[0]));
+      if (!info.dynamicDim.empty())
+        rows.push_back(0);
+      for (int64_t c : ArrayRef(e.coefficients).drop_front())
+        rows.push_back(static_cast<uint64_t>(c));
+      names.push_back(cString(m, e.text, info.name + ".expr" + std::to_string(j)));
+    }
+    llvm::Constant *rowsInit = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(rows));
+    exprs = new llvm::GlobalVariable(m, rowsInit->getType(), true,
+                                     llvm::GlobalValue::PrivateLinkage, rowsInit,
+                                     info.name + ".exprs");
+    auto *arrTy = llvm::ArrayType::get(ptr, names.size());
+    exprNames = new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
+                                         llvm::ConstantArray::get(arrTy, names),
+                                         info.name + ".expr_names");
+  }
   llvm::Constant *init = llvm::ConstantStruct::get(
-      modelTy, {llvm::ConstantInt::get(i32, 3), cString(m, info.name, info.name + ".name"),
+      modelTy, {llvm::ConstantInt::get(i32, 4), cString(m, info.name, info.name + ".name"),
                 llvm::ConstantInt::get(i32, info.inputs.size()),
                 llvm::ConstantInt::get(i32, info.outputs.size()),
                 tensors(info.inputs, "inputs"), tensors(info.outputs, "outputs"),
                 llvm::ConstantInt::get(i64, info.workspaceSize),
                 llvm::ConstantInt::get(i64, info.workspaceAlignment), run,
-                llvm::ConstantInt::get(i32, numDynamic), dimNames, runDims, wsSize});
+                llvm::ConstantInt::get(i32, numDynamic), dimNames, runDims, wsSize,
+                llvm::ConstantInt::get(i32, info.dimExprs.size()), exprs, exprNames});
   auto *desc = new llvm::GlobalVariable(m, modelTy, true,
                                         llvm::GlobalValue::ExternalLinkage, init,
                                         info.name + "_kiln_desc");

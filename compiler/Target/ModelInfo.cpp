@@ -131,12 +131,40 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
     if (elementBytes(t.dtype) == 0)
       return func.emitError() << "graph " << what << " '" << t.name
                               << "' has an element type that is not supported yet";
-    // Symbolic dim k as -1-k: named by kiln.dim_names with several.
+    // Symbolic dim k as -1-k: named by kiln.dim_names with several. An
+    // output's dims are what kiln-dim-symbols recorded: a symbolic dim, or
+    // an expression of them (-1-(n + j) for info.dimExprs[j]).
     auto dimNames = attrs ? attrs.getAs<ArrayAttr>("kiln.dim_names") : ArrayAttr();
+    ArrayRef<int64_t> ids;
+    auto resultIds = func->getAttrOfType<ArrayAttr>("kiln.result_dim_symbols");
+    if (what == "output" && resultIds && index < resultIds.size())
+      if (auto a = dyn_cast<DenseI64ArrayAttr>(resultIds[index]))
+        if (a.size() == tensor.getRank())
+          ids = a.asArrayRef();
+    int64_t numSymbols = info.symbolicDims.size();
     for (auto [j, d] : llvm::enumerate(tensor.getShape())) {
       if (!ShapedType::isDynamic(d)) {
         t.dims.push_back(d);
         continue;
+      }
+      if (!ids.empty() && ids[j] >= 0 && ids[j] < numSymbols) {
+        t.dims.push_back(-1 - ids[j]);
+        continue;
+      }
+      if (!ids.empty() && ids[j] >= numSymbols) {
+        SmallVector<int64_t> expr = onnx::dimExpression(func, ids[j]);
+        auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
+        if (!expr.empty() && names) {
+          std::vector<int64_t> c(expr.begin(), expr.end());
+          auto it = llvm::find_if(info.dimExprs, [&](const ModelInfo::DimExpression &e) {
+            return e.coefficients == c;
+          });
+          if (it == info.dimExprs.end())
+            it = info.dimExprs.insert(
+                it, {std::move(c), onnx::dimExprString(expr, names.getValue())});
+          t.dims.push_back(-1 - (numSymbols + (it - info.dimExprs.begin())));
+          continue;
+        }
       }
       int64_t k = 0;
       if (dimNames || info.symbolicDims.size() > 1) {
@@ -159,20 +187,10 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
           if (def && def->getDialect() && def->getDialect()->getNamespace() == "onnx")
             diag << onnx::opLabel(def) << ": result #" << cast<OpResult>(v).getResultNumber()
                  << " is ";
-          // kiln-dim-symbols wrote an expression out, "?" for none.
-          auto name = dimNames && dimNames.size() == size_t(tensor.getRank())
-                          ? dyn_cast<StringAttr>(dimNames[j])
-                          : StringAttr();
-          if (name && !name.getValue().empty() && name.getValue() != "?")
-            return diag << "graph " << what << " '" << t.name << "', whose dim " << j
-                        << " is " << name.getValue()
-                        << ": a graph output's dims must each be one of the model's dynamic "
-                           "dims (" << dims
-                        << ") or static, which kiln does not go beyond yet (pin them with "
-                           "--input-shape)";
           return diag << "graph " << what << " '" << t.name << "', whose dim " << j
-                      << " is not one of the model's dynamic dims (" << dims
-                      << ") but computed from them, which kiln does not compile yet (pin "
+                      << " is neither one of the model's dynamic dims (" << dims
+                      << ") nor a sum of them with whole coefficients (it is a product of "
+                         "two, or a rounded fraction), which kiln does not compile (pin "
                          "them with --input-shape)";
         }
       }
@@ -222,7 +240,7 @@ void readWorkspace(ModuleOp module, ModelInfo &info) {
     auto names = main->getAttrOfType<ArrayAttr>("kiln.symbol_names");
     for (Attribute a : list) {
       auto c = dyn_cast<DenseI64ArrayAttr>(a);
-      if (!c || !names || c.size() != names.size() + 1)
+      if (!c || !names || size_t(c.size()) != names.size() + 1)
         continue;
       // One dim's: a smallest value (c0 + c dim >= 0, c > 0).
       ArrayRef<int64_t> e = c.asArrayRef();
@@ -298,6 +316,9 @@ typedef struct kiln_model_desc {
   int (*run_dims)(const int64_t *dims, const void *const *inputs,
                   void *const *outputs, void *workspace);
   int64_t (*workspace_size_for)(const int64_t *dims);
+  int32_t num_dim_exprs;
+  const int64_t *dim_exprs;
+  const char *const *dim_expr_names;
 } kiln_model_desc;
 #endif
 
@@ -343,6 +364,21 @@ typedef struct kiln_model_desc {
       os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex(k) << "_MAX " << d.max
          << " /* --max-shape: larger values are refused */\n";
   }
+  if (!info.dimExprs.empty())
+    os << "\n/* Output dims that are sums of the dynamic dims (past + seq): expression j\n"
+          "   is -1-("
+       << n << "_NUM_DYNAMIC_DIMS + j) in the DIMS below, its value\n   c[0] + c[1] dims[0] + "
+          "c[2] dims[1] + ... with c its coefficients. */";
+  os << "\n#define " << n << "_NUM_DIM_EXPRS " << info.dimExprs.size() << "\n";
+  for (auto [j, e] : llvm::enumerate(info.dimExprs)) {
+    os << "#define " << n << "_DIM_EXPR_" << j << "_NAME " << quoted(e.text) << "\n"
+       << "#define " << n << "_DIM_EXPR_" << j << " {" << e.coefficients[0];
+    if (dynamic)
+      os << ", 0";
+    for (int64_t c : ArrayRef(e.coefficients).drop_front())
+      os << ", " << c;
+    os << "}\n";
+  }
   os << "\n";
   if (info.stats.known) {
     const CodeStats &c = info.stats;
@@ -367,17 +403,14 @@ typedef struct kiln_model_desc {
       std::string p = n + "_" + kind.str() + "_" + std::to_string(i);
       os << "/* " << kind.lower() << " " << i << ": " << dtypeName(t.dtype) << " [";
       for (auto [k, d] : llvm::enumerate(t.dims))
-        os << (k ? "," : "")
-           << (k == 0 && t.dynamicBatch ? info.dynamicDim
-               : d < 0                  ? info.symbolicDims[-1 - d].name
-                                        : std::to_string(d));
+        os << (k ? "," : "") << (k == 0 && t.dynamicBatch ? info.dynamicDim : info.dimText(d));
       std::string per;
       if (t.dynamicBatch)
         per = info.dynamicDim + " item";
       bool repeated = false;
-      for (auto [k, sd] : llvm::enumerate(info.symbolicDims))
+      for (size_t k = 0; k < info.symbolicDims.size() + info.dimExprs.size(); ++k)
         if (int64_t count = t.numSymbolic(k)) {
-          per += (per.empty() ? "" : " and ") + std::string("unit of ") + sd.name;
+          per += (per.empty() ? "" : " and ") + std::string("unit of ") + info.dimText(-1 - k);
           repeated |= count > 1;
         }
       if (repeated)
@@ -389,7 +422,7 @@ typedef struct kiln_model_desc {
       os << "#define " << p << "_DIMS {";
       for (auto [k, d] : llvm::enumerate(t.dims))
         os << (k ? ", " : "")
-           << (k == 0 && t.dynamicBatch ? -1 : d < 0 ? -1 - info.symbolicIndex(-1 - d) : d);
+           << (k == 0 && t.dynamicBatch ? -1 : info.descriptorDim(d));
       if (t.dims.empty())
         os << "1"; // A scalar: keep the initializer non-empty in C.
       os << "}\n";

@@ -36,14 +36,16 @@ struct TensorInfo {
   int32_t dtype = 0; ///< ONNX TensorProto.DataType.
   /// The dims of one batch item: a dynamic batch dim (dynamicBatch) is
   /// dims[0] and 1 here.
-  /// -1 marks the model's symbolic dim (ModelInfo::symbolicDim).
+  /// -1-k marks the model's symbolic dim k (ModelInfo::symbolicDims) and,
+  /// past them, -1-(symbolicDims.size() + j) its dim expression j
+  /// (ModelInfo::dimExprs).
   llvm::SmallVector<int64_t> dims;
   bool dynamicBatch = false; ///< dims[0] is the model's dynamic batch dim.
-  /// Per batch item and per unit of the symbolic dim (counted once for
-  /// each dim that has it).
+  /// Per batch item and per unit of each symbolic dim and expression
+  /// (counted once for each dim that has it): the static dims' product.
   int64_t numElements() const;
   int64_t numBytes() const;
-  /// How many dims are symbolic dim `k` (stored as -1-k in dims).
+  /// How many dims are symbolic dim or expression `k` (stored as -1-k).
   int64_t numSymbolic(int64_t k) const;
   bool hasSymbolic() const; ///< Whether any dim is symbolic.
 };
@@ -86,19 +88,43 @@ struct ModelInfo {
     int64_t min = 0;
   };
   std::vector<SymbolicDim> symbolicDims;
-  /// What the dims' values must also satisfy (a slice's bounds inside
-  /// its dim, a dim computed as P + S - 1 not negative).
-  struct DimConstraint {
-    std::vector<int64_t> coefficients; ///< [c0, c_0, ...]: c0 + sum c_k dim_k >= 0.
-    std::string text;                  ///< "P + S - 1 >= 0".
+  /// c0 + sum c_k dim_k over the symbolic dims.
+  struct DimExpression {
+    std::vector<int64_t> coefficients; ///< [c0, c_0, ...].
+    std::string text;                  ///< "P + S - 1", or "P + S - 1 >= 0".
   };
-  std::vector<DimConstraint> dimConstraints;
+  /// What the dims' values must also satisfy, each expression >= 0 (a
+  /// slice's bounds inside its dim, a dim computed as P + S - 1 not
+  /// negative).
+  std::vector<DimExpression> dimConstraints;
+  /// The graph outputs' dims that are expressions of the symbolic dims (a
+  /// key/value cache output of past + seq tokens), in order of first use.
+  std::vector<DimExpression> dimExprs;
   bool symbolic() const { return !symbolicDims.empty(); }
   int numDynamicDims() const {
     return !dynamicDim.empty() + static_cast<int>(symbolicDims.size());
   }
   /// The index of symbolic dim `k` among the dynamic dims (after the batch).
   int symbolicIndex(size_t k) const { return (dynamicDim.empty() ? 0 : 1) + k; }
+  /// A TensorInfo dim as the header and the descriptor write it: a static
+  /// dim as it is, symbolic dim k as -1 - its dynamic dim index, and
+  /// expression j as -1 - (numDynamicDims() + j).
+  int64_t descriptorDim(int64_t d) const {
+    if (d >= 0)
+      return d;
+    size_t k = -1 - d;
+    if (k < symbolicDims.size())
+      return -1 - symbolicIndex(k);
+    return -1 - (numDynamicDims() + static_cast<int64_t>(k - symbolicDims.size()));
+  }
+  /// A TensorInfo dim's text: "8", "seq", "past + seq".
+  std::string dimText(int64_t d) const {
+    if (d >= 0)
+      return std::to_string(d);
+    size_t k = -1 - d;
+    return k < symbolicDims.size() ? symbolicDims[k].name
+                                   : dimExprs[k - symbolicDims.size()].text;
+  }
   /// The largest value that every symbolic dim may take at once without a
   /// size in the plan overflowing (0: no limit beyond 2^31 - 1).
   int64_t symbolicLimit = 0;

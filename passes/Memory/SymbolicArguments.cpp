@@ -5,13 +5,16 @@
 // dim of the model (`kiln.symbolic_dim`, its name); the body sees the
 // original types again through memref.reinterpret_cast with each `?` the
 // value of its dim. With several symbolic dims (@main's
-// `kiln.symbol_names`), the inputs' `?` are named by `kiln.dim_names` and
-// the outputs' (the trailing out-params) by `kiln.result_dim_names`, which
-// kiln-dim-symbols recorded; with one, every `?` is it.
+// `kiln.symbol_names`), the inputs' `?` are named by `kiln.dim_names`;
+// with one, every input `?` is it. The outputs' (the trailing out-params)
+// are what kiln-dim-symbols recorded in `kiln.result_dim_symbols`: a dim,
+// or an expression of the dims (past + seq: computed here from their
+// values), else (no record) named by `kiln.result_dim_names`.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Memory/Passes.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -58,6 +61,7 @@ struct SymbolicArgumentsPass
         names.push_back(cast<StringAttr>(a));
     SmallVector<SmallVector<int64_t>> argSymbols(count);
     auto resultNames = func->getAttrOfType<ArrayAttr>("kiln.result_dim_names");
+    auto resultIds = func->getAttrOfType<ArrayAttr>("kiln.result_dim_symbols");
     for (unsigned i = 0; i < count; ++i) {
       auto type = dyn_cast<MemRefType>(func.getArgument(i).getType());
       if (!type || type.hasStaticShape())
@@ -66,6 +70,20 @@ struct SymbolicArgumentsPass
       unsigned firstOut = resultNames ? count - resultNames.size() : count;
       if (resultNames && i >= firstOut)
         dimNames = dyn_cast<ArrayAttr>(resultNames[i - firstOut]);
+      if (resultIds && resultIds.size() <= count && i >= count - resultIds.size()) {
+        auto ids = dyn_cast<DenseI64ArrayAttr>(resultIds[i - (count - resultIds.size())]);
+        if (!ids || ids.size() != type.getRank())
+          return func.emitError() << "argument #" << i << " has no record of its dims";
+        for (int64_t d = 0; d < type.getRank(); ++d) {
+          int64_t id = ids[d];
+          if (type.isDynamicDim(d) && kiln::onnx::dimExpression(func, id).empty())
+            return func.emitError() << "argument #" << i << " has dynamic dim " << d
+                                    << " that is neither one of the model's dynamic dims "
+                                       "nor an expression of them";
+          argSymbols[i].push_back(type.isDynamicDim(d) ? id : 0);
+        }
+        continue;
+      }
       for (int64_t d = 0; d < type.getRank(); ++d) {
         int64_t k = 0;
         if (type.isDynamicDim(d) && names.size() > 1) {
@@ -81,9 +99,9 @@ struct SymbolicArgumentsPass
       }
     }
     // One index argument per symbolic dim, in order.
-    unsigned numSymbols = std::max<size_t>(names.size(), 1);
+    int64_t numSymbols = std::max<size_t>(names.size(), 1);
     SmallVector<Value> values;
-    for (unsigned k = 0; k < numSymbols; ++k) {
+    for (int64_t k = 0; k < numSymbols; ++k) {
       Attribute name = names.empty() ? Attribute(b.getUnitAttr()) : Attribute(names[k]);
       if (failed(func.insertArgument(count + k, b.getIndexType(),
                                      b.getDictionaryAttr(b.getNamedAttr("kiln.symbolic_dim", name)),
@@ -92,6 +110,22 @@ struct SymbolicArgumentsPass
       values.push_back(func.getArgument(count + k));
     }
     b.setInsertionPointToStart(&entry);
+    // Each expression's value, once: c0 + sum c_k dim_k.
+    for (SmallVector<int64_t> &ids : argSymbols)
+      for (int64_t id : ids) {
+        if (id < numSymbols || (id < int64_t(values.size()) && values[id]))
+          continue;
+        SmallVector<int64_t> expr = kiln::onnx::dimExpression(func, id);
+        values.resize(std::max<size_t>(values.size(), id + 1));
+        Value sum = arith::ConstantIndexOp::create(b, loc, expr[0]);
+        for (auto [k, c] : llvm::enumerate(ArrayRef(expr).drop_front()))
+          if (c)
+            sum = arith::AddIOp::create(
+                b, loc, sum,
+                arith::MulIOp::create(b, loc, values[k],
+                                      arith::ConstantIndexOp::create(b, loc, c)));
+        values[id] = sum;
+      }
     for (unsigned i = 0; i < count; ++i) {
       BlockArgument arg = func.getArgument(i);
       if (!isDynamic(arg.getType()))

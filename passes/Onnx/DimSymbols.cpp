@@ -26,7 +26,8 @@
 //   - per result `kiln.dim_names` (the name of each `?` dim, the
 //     expression written out for one, "" for a static one) and the same
 //     list of lists as `kiln.result_dim_names` on @main (the result
-//     attributes do not survive bufferization).
+//     attributes do not survive bufferization), and each result dim's id
+//     in `kiln.result_dim_symbols` (what sizes the outputs).
 //
 //===----------------------------------------------------------------------===//
 
@@ -301,11 +302,12 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     kiln::onnx::addDimConstraints(func, constraints);
     // The results' dims by name: what the header says and the entry point
     // sizes outputs by.
-    SmallVector<Attribute> resultNames;
+    SmallVector<Attribute> resultNames, resultIds;
     auto ret = cast<func::ReturnOp>(func.getBody().front().getTerminator());
     for (auto [i, v] : llvm::enumerate(ret.getOperands())) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
       SmallVector<Attribute> dims;
+      SmallVector<int64_t> ids;
       if (type) {
         SmallVector<int64_t> s = symbols.lookup(v);
         for (int64_t d = 0; d < type.getRank(); ++d) {
@@ -314,13 +316,16 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
                              : k >= 0 ? names[k].str()
                              : k == kUnknown ? "?" : "";
           dims.push_back(b.getStringAttr(name));
+          ids.push_back(k);
         }
       }
       ArrayAttr list = b.getArrayAttr(dims);
       func.setResultAttr(i, "kiln.dim_names", list);
       resultNames.push_back(list);
+      resultIds.push_back(b.getDenseI64ArrayAttr(ids));
     }
     func->setAttr("kiln.result_dim_names", b.getArrayAttr(resultNames));
+    func->setAttr("kiln.result_dim_symbols", b.getArrayAttr(resultIds));
   }
 };
 

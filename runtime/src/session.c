@@ -257,15 +257,102 @@ static int bind_dynamic_dims(kiln_session *s, msg *m, const char *kind,
   return KILN_STATUS_OK;
 }
 
-/// Whether the descriptors of one direction are usable: each has a rank >= 0
-/// and dims for it.
-static int descs_valid(const kiln_tensor_desc *descs, int32_t count) {
+/// The number of dim expressions of \p model (none before abi_version 4).
+static int32_t num_exprs(const kiln_model_desc *model) {
+  return model->abi_version >= 4 ? model->num_dim_exprs : 0;
+}
+
+/// The dynamic dims of \p model a session or a tool reads values for.
+static int32_t dynamic_count(const kiln_model_desc *model) {
+  return model->abi_version >= 2 ? model->num_dynamic_dims : 0;
+}
+
+/// Dim \p d of a tensor of \p model for the dynamic dims' values \p dims;
+/// -1 when it names nothing, or its value is negative or overflows.
+static int64_t dim_value(const kiln_model_desc *model, int64_t d,
+                         const int64_t *dims) {
+  if (d >= 0)
+    return d;
+  int64_t k = -1 - d, n = dynamic_count(model);
+  if (k < n)
+    return dims && dims[k] >= 0 ? dims[k] : -1;
+  if (k - n >= num_exprs(model) || !model->dim_exprs || !dims)
+    return -1;
+  const int64_t *c = model->dim_exprs + (k - n) * (1 + n);
+  int64_t value = c[0];
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t term;
+    if (dims[j] < 0 || __builtin_mul_overflow(c[1 + j], dims[j], &term) ||
+        __builtin_add_overflow(value, term, &value))
+      return -1;
+  }
+  return value;
+}
+
+int64_t kiln_tensor_dims(const kiln_model_desc *model,
+                         const kiln_tensor_desc *t, const int64_t *dims,
+                         int64_t *out) {
+  if (!model || !t || t->rank < 0 || (t->rank > 0 && (!t->dims || !out)))
+    return -1;
+  int64_t elements = 1;
+  for (int32_t k = 0; k < t->rank; ++k) {
+    out[k] = dim_value(model, t->dims[k], dims);
+    if (out[k] < 0 || __builtin_mul_overflow(elements, out[k], &elements))
+      return -1;
+  }
+  return elements;
+}
+
+/// Whether the descriptors of one direction of \p model are usable: each
+/// has a rank >= 0 and dims for it, and from abi_version 4 each dynamic dim
+/// names a dynamic dim or dim expression of the model.
+static int descs_valid(const kiln_model_desc *model,
+                       const kiln_tensor_desc *descs, int32_t count) {
   if (count < 0 || (count > 0 && !descs))
     return 0;
-  for (int32_t i = 0; i < count; ++i)
+  int64_t named = (int64_t)dynamic_count(model) + num_exprs(model);
+  for (int32_t i = 0; i < count; ++i) {
     if (descs[i].rank < 0 || (descs[i].rank > 0 && !descs[i].dims))
       return 0;
+    for (int32_t k = 0; model->abi_version >= 4 && k < descs[i].rank; ++k)
+      if (descs[i].dims[k] < -named)
+        return 0;
+  }
   return 1;
+}
+
+/// Checks that each dim of \p t that is a dim expression of the model
+/// (descriptor dim -1-(num_dynamic_dims + j)) has the expression's value
+/// for the session's dynamic dims.
+static int check_exprs(kiln_session *s, msg *m, const char *kind,
+                       int32_t index, const kiln_tensor_desc *d,
+                       const kiln_tensor *t) {
+  const kiln_model_desc *model = s->model;
+  for (int32_t j = 0; j < d->rank; ++j) {
+    int64_t e = -1 - d->dims[j] - s->num_dynamic_dims;
+    if (d->dims[j] >= 0 || e < 0)
+      continue;
+    int64_t value = dim_value(model, d->dims[j], s->dynamic_dims);
+    if (value == t->dims[j])
+      continue;
+    msg_tensor_prefix(m, kind, index, d);
+    msg_str(m, "dim ");
+    msg_i64(m, j);
+    msg_str(m, " is ");
+    msg_i64(m, t->dims[j]);
+    msg_str(m, ", but ");
+    msg_str(m, model->dim_expr_names && model->dim_expr_names[e]
+                   ? model->dim_expr_names[e]
+                   : "its dim expression");
+    if (value < 0) {
+      msg_str(m, " cannot be computed for these dynamic dims");
+    } else {
+      msg_str(m, " is ");
+      msg_i64(m, value);
+    }
+    return KILN_STATUS_SHAPE_MISMATCH;
+  }
+  return KILN_STATUS_OK;
 }
 
 /// The workspace's alignment: 0 or 1 in the descriptor ask for nothing.
@@ -323,17 +410,19 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out) {
     return KILN_STATUS_INVALID_ARGUMENT;
   if (model->abi_version < 1 || model->abi_version > KILN_ABI_VERSION)
     return KILN_STATUS_UNSUPPORTED;
+  if (num_exprs(model) < 0 || (num_exprs(model) > 0 && !model->dim_exprs))
+    return KILN_STATUS_INVALID_ARGUMENT;
   // A workspace that depends on the dynamic dims: sized at run time.
   int dynamic_ws = model->abi_version >= 3 && model->workspace_size == -1;
   if (dynamic_ws && !model->workspace_size_for)
     return KILN_STATUS_INVALID_ARGUMENT;
-  int32_t num_dynamic = model->abi_version >= 2 ? model->num_dynamic_dims : 0;
+  int32_t num_dynamic = dynamic_count(model);
   if (num_dynamic < 0 || (num_dynamic > 0 && !model->run_dims))
     return KILN_STATUS_INVALID_ARGUMENT;
   if (num_dynamic > KILN_MAX_DYNAMIC_DIMS)
     return KILN_STATUS_UNSUPPORTED;
-  if (!model->run || !descs_valid(model->inputs, model->num_inputs) ||
-      !descs_valid(model->outputs, model->num_outputs) ||
+  if (!model->run || !descs_valid(model, model->inputs, model->num_inputs) ||
+      !descs_valid(model, model->outputs, model->num_outputs) ||
       (model->workspace_size < 0 && !dynamic_ws) || model->workspace_alignment < 0)
     return KILN_STATUS_INVALID_ARGUMENT;
 
@@ -422,6 +511,15 @@ int kiln_session_run(kiln_session *s, const kiln_tensor *inputs,
     for (int32_t k = 0; k < s->num_dynamic_dims; ++k)
       if (s->dynamic_dims[k] < 0)
         s->dynamic_dims[k] = 1; // No tensor carries it.
+    for (int32_t i = 0; i < num_inputs + num_outputs; ++i) {
+      int out = i >= num_inputs;
+      int32_t index = out ? i - num_inputs : i;
+      status = check_exprs(s, &m, out ? "output" : "input", index,
+                           out ? &model->outputs[index] : &model->inputs[index],
+                           out ? &outputs[index] : &inputs[index]);
+      if (status != KILN_STATUS_OK)
+        return status;
+    }
     status = ensure_workspace(s, &m);
     if (status != KILN_STATUS_OK)
       return status;

@@ -7,7 +7,7 @@
 // S + T (id 3); the outputs are named.
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME: -> (tensor<?x?xf32> {kiln.dim_names = ["S", "T"]}, tensor<?x?xf32> {kiln.dim_names = ["T", "S"]}, tensor<?x4xf32> {kiln.dim_names = ["2*S", ""]}, tensor<?x4xf32> {kiln.dim_names = ["S + T", ""]})
-// CHECK-SAME: attributes {kiln.dim_exprs = [array<i64: 0, 2, 0>, array<i64: 0, 1, 1>], kiln.result_dim_names = {{\[}}["S", "T"], ["T", "S"], ["2*S", ""], ["S + T", ""]], kiln.symbol_names = ["S", "T"]}
+// CHECK-SAME: attributes {kiln.dim_exprs = [array<i64: 0, 2, 0>, array<i64: 0, 1, 1>], kiln.result_dim_names = {{\[}}["S", "T"], ["T", "S"], ["2*S", ""], ["S + T", ""]], kiln.result_dim_symbols = [array<i64: 0, 1>, array<i64: 1, 0>, array<i64: 2, -1>, array<i64: 3, -1>], kiln.symbol_names = ["S", "T"]}
 // CHECK: onnx.MatMul{{.*}}kiln.dim_symbols = [array<i64: 0, 1>]
 // CHECK: onnx.Transpose{{.*}}kiln.dim_symbols = [array<i64: 1, 0>]
 // CHECK: onnx.Concat{{.*}}kiln.dim_symbols = [array<i64: 2, -1>]

@@ -170,6 +170,37 @@ static int ws_run(const int64_t *dims, const void *const *inputs,
 static const kiln_model_desc kSized = {
     3, "sized", 1, 1, kBatchInputs, kBatchOutputs, -1, 32, dims_run_one,
     1, kBatchName, ws_run, ws_size_for,
+    0, NULL, NULL, /* abi_version 3: not read */
+};
+
+/// abi_version 4: a key/value cache. Inputs past [P,2] and x [S,2], output
+/// keys [P + S, 2] (dim expression 0) = past then x; no workspace.
+static int cache_run(const int64_t *dims, const void *const *inputs,
+                     void *const *outputs, void *workspace) {
+  (void)workspace;
+  const float *past = inputs[0], *x = inputs[1];
+  float *keys = outputs[0];
+  for (int64_t i = 0; i < dims[0] * 2; ++i)
+    keys[i] = past[i];
+  for (int64_t i = 0; i < dims[1] * 2; ++i)
+    keys[dims[0] * 2 + i] = x[i];
+  return KILN_STATUS_OK;
+}
+static const int64_t kDimsP2[] = {-1, 2}, kDimsS2[] = {-2, 2}, kDimsPS2[] = {-3, 2};
+static const char *const kCacheNames[] = {"P", "S"};
+static const int64_t kCacheExprs[] = {0, 1, 1};
+static const char *const kCacheExprNames[] = {"P + S"};
+static const kiln_tensor_desc kCacheInputs[] = {
+    {"past", 1, 2, kDimsP2, 2, 8},
+    {"x", 1, 2, kDimsS2, 2, 8},
+};
+static const kiln_tensor_desc kCacheOutputs[] = {
+    {"keys", 1, 2, kDimsPS2, 2, 8},
+};
+static const kiln_model_desc kCache = {
+    4, "cache", 2, 1, kCacheInputs, kCacheOutputs, 0, 16, dims_run_one,
+    2, kCacheNames, cache_run, NULL,
+    1, kCacheExprs, kCacheExprNames,
 };
 
 //===----------------------------------------------------------------------===//
@@ -458,6 +489,60 @@ static void test_run_dims(void) {
         "too many dynamic dims");
 }
 
+static void test_dim_exprs(void) {
+  int64_t shape[2] = {0, 0};
+  static const int64_t values[] = {3, 2};
+  CHECK(kiln_tensor_dims(&kCache, &kCacheOutputs[0], values, shape) == 10 &&
+            shape[0] == 5 && shape[1] == 2,
+        "keys' dims for P = 3, S = 2: [%lld,%lld]", (long long)shape[0],
+        (long long)shape[1]);
+  CHECK(kiln_tensor_dims(&kCache, &kCacheInputs[1], values, shape) == 4 &&
+            shape[0] == 2,
+        "x's dims for S = 2");
+  CHECK(kiln_tensor_dims(&kCache, &kCacheOutputs[0], NULL, shape) == -1,
+        "expression without dims");
+  static const int64_t negative[] = {3, -1};
+  CHECK(kiln_tensor_dims(&kCache, &kCacheOutputs[0], negative, shape) == -1,
+        "negative dim");
+  static const int64_t huge[] = {INT64_MAX, 1};
+  CHECK(kiln_tensor_dims(&kCache, &kCacheOutputs[0], huge, shape) == -1,
+        "overflowing expression");
+
+  kiln_session *s = NULL;
+  if (kiln_session_create(&kCache, &s) != KILN_STATUS_OK || !s) {
+    CHECK(0, "create failed");
+    return;
+  }
+  float past[6] = {1, 2, 3, 4, 5, 6}, x[4] = {7, 8, 9, 10}, keys[10] = {0};
+  static const int64_t d32[] = {3, 2}, d22[] = {2, 2}, d52[] = {5, 2}, d42[] = {4, 2};
+  kiln_tensor ins[2] = {tensor(past, 1, 2, d32, sizeof past),
+                        tensor(x, 1, 2, d22, sizeof x)};
+  kiln_tensor out = tensor(keys, 1, 2, d52, sizeof keys);
+  int status = kiln_session_run(s, ins, 2, &out, 1);
+  CHECK(status == KILN_STATUS_OK, "P 3, S 2: %s", kiln_session_error(s));
+  for (int i = 0; i < 10; ++i)
+    CHECK(keys[i] == (float)(i + 1), "keys[%d] = %g", i, (double)keys[i]);
+  out = tensor(keys, 1, 2, d42, sizeof keys);
+  status = kiln_session_run(s, ins, 2, &out, 1);
+  CHECK(status == KILN_STATUS_SHAPE_MISMATCH &&
+            strstr(kiln_session_error(s), "output 0 'keys': dim 0 is 4, but P + S is 5"),
+        "keys of 4 rows: status %d: %s", status, kiln_session_error(s));
+  kiln_session_destroy(s);
+
+  // A dim naming an expression the model does not have.
+  static const int64_t beyond[] = {-4, 2};
+  kiln_tensor_desc outputs[1] = {kCacheOutputs[0]};
+  outputs[0].dims = beyond;
+  kiln_model_desc bad = kCache;
+  bad.outputs = outputs;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "a dim beyond the expressions");
+  bad = kCache;
+  bad.dim_exprs = NULL;
+  CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
+        "expressions without coefficients");
+}
+
 static void test_create_failures(void) {
   kiln_session *s = (kiln_session *)&s; // Must be reset to NULL.
   CHECK(kiln_session_create(NULL, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
@@ -465,9 +550,9 @@ static void test_create_failures(void) {
   CHECK(kiln_session_create(&kFake, NULL) == KILN_STATUS_INVALID_ARGUMENT,
         "NULL out");
   kiln_model_desc bad = kFake;
-  bad.abi_version = 4;
+  bad.abi_version = KILN_ABI_VERSION + 1;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_UNSUPPORTED && !s,
-        "abi version 4");
+        "abi version 5");
   bad = kFake;
   bad.workspace_alignment = 24;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
@@ -695,6 +780,7 @@ int main(void) {
   test_dynamic_dims();
   test_run_dims();
   test_dynamic_workspace();
+  test_dim_exprs();
   test_create_failures();
   test_status_and_dtype_names();
   test_parallel_for();

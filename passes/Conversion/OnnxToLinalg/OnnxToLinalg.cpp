@@ -280,9 +280,11 @@ struct ConvertOnnxToLinalgPass
         return;
       }
       bool ready = !dynamicNames->empty() && dynamicReady.contains(op->getName().getStringRef());
-      // A shape's unknown elements are taken to be the dynamic dim: only
-      // when they are dims read by Shape (not, say, twice one).
-      if (isa<kiln::onnx::ConstantOfShapeOp>(op))
+      // Without kiln-dim-symbols' records (a dynamic batch alone), a
+      // shape's unknown elements are taken to be the dynamic dim: only when
+      // they are dims read by Shape (not, say, twice one). With them, each
+      // `?` of the result is checked below like any other.
+      if (isa<kiln::onnx::ConstantOfShapeOp>(op) && symbols.numSymbols == 0)
         ready = ready && unknownsAreShapeDims(op->getOperand(0));
       auto check = [&](Value v, StringRef what, unsigned i) {
         if (isa<NoneType>(v.getType()) || isStaticTensor(v.getType()))

@@ -52,14 +52,16 @@ typedef struct kiln_tensor_desc {
   const char *name;
   int32_t dtype;          /* ONNX TensorProto.DataType: 1 float, 7 int64... */
   int32_t rank;
-  const int64_t *dims;    /* rank entries; -1-k for dynamic dim k          */
+  const int64_t *dims;    /* rank entries; -1-k for dynamic dim k, and
+                             -1-(num_dynamic_dims + j) for dim expression j */
   int64_t num_elements;
   int64_t num_bytes;
 } kiln_tensor_desc;
 
 typedef struct kiln_model_desc {
-  uint32_t abi_version;   /* 3 (2: without workspace_size_for; 1: without
-                             the fields from num_dynamic_dims either) */
+  uint32_t abi_version;   /* 4 (3: without the dim expressions; 2: without
+                             workspace_size_for either; 1: without the
+                             fields from num_dynamic_dims either) */
   const char *name;       /* NAME */
   int32_t num_inputs;
   int32_t num_outputs;
@@ -77,12 +79,20 @@ typedef struct kiln_model_desc {
      (-1 for values the model cannot run with); workspace_size is -1 when it
      depends on them. */
   int64_t (*workspace_size_for)(const int64_t *dims);
+  /* From abi_version 4: output dims that are sums of the dynamic dims (a
+     key/value cache of past + seq tokens). Expression j is row j of
+     dim_exprs, 1 + num_dynamic_dims entries c: its value is c[0] + c[1]
+     dims[0] + c[2] dims[1] + ...; dim_expr_names[j] writes it out. */
+  int32_t num_dim_exprs;
+  const int64_t *dim_exprs;
+  const char *const *dim_expr_names;
 } kiln_model_desc;
 #endif /* KILN_MODEL_DESC_DEFINED */
 
 /// The descriptor ABI version kiln writes; the runtime also reads versions 1
-/// (no dynamic dims, no run_dims) and 2 (no workspace_size_for).
-#define KILN_ABI_VERSION 3
+/// (no dynamic dims, no run_dims), 2 (no workspace_size_for) and 3 (no dim
+/// expressions).
+#define KILN_ABI_VERSION 4
 
 /// The most dynamic dims a session handles.
 #define KILN_MAX_DYNAMIC_DIMS 8
@@ -103,6 +113,18 @@ const char *kiln_dtype_name(int32_t dtype);
 /// and for types without a whole-byte element size (int4, uint4,
 /// float4e2m1). A string element is a pointer: sizeof(char *).
 int64_t kiln_dtype_size(int32_t dtype);
+
+/// The actual dims of tensor \p t of \p model (one of its inputs or
+/// outputs) for the dynamic dims' values \p dims (model->num_dynamic_dims
+/// entries): writes t->rank dims to \p out, each static dim as it is, a
+/// dynamic dim's value and a dim expression's (abi_version 4), and returns
+/// the number of elements. Returns -1 when a dim names no dynamic dim or
+/// expression of the model, or a value is negative or overflows int64
+/// (\p out is then partly written). \p dims may be NULL for a tensor
+/// without dynamic dims.
+int64_t kiln_tensor_dims(const kiln_model_desc *model,
+                         const kiln_tensor_desc *t, const int64_t *dims,
+                         int64_t *out);
 
 /// Calls \p fn over the index range [0, \p n), split into chunks
 /// [begin, end) that together cover every index exactly once; \p ctx is
@@ -184,7 +206,7 @@ typedef struct kiln_session kiln_session;
 /// stores the session in \p *out and returns KILN_STATUS_OK. On failure stores
 /// NULL in \p *out (when \p out is not NULL) and returns
 /// KILN_STATUS_INVALID_ARGUMENT (NULL argument, malformed descriptor),
-/// KILN_STATUS_UNSUPPORTED (abi_version is not 1, 2 or 3, or more than
+/// KILN_STATUS_UNSUPPORTED (abi_version is not 1 to 4, or more than
 /// KILN_MAX_DYNAMIC_DIMS dynamic dims) or
 /// KILN_STATUS_OUT_OF_MEMORY.
 int kiln_session_create(const kiln_model_desc *model, kiln_session **out);
@@ -195,7 +217,9 @@ int kiln_session_create(const kiln_model_desc *model, kiln_session **out);
 /// not NULL, that dtype, rank and dims match (a descriptor dim -1-k, dynamic
 /// dim k, accepts any size, the same in every tensor), that num_bytes is at
 /// least the bytes the tensor needs and that data is aligned to the element
-/// size. A model with dynamic dims is then run through run_dims with their
+/// size; then that each dim that is a dim expression is that expression's
+/// value for the dynamic dims' values (a dynamic dim no tensor carries is
+/// 1). A model with dynamic dims is then run through run_dims with their
 /// values. Returns KILN_STATUS_OK, or
 /// KILN_STATUS_INVALID_ARGUMENT (NULL session or pointer, wrong count,
 /// misaligned data), KILN_STATUS_SHAPE_MISMATCH (dtype, rank, dims or buffer

@@ -316,7 +316,9 @@ def main():
     attention(out, rng)
     masked_attention(out, rng)
     # ConstantOfShape of twice the length: the unknown size is not the
-    # dynamic dim itself, which the lowering assumes of every `?`.
+    # dynamic dim itself but 2*seq.
+    np.save(os.path.join(out, "zeros_twice_x.npy"), np.ones((2, 5), np.float32))
+    np.save(os.path.join(out, "zeros_twice_y.npy"), np.zeros(10, np.float32))
     model(out, "zeros_twice",
           [helper.make_node("Shape", ["x"], ["s"], name="shape"),
            helper.make_node("Gather", ["s", "one"], ["l"], name="len", axis=0),

@@ -302,6 +302,36 @@ def main():
         for name, array in (("past", past), ("x", x), ("y", y), ("z", z)):
             save(out, f"cache_{name}{p_}_{s_}", array)
 
+    # The cache as a decoder step returns it: present = past then new
+    # tokens, an output of P + S rows.
+    model(out, "cache_present",
+          [n("Concat", ["past", "x"], ["present"], name="present", axis=1),
+           n("Transpose", ["present"], ["kt"], name="transpose", perm=[0, 2, 1]),
+           n("MatMul", ["x", "kt"], ["s"], name="scores"),
+           n("Softmax", ["s"], ["p"], name="softmax", axis=-1),
+           n("MatMul", ["p", "present"], ["y"], name="mix")],
+          [vi("past", [1, "P", 4]), vi("x", [1, "S", 4])],
+          [vi("y", [1, "S", 4]), vi("present", [1, "P_plus_S", 4])])
+    for p_, s_ in ((0, 3), (3, 1), (4, 0), (0, 0)):
+        past = rng.standard_normal((1, p_, 4)).astype(np.float32)
+        x = rng.standard_normal((1, s_, 4)).astype(np.float32)
+        k = np.concatenate([past, x], axis=1)
+        y = softmax(x @ k.transpose(0, 2, 1)) @ k if s_ else x
+        for name, array in (("past", past), ("x", x), ("y", y), ("present", k)):
+            save(out, f"cache_present_{name}{p_}_{s_}", array)
+
+    # Refused: an output of S*T elements (a product of two dims).
+    model(out, "merge_two",
+          [n("Reshape", ["x", "flat"], ["y"], name="flatten")],
+          [vi("x", [1, "S", "T"])], [vi("y", [1, "ST"])],
+          [init("flat", np.array([1, -1], np.int64))])
+
+    # Concat(x, x): an output of 2*seq.
+    for seq in (0, 3):
+        x = rng.standard_normal((1, seq, 4)).astype(np.float32)
+        save(out, f"concat_seq_x{seq}", x)
+        save(out, f"concat_seq_y{seq}", np.concatenate([x, x], axis=1))
+
     # The Expand to [1, 2 * seq] summed inside the model.
     for seq in (0, 5):
         save(out, f"expand_twice_sum_x{seq}", np.zeros((1, seq), np.float32))
