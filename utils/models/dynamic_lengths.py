@@ -2,7 +2,7 @@
 """Transformers with dynamic lengths, exported by Debian's torch, compiled
 once by kiln and run at several lengths against torch's own outputs.
 
-    python3 utils/models/dynamic_lengths.py KILN --model decoder|causal_lm
+    python3 utils/models/dynamic_lengths.py KILN --model decoder|causal_lm|cached_lm
                                                  [--work DIR] [--lengths L:L...]
 
 - decoder: nn.TransformerDecoderLayer(256, 4, 1024, batch_first=True)
@@ -14,6 +14,12 @@ once by kiln and run at several lengths against torch's own outputs.
   causal self-attention with the mask from torch.tril and a packed q/k/v
   projection split in three, GELU MLPs, an LM head over 500 tokens),
   input ids [1, seq]; --lengths "T" (default 12:1:100).
+- cached_lm: the same language model as one decoder step with a
+  key/value cache: ids [1, seq] after `past` cached tokens, whose keys
+  and values come in as past_k/past_v [2, 1, 4, past, 16] (positions and
+  the causal mask offset by past) and go out as present_k/present_v of
+  past + seq tokens, next to the logits; --lengths "P,T" (default
+  0,12:12,1:40,3:100,27).
 
 Random weights (torch.manual_seed(0), opset 17, eval mode). Exports are
 cached in WORK. Exits non-zero unless every run matches (rtol 1e-3, atol
@@ -78,23 +84,81 @@ def causal_lm():
     return LM(), inputs, ["ids"], {"ids": {1: "seq"}, "y": {1: "seq"}}
 
 
-MODELS = {"decoder": (decoder, "64,128:1,37:37,1"), "causal_lm": (causal_lm, "12:1:100")}
+def cached_lm():
+    import torch
+    from torch import nn
+
+    class Block(nn.Module):
+        def __init__(self, d=64, heads=4):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
+            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
+            self.heads = heads
+
+        def forward(self, x, past_k, past_v):
+            b, t, c = x.shape
+            q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+            q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2)
+                       for z in (q, k, v))
+            k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
+            att = (q @ k.transpose(-2, -1)) * (c // self.heads) ** -0.5
+            # Query i sits at position past + i and sees keys up to it.
+            p = past_k.shape[2]
+            q_pos = torch.arange(0, t, dtype=torch.long).unsqueeze(1) + p
+            k_pos = torch.arange(0, k.shape[2], dtype=torch.long).unsqueeze(0)
+            att = att.masked_fill(k_pos > q_pos, float("-inf")).softmax(-1)
+            x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(b, t, c))
+            return x + self.mlp(self.ln2(x)), k, v
+
+    class LM(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.wte, self.wpe = nn.Embedding(500, 64), nn.Embedding(128, 64)
+            self.blocks = nn.ModuleList([Block(), Block()])
+            self.ln, self.head = nn.LayerNorm(64), nn.Linear(64, 500, bias=False)
+
+        def forward(self, ids, past_k, past_v):
+            p = past_k.shape[3]
+            pos = torch.arange(0, ids.shape[1], dtype=torch.long) + p
+            x = self.wte(ids) + self.wpe(pos)
+            ks, vs = [], []
+            for i, block in enumerate(self.blocks):
+                x, k, v = block(x, past_k[i], past_v[i])
+                ks.append(k)
+                vs.append(v)
+            return self.head(self.ln(x)), torch.stack(ks), torch.stack(vs)
+
+    # A decoder step: `seq` new tokens after `past` cached ones, whose keys
+    # and values come in (2 blocks, 4 heads of 16) and go out longer by seq.
+    inputs = lambda p, t: (torch.randint(0, 500, (1, t)), torch.randn(2, 1, 4, p, 16),
+                           torch.randn(2, 1, 4, p, 16))
+    return (LM(), inputs, ["ids", "past_k", "past_v"], ["y", "present_k", "present_v"],
+            {"ids": {1: "seq"}, "past_k": {3: "past"}, "past_v": {3: "past"},
+             "y": {1: "seq"}, "present_k": {3: "total"}, "present_v": {3: "total"}})
+
+
+MODELS = {"decoder": (decoder, "64,128:1,37:37,1"), "causal_lm": (causal_lm, "12:1:100"),
+          "cached_lm": (cached_lm, "0,12:12,1:40,3:100,27")}
 
 
 def export(name, work, lengths):
     """WORK/NAME.onnx, and per length tuple the inputs and torch's output."""
     path = os.path.join(work, name + ".onnx")
     tags = ["_".join(str(n) for n in ls) for ls in lengths]
-    files = [([os.path.join(work, "%s.in%d.%s.npy" % (name, i, tag)) for i in range(2)],
-              os.path.join(work, "%s.y.%s.npy" % (name, tag))) for tag in tags]
     import torch
     torch.manual_seed(0)
-    model, make_inputs, input_names, axes = MODELS[name][0]()
+    spec = MODELS[name][0]()
+    model, make_inputs, input_names = spec[:3]
+    output_names, axes = spec[3:] if len(spec) == 5 else (["y"], spec[3])
     model.eval()
     count = len(input_names)
-    if all(os.path.exists(p) for p in [path] + [f for ins, y in files for f in ins[:count] + [y]]):
-        return path, [(ins[:count], y) for ins, y in files]
-    kwargs = dict(opset_version=17, input_names=input_names, output_names=["y"],
+    files = [([os.path.join(work, "%s.in%d.%s.npy" % (name, i, tag)) for i in range(count)],
+              [os.path.join(work, "%s.%s.%s.npy" % (name, o, tag)) for o in output_names])
+             for tag in tags]
+    if all(os.path.exists(p) for p in [path] + [f for ins, ys in files for f in ins + ys]):
+        return path, files
+    kwargs = dict(opset_version=17, input_names=input_names, output_names=output_names,
                   dynamic_axes=axes)
     if "dynamo" in inspect.signature(torch.onnx.export).parameters:
         kwargs["dynamo"] = False
@@ -103,15 +167,16 @@ def export(name, work, lengths):
     with torch.enable_grad():
         torch.onnx.export(model, make_inputs(*[5 + 4 * i for i in range(len(lengths[0]))]),
                           path, **kwargs)
-    for ls, (ins, y_path) in zip(lengths, files):
+    for ls, (ins, y_paths) in zip(lengths, files):
         torch.manual_seed(sum(n * 1000 ** i for i, n in enumerate(ls)))
         xs = make_inputs(*ls)
         with torch.no_grad():
-            y = model(*xs)
+            ys = model(*xs)
         for x, p in zip(xs, ins):
             np.save(p, x.numpy())
-        np.save(y_path, y.numpy())
-    return path, [(ins[:count], y) for ins, y in files]
+        for y, p in zip(ys if isinstance(ys, tuple) else (ys,), y_paths):
+            np.save(p, y.numpy())
+    return path, files
 
 
 def main():
@@ -133,26 +198,34 @@ def main():
         if r.returncode != 0:
             print("%s: compile-error: %s" % (args.model, r.stderr.strip()))
             return 1
-        print("%-14s %-12s %s" % ("lengths", "max abs err", "status"))
-        for ls, (ins, y_path) in zip(lengths, files):
+        print("%-14s %-12s %-12s %s" % ("lengths", "output", "max abs err", "status"))
+        for ls, (ins, y_paths) in zip(lengths, files):
             saved = os.path.join(tmp, "out_" + "_".join(map(str, ls)))
             cmd = [args.kiln, "run", lib]
             for p in ins:
                 cmd += ["--input", p]
-            r = subprocess.run(cmd + ["--expect", y_path, "--rtol", repr(RTOL), "--atol",
-                                      repr(ATOL), "--save-outputs", saved],
+            for p in y_paths:
+                cmd += ["--expect", p]
+            r = subprocess.run(cmd + ["--rtol", repr(RTOL), "--atol", repr(ATOL),
+                                      "--save-outputs", saved],
                                capture_output=True, text=True)
-            got_path = os.path.join(saved, "y.npy")
-            err, ok = None, False
-            if os.path.exists(got_path):
-                got, want = np.load(got_path), np.load(y_path)
-                err = float(np.max(np.abs(got.astype(np.float64) - want)))
-                scale = float(np.max(np.abs(want)))
-                ok = r.returncode == 0 and scale > 0 and err / scale <= RTOL
-            status = "pass" if ok else "FAIL " + (r.stderr.strip() or r.stdout.strip())
-            print("%-14s %-12s %s" % (",".join(map(str, ls)),
-                                      "%.3g" % err if err is not None else "-", status))
-            failed |= not ok
+            for y_path in y_paths:
+                output = os.path.basename(y_path).split(".")[1]
+                got_path = os.path.join(saved, output + ".npy")
+                err, ok = None, False
+                if os.path.exists(got_path):
+                    got, want = np.load(got_path), np.load(y_path)
+                    ok = got.shape == want.shape
+                    if ok and want.size:
+                        err = float(np.max(np.abs(got.astype(np.float64) - want)))
+                        scale = float(np.max(np.abs(want)))
+                        ok = scale > 0 and err / scale <= RTOL
+                    ok = ok and r.returncode == 0
+                status = "pass" if ok else "FAIL " + (r.stderr.strip() or r.stdout.strip())
+                print("%-14s %-12s %-12s %s" % (",".join(map(str, ls)), output,
+                                                "%.3g" % err if err is not None else "-",
+                                                status))
+                failed |= not ok
     return 1 if failed else 0
 
 
