@@ -2,8 +2,10 @@
 // RUN: kiln-opt %s --kiln-strip-dynamic-dims --kiln-vectorize-contractions=vector-bits=256 --kiln-vectorize-elementwise=vector-bits=256 --split-input-file | FileCheck %s --check-prefix=KERNEL
 // RUN: kiln-opt %s --kiln-strip-dynamic-dims=parallel=1 --kiln-vectorize-contractions="vector-bits=256 parallel=1" --split-input-file | FileCheck %s --check-prefix=THREADS
 // Generics with a dynamic loop range (a model's dynamic dim) become loops
-// over static windows: full windows of 16 along the dim, then the rest one
-// at a time, each a copy of the generic on subviews, which the kernels take.
+// over static windows: full windows of 16 along the dim, then (in a
+// contraction with an operand the rows share) windows of 4, then the rest
+// one at a time, each a copy of the generic on subviews, which the kernels
+// take.
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -13,19 +15,27 @@
 // CHECK: %[[S:.*]] = memref.dim %[[X]], %c0
 // CHECK: %[[R:.*]] = arith.remui %[[S]], %c16
 // CHECK: %[[FULL:.*]] = arith.subi %[[S]], %[[R]]
+// CHECK: %[[R4:.*]] = arith.remui %[[S]], %c4
+// CHECK: %[[FOURS:.*]] = arith.subi %[[S]], %[[R4]]
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %c16 {
 // CHECK:   %[[XS:.*]] = memref.subview %[[X]][%[[I]], 0] [16, 8] [1, 1]
 // CHECK:   %[[YS:.*]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
 // CHECK:   linalg.generic {{.*}} ins(%[[XS]], %[[W]] : memref<16x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YS]] : memref<16x32xf32, strided<[32, 1], offset: ?>>)
-// CHECK: scf.for %[[J:.*]] = %[[FULL]] to %[[S]] step %c1 {
+// CHECK: scf.for %[[K:.*]] = %[[FULL]] to %[[FOURS]] step %c4 {
+// CHECK:   %[[X4:.*]] = memref.subview %[[X]][%[[K]], 0] [4, 8] [1, 1]
+// CHECK:   %[[Y4:.*]] = memref.subview %[[Y]][%[[K]], 0] [4, 32] [1, 1]
+// CHECK:   linalg.generic {{.*}} ins(%[[X4]], %[[W]] : memref<4x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[Y4]] : memref<4x32xf32, strided<[32, 1], offset: ?>>)
+// CHECK: scf.for %[[J:.*]] = %[[FOURS]] to %[[S]] step %c1 {
 // CHECK:   %[[XR:.*]] = memref.subview %[[X]][%[[J]], 0] [1, 8] [1, 1]
 // CHECK:   %[[YR:.*]] = memref.subview %[[Y]][%[[J]], 0] [1, 32] [1, 1]
 // CHECK:   linalg.generic {{.*}} ins(%[[XR]], %[[W]] : memref<1x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YR]] : memref<1x32xf32, strided<[32, 1], offset: ?>>)
 // CHECK-NOT: linalg.generic
-// Both pieces become vector kernels.
+// All three pieces become vector kernels.
 // KERNEL-LABEL: func.func @rows(
 // KERNEL-NOT: linalg.generic
 // KERNEL: vector.store {{.*}} : memref<16x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.store {{.*}} : memref<4x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
 // KERNEL-NOT: linalg.generic
 // KERNEL: vector.store {{.*}} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
 // KERNEL-NOT: linalg.generic
@@ -45,7 +55,8 @@ func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>)
 
 // A dynamic reduction dim (attention's probabilities times values): the
 // windows along it update the whole output one after the other; the
-// dynamic output rows are windows too (four nests in all).
+// dynamic output rows are windows too, of 16, 4 and 1 (six nests in all:
+// only the outermost dim has windows of 4).
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
@@ -61,6 +72,13 @@ func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>)
 // CHECK:     linalg.generic
 // CHECK:   scf.for
 // CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [16, 1] [1, 1]
+// CHECK:     linalg.generic
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [4, 16] [1, 1]
+// CHECK:     linalg.generic
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [4, 1] [1, 1]
 // CHECK:     linalg.generic
 // CHECK: scf.for
 // CHECK:   scf.for
@@ -151,17 +169,21 @@ func.func @position(%x: memref<?xf32>, %y: memref<i64>) {
 
 // -----
 
-// With threads, large enough windows: the loop over the full windows of
-// the rows is parallel (they write disjoint rows) and the kernels inside
-// mark nothing; the rest, row by row, is serial (its kernel may mark a
-// loop of its own, not this small one). A dynamic reduction dim's windows
-// are not parallel (they
-// update the same rows): the kernel inside marks its own loop.
+// With threads, large enough windows: the loops over the windows of 16
+// and of 4 rows are parallel (they write disjoint rows) and the kernels
+// inside mark nothing; the rest, row by row, is serial (its kernel may
+// mark a loop of its own, not this small one). A dynamic reduction dim's
+// windows are not parallel (they update the same rows): the kernel inside
+// marks its own loop.
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
 // THREADS-LABEL: func.func @threads(
 // THREADS: scf.for
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: scf.for
+// THREADS: memref.subview {{.*}} [4, 256] [1, 1]
 // THREADS-NOT: kiln.parallel
 // THREADS: } {kiln.parallel}
 // THREADS-NEXT: scf.for

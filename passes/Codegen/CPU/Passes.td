@@ -62,8 +62,9 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
   let description = [{
     A `linalg.generic` on buffers whose loop ranges are dynamic (a model's
     dynamic dim) becomes, per dynamic loop dim of size S, a loop over the
-    full windows of `chunk` along it and a loop over the rest one at a
-    time, each running a copy of the generic on subviews with static
+    full windows of `chunk` along it (for the outermost such dim, then
+    windows of `chunk` / 4) and a loop over the rest one at a time, each
+    running a copy of the generic on subviews with static
     ranges, which the vector kernels then take. Windows of a parallel dim
     are disjoint; those of a reduction dim update the output in order.
     Generics whose dynamic dims are indexed other than by one loop dim

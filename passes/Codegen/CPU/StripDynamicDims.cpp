@@ -8,7 +8,11 @@
 //   for i = 0 .. S - S % T step T:   the generic on the T-wide window at i
 //   for i = S - S % T .. S:          the generic on the 1-wide window at i
 //
-// (nested for several dynamic dims), each piece a copy of the generic on
+// (nested for several dynamic dims; in a contraction with an operand that
+// does not vary along the outermost, a weight matrix, that one also runs
+// windows of T / 4 between the two, so that 4 to 15 rows left over, or a
+// length below T, take a kernel that reuses the operand over a few rows
+// rather than reloading it for each), each piece a copy of the generic on
 // subviews of its operands, with static loop ranges. The pieces of a
 // parallel dim write disjoint windows of the output; those of a reduction
 // dim update the same output one after the other, in the generic's own
@@ -127,26 +131,37 @@ struct StripDynamicDimsPass
     unsigned numLoops = op.getNumLoops();
     SmallVector<Value> at(numLoops);
     SmallVector<int64_t> width(numLoops, 0);
-    // The full windows of the outermost dynamic dim run on threads when
-    // that dim is parallel, every output has it (the windows write
-    // disjoint elements) and a window is worth it; the kernels inside then
-    // mark nothing.
-    bool threads = false;
+    // The windows (of T or T / 4 rows) of the outermost dynamic dim run
+    // on threads when that dim is parallel, every output has it (the
+    // windows write disjoint elements) and a window is worth it; the
+    // kernels inside then mark nothing.
+    // Per window row: the work of one row of the static dims.
+    int64_t rowWork = 0;
     if (parallel) {
       unsigned d = dims.front().first;
-      int64_t work = chunk;
+      int64_t work = 1;
       for (int64_t r : op.getStaticLoopRanges())
         if (!ShapedType::isDynamic(r))
           work *= r;
-      threads = op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
-                llvm::all_of(op.getDpsInitsMutable(),
-                             [&](OpOperand &out) {
-                               return llvm::is_contained(
-                                   op.getMatchingIndexingMap(&out).getResults(),
-                                   getAffineDimExpr(d, op.getContext()));
-                             }) &&
-                work >= (int64_t(1) << 15);
+      bool disjoint = op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
+                      llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
+                        return llvm::is_contained(op.getMatchingIndexingMap(&out).getResults(),
+                                                  getAffineDimExpr(d, op.getContext()));
+                      });
+      if (disjoint)
+        rowWork = work;
     }
+    // Whether windows `w` rows wide run on threads.
+    auto threadsFor = [&](int64_t w) { return w > 1 && rowWork * w >= (int64_t(1) << 15); };
+    // Windows of T / 4 along the outermost dynamic dim: for a contraction
+    // (a reduction dim) with an input that does not vary along it, which
+    // a window of rows reuses.
+    unsigned outer = dims.front().first;
+    bool midWindows =
+        llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction) &&
+        llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+          return !op.getMatchingIndexingMap(in).isFunctionOfDim(outer);
+        });
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
       if (k == dims.size())
         return piece(b, op, at, width);
@@ -156,13 +171,23 @@ struct StripDynamicDimsPass
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value whole = arith::SubIOp::create(b, loc, size, arith::RemUIOp::create(b, loc, size, t));
-      // Full windows of T, then the rest one at a time.
-      for (auto [lo, hi, step, w] :
-           {std::make_tuple(zero, whole, t, int64_t(chunk)), std::make_tuple(whole, size, one, int64_t(1))}) {
+      // Full windows of T, (midWindows, outermost) windows of T / 4, then
+      // the rest one at a time.
+      SmallVector<std::tuple<Value, Value, Value, int64_t>> ranges = {{zero, whole, t, chunk}};
+      int64_t mid = chunk / 4;
+      if (k == 0 && midWindows && mid >= 2 && chunk % mid == 0) {
+        Value m = arith::ConstantIndexOp::create(b, loc, mid);
+        Value wholeMid =
+            arith::SubIOp::create(b, loc, size, arith::RemUIOp::create(b, loc, size, m));
+        ranges.push_back({whole, wholeMid, m, mid});
+        whole = wholeMid;
+      }
+      ranges.push_back({whole, size, one, 1});
+      for (auto [lo, hi, step, w] : ranges) {
         auto loop = scf::ForOp::create(b, loc, lo, hi, step);
-        // The rest (fewer than T rows) stays serial: its kernels may
+        // The rest (one row at a time) stays serial: its kernels may
         // share out their own loops (one token's matmuls).
-        if (threads && k == 0 && w == chunk)
+        if (k == 0 && threadsFor(w))
           loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         at[d] = loop.getInductionVar();
