@@ -9,7 +9,9 @@
 // with one, every input `?` is it. The outputs' (the trailing out-params)
 // are what kiln-dim-symbols recorded in `kiln.result_dim_symbols`: a dim,
 // or an expression of the dims (past + seq: computed here from their
-// values), else (no record) named by `kiln.result_dim_names`.
+// values), else (no record) named by `kiln.result_dim_names`. An output
+// computed in a buffer of its own and copied into its out-param at the
+// end is computed in the out-param instead (writeInPlace).
 //
 //===----------------------------------------------------------------------===//
 
@@ -159,9 +161,38 @@ struct SymbolicArgumentsPass
       auto view = memref::ReinterpretCastOp::create(b, loc, type, arg, b.getIndexAttr(0),
                                                     sizes, strides);
       arg.replaceAllUsesExcept(view.getResult(), view);
+      if (resultNames && i >= count - resultNames.size())
+        writeInPlace(view);
     }
     func.setType(FunctionType::get(ctx, entry.getArgumentTypes(), {}));
     return success();
+  }
+
+  /// An output computed into a buffer of its own and copied into its
+  /// out-param at the end (buffer-results-to-out-params hoists only static
+  /// buffers) is computed in the out-param instead: a key/value cache's
+  /// present is not copied a second time. The buffer must be an alloc of
+  /// the out-param's type in the entry block, copied only there, with only
+  /// copies and the return after that copy.
+  static void writeInPlace(memref::ReinterpretCastOp out) {
+    Value view = out.getResult();
+    if (!view.hasOneUse())
+      return;
+    auto copy = dyn_cast<memref::CopyOp>(*view.getUsers().begin());
+    if (!copy || copy.getTarget() != view || copy->getBlock() != out->getBlock())
+      return;
+    auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
+    if (!alloc || alloc.getType() != out.getType() || alloc->getBlock() != out->getBlock())
+      return;
+    for (Operation *after = copy->getNextNode(); after; after = after->getNextNode())
+      if (!isa<memref::CopyOp, func::ReturnOp>(after))
+        return;
+    for (Operation *user : alloc->getUsers())
+      if (isa<memref::DeallocOp>(user))
+        return;
+    copy.erase();
+    alloc.getResult().replaceAllUsesWith(view);
+    alloc.erase();
   }
 };
 

@@ -74,3 +74,38 @@ func.func @outer(%a: memref<?xf32> {kiln.dim_names = ["S"]}, %b: memref<?xf32> {
   linalg.transpose ins(%m : memref<?x?xf32>) outs(%out : memref<?x?xf32>) permutation = [1, 0]
   return
 }
+
+// -----
+
+// An output whose dim is an expression (a key/value cache: P + S rows):
+// its out-param's view is sized from both dims' values, and the buffer
+// the output was computed in, then copied out, is the out-param itself
+// (no second copy of the cache, no workspace).
+// CHECK-LABEL: func.func @cache(
+// CHECK-SAME: %[[PAST:[^:]*]]: memref<1xf32> {kiln.dim_names = ["P", ""]}, %[[X:[^:]*]]: memref<1xf32> {kiln.dim_names = ["S", ""]}, %[[OUT:[^:]*]]: memref<1xf32>, %[[P:[^:]*]]: index {kiln.symbolic_dim = "P"}, %[[S:[^:]*]]: index {kiln.symbolic_dim = "S"}, %{{.*}}: memref<0xi8> {kiln.workspace})
+// CHECK-SAME: kiln.workspace_size = 0 : i64
+// CHECK: %[[ROWS:.*]] = arith.addi %[[P]], %[[S]] : index
+// CHECK: %[[PRESENT:.*]] = memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [%[[ROWS]], 4], strides: [4, 1]
+// CHECK-NOT: memref.view
+// CHECK: %[[TOP:.*]] = memref.subview %[[PRESENT]][0, 0] [%{{.*}}, 4] [1, 1]
+// CHECK: memref.copy %{{.*}}, %[[TOP]]
+// CHECK: %[[BOTTOM:.*]] = memref.subview %[[PRESENT]][%{{.*}}, 0] [%{{.*}}, 4] [1, 1]
+// CHECK: memref.copy %{{.*}}, %[[BOTTOM]]
+// CHECK-NEXT: return
+func.func @cache(%past: memref<?x4xf32> {kiln.dim_names = ["P", ""]},
+                 %x: memref<?x4xf32> {kiln.dim_names = ["S", ""]}, %out: memref<?x4xf32>)
+    attributes {kiln.symbol_names = ["P", "S"], kiln.dim_exprs = [array<i64: 0, 1, 1>],
+                kiln.result_dim_names = [["P + S", ""]],
+                kiln.result_dim_symbols = [array<i64: 2, -1>]} {
+  %c0 = arith.constant 0 : index
+  %p = memref.dim %past, %c0 : memref<?x4xf32>
+  %s = memref.dim %x, %c0 : memref<?x4xf32>
+  %n = arith.addi %p, %s : index
+  %k = memref.alloc(%n) : memref<?x4xf32>
+  %top = memref.subview %k[0, 0] [%p, 4] [1, 1] : memref<?x4xf32> to memref<?x4xf32, strided<[4, 1]>>
+  memref.copy %past, %top : memref<?x4xf32> to memref<?x4xf32, strided<[4, 1]>>
+  %bottom = memref.subview %k[%p, 0] [%s, 4] [1, 1] : memref<?x4xf32> to memref<?x4xf32, strided<[4, 1], offset: ?>>
+  memref.copy %x, %bottom : memref<?x4xf32> to memref<?x4xf32, strided<[4, 1], offset: ?>>
+  memref.copy %k, %out : memref<?x4xf32> to memref<?x4xf32>
+  return
+}
