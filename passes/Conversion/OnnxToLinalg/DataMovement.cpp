@@ -104,6 +104,11 @@ struct ForwardPattern : public OpConversionPattern<OpTy> {
 };
 
 /// Reshape, Flatten, Squeeze, Unsqueeze: the result type says everything.
+/// With dynamic dims, one collapse or expand where the dims group (a
+/// dynamic dim merged with static ones, [1, seq, 4] -> [1, 4*seq], or
+/// split from them), else through one dim; either way each `?` of the
+/// result is a dim or an expression kiln-dim-symbols recorded (the check
+/// before the conversion), which sizes it.
 template <typename OpTy>
 struct ReshapeLikePattern : public OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
@@ -112,21 +117,6 @@ struct ReshapeLikePattern : public OpConversionPattern<OpTy> {
   matchAndRewrite(OpTy op, Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = convertedResultType(*this->typeConverter, op);
-    auto src = cast<RankedTensorType>(adaptor.getOperands()[0].getType());
-    if (!src.hasStaticShape() || !type.hasStaticShape()) {
-      // The dynamic dim may only move: one on each side, the static dims
-      // holding the same number of elements (so the ? sizes are equal).
-      auto staticPart = [](RankedTensorType t) {
-        int64_t n = 1;
-        for (int64_t d : t.getShape())
-          n *= ShapedType::isDynamic(d) ? 1 : d;
-        return n;
-      };
-      if (src.getNumDynamicDims() != 1 || type.getNumDynamicDims() != 1 ||
-          staticPart(src) != staticPart(type))
-        return unsupported(rewriter, op,
-                           "reshaping the dynamic dim into other dims is not supported yet");
-    }
     rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(),
                                          adaptor.getOperands()[0], type));
     return success();

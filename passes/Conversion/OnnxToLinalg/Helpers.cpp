@@ -331,8 +331,9 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
     return v;
   if (!src.hasStaticShape() || !type.hasStaticShape()) {
     // Dynamic dims: one collapse or expand when the dims group (inserting
-    // or dropping unit dims, merging static ones); else through one dim,
-    // as below (every `?` is the model's one dynamic dim).
+    // or dropping unit dims, merging static ones, merging a dynamic dim
+    // with static ones or splitting it); else through one dim, as below,
+    // each `?` of the result sized by dynamicDimSize.
     if (src.getRank() > type.getRank()) {
       if (auto groups = getReassociationIndicesForCollapse(src.getShape(), type.getShape()))
         return tensor::CollapseShapeOp::create(b, loc, type, v, *groups);

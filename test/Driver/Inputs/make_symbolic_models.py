@@ -119,8 +119,8 @@ def main():
     save(out, "batch_seq_x", x)
     save(out, "batch_seq_y", np.tanh(x @ w + b))
 
-    # Refused: an op whose lowering needs static shapes, and two symbolic
-    # dims.
+    # Outputs whose dim is an expression of the dim: Concat(x, x) (2*seq)
+    # and a Reshape merging it with a static dim (4*seq).
     model(out, "concat_seq",
           [helper.make_node("Concat", ["x", "x"], ["y"], name="concat", axis=1)],
           [vi("x", [1, "seq", 4])], [vi("y", [1, "twice", 4])])
@@ -325,6 +325,28 @@ def main():
           [n("Reshape", ["x", "flat"], ["y"], name="flatten")],
           [vi("x", [1, "S", "T"])], [vi("y", [1, "ST"])],
           [init("flat", np.array([1, -1], np.int64))])
+
+    # merge_seq: [1, seq, 4] -> [1, 4*seq].
+    for seq in (0, 3):
+        x = rng.standard_normal((1, seq, 4)).astype(np.float32)
+        save(out, f"merge_seq_x{seq}", x)
+        save(out, f"merge_seq_y{seq}", x.reshape(1, 4 * seq))
+
+    # Reshapes that merge a dynamic dim with a static one and split it
+    # again: [1, S, T, 4] -> [1, S, 4*T] (softmax over it, an output) ->
+    # [1, S, T, 4].
+    model(out, "regroup",
+          [n("Reshape", ["x", "merge_to"], ["m"], name="merge"),
+           n("Softmax", ["m"], ["p"], name="softmax", axis=-1),
+           n("Reshape", ["p", "split_to"], ["y"], name="split")],
+          [vi("x", [1, "S", "T", 4])], [vi("y", [1, "S", "T", 4]), vi("p", [1, "S", "T4"])],
+          [init("merge_to", np.array([0, 0, -1], np.int64)),
+           init("split_to", np.array([0, 0, -1, 4], np.int64))])
+    for s_, t_ in ((2, 3), (1, 0), (3, 1)):
+        x = rng.standard_normal((1, s_, t_, 4)).astype(np.float32)
+        p = softmax(x.reshape(1, s_, 4 * t_)) if t_ else x.reshape(1, s_, 0)
+        for name, array in (("x", x), ("y", p.reshape(1, s_, t_, 4)), ("p", p)):
+            save(out, f"regroup_{name}{s_}_{t_}", array)
 
     # Concat(x, x): an output of 2*seq.
     for seq in (0, 3):
