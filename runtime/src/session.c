@@ -117,6 +117,18 @@ static void msg_tensor_prefix(msg *m, const char *kind, int32_t index,
   msg_str(m, "': ");
 }
 
+/// "input 0 'x': dim 1 is 7, but ", before what it should be.
+static void msg_dim_differs(msg *m, const char *kind, int32_t index,
+                            const kiln_tensor_desc *d, int32_t dim,
+                            int64_t got) {
+  msg_tensor_prefix(m, kind, index, d);
+  msg_str(m, "dim ");
+  msg_i64(m, dim);
+  msg_str(m, " is ");
+  msg_i64(m, got);
+  msg_str(m, ", but ");
+}
+
 /// "expected 2 inputs ('a', 'b'), got 1".
 static void msg_count(msg *m, const char *kind, int32_t expected,
                       const kiln_tensor_desc *descs, int32_t got) {
@@ -241,12 +253,8 @@ static int bind_dynamic_dims(kiln_session *s, msg *m, const char *kind,
       s->dynamic_dims[k] = t->dims[j];
     } else if (s->dynamic_dims[k] != t->dims[j]) {
       const char *const *names = s->model->dynamic_dim_names;
-      msg_tensor_prefix(m, kind, index, d);
-      msg_str(m, "dim ");
-      msg_i64(m, j);
-      msg_str(m, " is ");
-      msg_i64(m, t->dims[j]);
-      msg_str(m, ", but the dynamic dim '");
+      msg_dim_differs(m, kind, index, d, j, t->dims[j]);
+      msg_str(m, "the dynamic dim '");
       msg_str(m, names && names[k] ? names[k] : "?");
       msg_str(m, "' is ");
       msg_i64(m, s->dynamic_dims[k]);
@@ -335,12 +343,7 @@ static int check_exprs(kiln_session *s, msg *m, const char *kind,
     int64_t value = dim_value(model, d->dims[j], s->dynamic_dims);
     if (value == t->dims[j])
       continue;
-    msg_tensor_prefix(m, kind, index, d);
-    msg_str(m, "dim ");
-    msg_i64(m, j);
-    msg_str(m, " is ");
-    msg_i64(m, t->dims[j]);
-    msg_str(m, ", but ");
+    msg_dim_differs(m, kind, index, d, j, t->dims[j]);
     msg_str(m, model->dim_expr_names && model->dim_expr_names[e]
                    ? model->dim_expr_names[e]
                    : "its dim expression");

@@ -19,8 +19,8 @@ ratios of one run.
 """
 
 import argparse
-import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -29,9 +29,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "models"))
+import bench  # noqa: E402
 import dynamic_lengths  # noqa: E402
-
-NAMES = ["ids", "past_k", "past_v"]
 
 
 def main():
@@ -56,44 +55,31 @@ def main():
     for step, (ins, _) in zip(steps, files):
         static[step] = os.path.join(work, "libstatic_%d_%d.so" % step)
         pins = []
-        for name, path in zip(NAMES, ins):
+        for name, path in zip(bench.graph_inputs(model), ins):
             pins += ["--input-shape", "%s=%s" % (name, "x".join(
                 str(d) for d in np.load(path).shape))]
         subprocess.run([kiln, "compile", model, "-q", "-o", static[step]] + pins, check=True)
 
-    def bench_kiln(library, ins, t):
-        cmd = [kiln, "bench", library, "--iterations", str(args.iterations),
-               "--warmup", str(args.warmup), "--threads", str(t), "--json"]
-        for path in ins:
-            cmd += ["--input", path]
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["median_ms"]
-
-    def bench_ort(ins, t):
-        spec = []
-        for name, path in zip(NAMES, ins):
-            x = np.load(path)
-            raw = os.path.join(work, name + ".bin")
-            x.tofile(raw)
-            spec.append({"name": name, "dtype": str(x.dtype), "dims": list(x.shape),
-                         "file": raw})
-        spec_path = os.path.join(work, "inputs.json")
-        with open(spec_path, "w") as f:
-            json.dump(spec, f)
-        out = subprocess.run(
-            ["node", os.path.join(HERE, "ort_bench.js"), model, spec_path, str(t),
-             str(args.iterations), str(args.warmup)],
-            check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["median_ms"]
+    # Per step: the inputs as bench.py writes them (.npy for kiln, raw
+    # bytes and inputs.json for ort_bench.js), in a folder of their own.
+    specs = {}
+    for step, (ins, _) in zip(steps, files):
+        folder = os.path.join(work, "inputs_%d_%d" % step)
+        os.makedirs(folder, exist_ok=True)
+        specs[step] = bench.write_inputs(model, [np.load(p) for p in ins], folder)
 
     print("past seq threads  kiln-dynamic  kiln-static     ORT  dynamic/static  dynamic/ORT")
-    for step, (ins, _) in zip(steps, files):
+    for step in steps:
         for t in threads:
             best = [float("inf")] * 3
             for _ in range(args.rounds):
-                for i, ms in enumerate((bench_kiln(lib, ins, t), bench_kiln(static[step], ins, t),
-                                        bench_ort(ins, t))):
-                    best[i] = min(best[i], ms)
+                spec, npys = specs[step]
+                times = [bench.kiln_times(kiln, lib, npys, t, args.iterations, args.warmup),
+                         bench.kiln_times(kiln, static[step], npys, t, args.iterations,
+                                          args.warmup),
+                         bench.ort_times(model, spec, t, args.iterations, args.warmup)]
+                for i, ts in enumerate(times):
+                    best[i] = min(best[i], statistics.median(ts))
             d, s, o = best
             print("%4d %3d %7d  %12.3f %12.3f %7.3f  %14.2f %12.2f"
                   % (step[0], step[1], t, d, s, o, d / s, d / o))

@@ -46,7 +46,12 @@ def decoder():
             {"tgt": {1: "tgt_len"}, "memory": {1: "src_len"}, "y": {1: "tgt_len"}})
 
 
-def causal_lm():
+def gpt_block():
+    """The transformer block of causal_lm and cached_lm: causal
+    self-attention (4 heads of 16, a packed q/k/v projection split in
+    three) and a GELU MLP. With past keys and values it attends over them
+    too, query i at position past + i, and also returns the keys and
+    values of past + new tokens."""
     import torch
     from torch import nn
 
@@ -58,16 +63,31 @@ def causal_lm():
             self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
             self.heads = heads
 
-        def forward(self, x):
+        def forward(self, x, past_k=None, past_v=None):
             b, t, c = x.shape
             q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
             q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2)
                        for z in (q, k, v))
+            if past_k is not None:
+                k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
             att = (q @ k.transpose(-2, -1)) * (c // self.heads) ** -0.5
-            mask = torch.tril(torch.ones(t, t, dtype=torch.bool))
-            att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+            if past_k is None:
+                mask = ~torch.tril(torch.ones(t, t, dtype=torch.bool))
+            else:
+                q_pos = torch.arange(0, t, dtype=torch.long).unsqueeze(1) + past_k.shape[2]
+                mask = torch.arange(0, k.shape[2], dtype=torch.long).unsqueeze(0) > q_pos
+            att = att.masked_fill(mask, float("-inf")).softmax(-1)
             x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(b, t, c))
-            return x + self.mlp(self.ln2(x))
+            x = x + self.mlp(self.ln2(x))
+            return x if past_k is None else (x, k, v)
+
+    return Block
+
+
+def causal_lm():
+    import torch
+    from torch import nn
+    Block = gpt_block()
 
     class LM(nn.Module):
         def __init__(self):
@@ -87,29 +107,7 @@ def causal_lm():
 def cached_lm():
     import torch
     from torch import nn
-
-    class Block(nn.Module):
-        def __init__(self, d=64, heads=4):
-            super().__init__()
-            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-            self.qkv, self.proj = nn.Linear(d, 3 * d), nn.Linear(d, d)
-            self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-            self.heads = heads
-
-        def forward(self, x, past_k, past_v):
-            b, t, c = x.shape
-            q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
-            q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2)
-                       for z in (q, k, v))
-            k, v = torch.cat([past_k, k], dim=2), torch.cat([past_v, v], dim=2)
-            att = (q @ k.transpose(-2, -1)) * (c // self.heads) ** -0.5
-            # Query i sits at position past + i and sees keys up to it.
-            p = past_k.shape[2]
-            q_pos = torch.arange(0, t, dtype=torch.long).unsqueeze(1) + p
-            k_pos = torch.arange(0, k.shape[2], dtype=torch.long).unsqueeze(0)
-            att = att.masked_fill(k_pos > q_pos, float("-inf")).softmax(-1)
-            x = x + self.proj((att @ v).transpose(1, 2).contiguous().view(b, t, c))
-            return x + self.mlp(self.ln2(x)), k, v
+    Block = gpt_block()
 
     class LM(nn.Module):
         def __init__(self):
