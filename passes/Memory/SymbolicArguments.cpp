@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_SYMBOLICARGUMENTSPASS
@@ -173,7 +174,7 @@ struct SymbolicArgumentsPass
   /// buffers) is computed in the out-param instead: a key/value cache's
   /// present is not copied a second time. The buffer must be an alloc of
   /// the out-param's type in the entry block, copied only there, with only
-  /// copies and the return after that copy.
+  /// the return and copies that do not write into it after that copy.
   static void writeInPlace(memref::ReinterpretCastOp out) {
     Value view = out.getResult();
     if (!view.hasOneUse())
@@ -184,9 +185,17 @@ struct SymbolicArgumentsPass
     auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
     if (!alloc || alloc.getType() != out.getType() || alloc->getBlock() != out->getBlock())
       return;
-    for (Operation *after = copy->getNextNode(); after; after = after->getNextNode())
-      if (!isa<memref::CopyOp, func::ReturnOp>(after))
+    // The buffer a view is of.
+    auto root = [](Value v) {
+      while (auto viewLike = v.getDefiningOp<ViewLikeOpInterface>())
+        v = viewLike.getViewSource();
+      return v;
+    };
+    for (Operation *after = copy->getNextNode(); after; after = after->getNextNode()) {
+      auto later = dyn_cast<memref::CopyOp>(after);
+      if (!isa<func::ReturnOp>(after) && (!later || root(later.getTarget()) == alloc))
         return;
+    }
     for (Operation *user : alloc->getUsers())
       if (isa<memref::DeallocOp>(user))
         return;
