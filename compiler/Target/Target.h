@@ -219,6 +219,12 @@ mlir::LogicalResult emitCode(mlir::ModuleOp module, const ModelInfo &info,
                              const TargetOptions &options, OutputKind kind,
                              Bytes &out, CodeStats &stats, std::string &error);
 
+/// --freestanding: defines memcpy/memmove/memset (and on Arm the
+/// __aeabi_mem* forms) in `m` as byte loops, weak (a C library's win when
+/// linked) and hidden (never exported from a shared library); functions
+/// already defined or declared otherwise are left alone (Freestanding.cpp).
+void addMemoryFunctions(llvm::Module &m, const llvm::Triple &triple);
+
 /// Gives every masked gather and scatter of `m` a scalar base with vector
 /// offsets again where LLVM's -O pipeline hoisted the offsets into a
 /// vector of pointers (GatherBase.cpp): x86 then uses one gather or
