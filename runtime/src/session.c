@@ -336,6 +336,9 @@ static int check_exprs(kiln_session *s, msg *m, const char *kind,
                        int32_t index, const kiln_tensor_desc *d,
                        const kiln_tensor *t) {
   const kiln_model_desc *model = s->model;
+  // Before abi_version 4 a dim past the dynamic dims was not checked.
+  if (num_exprs(model) == 0)
+    return KILN_STATUS_OK;
   for (int32_t j = 0; j < d->rank; ++j) {
     int64_t e = -1 - d->dims[j] - s->num_dynamic_dims;
     if (d->dims[j] >= 0 || e < 0)
