@@ -85,21 +85,26 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
         b.CreateICmpUGT(value, llvm::ConstantInt::get(i64, info.symbolicTop(k))),
         b.CreateICmpSLT(value, llvm::ConstantInt::get(i64, info.symbolicDims[k].min)));
   };
+  // c0 + sum c_k values[k] for an expression's coefficients: for values
+  // in range it cannot overflow (coefficients are below 2^20, c0's
+  // magnitude below 2^40).
+  auto expressionValue = [&](llvm::IRBuilder<> &b, const std::vector<int64_t> &c,
+                             ArrayRef<llvm::Value *> values) {
+    llvm::Value *sum = llvm::ConstantInt::get(i64, c[0]);
+    for (auto [k, v] : llvm::enumerate(values))
+      if (k + 1 < c.size() && c[k + 1])
+        sum = b.CreateAdd(sum, b.CreateMul(v, llvm::ConstantInt::get(i64, c[k + 1])));
+    return sum;
+  };
   // Whether any of `values` (one per symbolic dim) is out of range, or
-  // they break one of the model's constraints (c0 + sum c_k dim_k >= 0:
-  // in range, the sum cannot overflow, as coefficients are below 2^20).
+  // they break one of the model's constraints (c0 + sum c_k dim_k >= 0).
   auto anyOutOfRange = [&](llvm::IRBuilder<> &b, ArrayRef<llvm::Value *> values) {
     llvm::Value *bad = b.getFalse();
     for (auto [k, v] : llvm::enumerate(values))
       bad = b.CreateOr(bad, outOfRange(b, v, k));
-    for (const ModelInfo::DimExpression &constraint : info.dimConstraints) {
-      const std::vector<int64_t> &c = constraint.coefficients;
-      llvm::Value *sum = llvm::ConstantInt::get(i64, c[0]);
-      for (auto [k, v] : llvm::enumerate(values))
-        if (k + 1 < c.size() && c[k + 1])
-          sum = b.CreateAdd(sum, b.CreateMul(v, llvm::ConstantInt::get(i64, c[k + 1])));
-      bad = b.CreateOr(bad, b.CreateICmpSLT(sum, llvm::ConstantInt::get(i64, 0)));
-    }
+    for (const ModelInfo::DimExpression &constraint : info.dimConstraints)
+      bad = b.CreateOr(bad, b.CreateICmpSLT(expressionValue(b, constraint.coefficients, values),
+                                            llvm::ConstantInt::get(i64, 0)));
     return bad;
   };
 
@@ -140,17 +145,11 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     check(b.CreateExtractValue(r, 1));
     return b.CreateExtractValue(r, 0);
   };
-  // The outputs' dim expressions' values after the symbolic dims': in
-  // range, not negative (the constraints) and without overflow (below
-  // 2^31 times 2^20, plus 2^40, per term).
+  // The outputs' dim expressions' values after the symbolic dims' (the
+  // dims are in range here, and the constraints keep them >= 0).
   SmallVector<llvm::Value *> dimValues(symbols.begin(), symbols.end());
-  for (const ModelInfo::DimExpression &e : info.dimExprs) {
-    llvm::Value *sum = llvm::ConstantInt::get(i64, e.coefficients[0]);
-    for (auto [k, v] : llvm::enumerate(symbols))
-      if (k + 1 < e.coefficients.size() && e.coefficients[k + 1])
-        sum = b.CreateAdd(sum, b.CreateMul(v, llvm::ConstantInt::get(i64, e.coefficients[k + 1])));
-    dimValues.push_back(sum);
-  }
+  for (const ModelInfo::DimExpression &e : info.dimExprs)
+    dimValues.push_back(expressionValue(b, e.coefficients, symbols));
   // A tensor's bytes per item: the static part times each symbolic dim
   // and expression once for each dim that has it.
   auto tensorBytes = [&](const TensorInfo &t) -> llvm::Value * {

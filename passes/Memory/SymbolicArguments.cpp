@@ -17,10 +17,11 @@
 
 #include "passes/Memory/Passes.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
+#include "passes/Utils/Buffers.h"
+#include "passes/Utils/DimExpressions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_SYMBOLICARGUMENTSPASS
@@ -120,14 +121,8 @@ struct SymbolicArgumentsPass
           continue;
         SmallVector<int64_t> expr = kiln::onnx::dimExpression(func, id);
         values.resize(std::max<size_t>(values.size(), id + 1));
-        Value sum = arith::ConstantIndexOp::create(b, loc, expr[0]);
-        for (auto [k, c] : llvm::enumerate(ArrayRef(expr).drop_front()))
-          if (c)
-            sum = arith::AddIOp::create(
-                b, loc, sum,
-                arith::MulIOp::create(b, loc, values[k],
-                                      arith::ConstantIndexOp::create(b, loc, c)));
-        values[id] = sum;
+        values[id] = kiln::dimExpressionValue(b, loc, expr,
+                                              ArrayRef(values).take_front(numSymbols));
       }
     for (unsigned i = 0; i < count; ++i) {
       BlockArgument arg = func.getArgument(i);
@@ -185,15 +180,10 @@ struct SymbolicArgumentsPass
     auto alloc = copy.getSource().getDefiningOp<memref::AllocOp>();
     if (!alloc || alloc.getType() != out.getType() || alloc->getBlock() != out->getBlock())
       return;
-    // The buffer a view is of.
-    auto root = [](Value v) {
-      while (auto viewLike = v.getDefiningOp<ViewLikeOpInterface>())
-        v = viewLike.getViewSource();
-      return v;
-    };
     for (Operation *after = copy->getNextNode(); after; after = after->getNextNode()) {
       auto later = dyn_cast<memref::CopyOp>(after);
-      if (!isa<func::ReturnOp>(after) && (!later || root(later.getTarget()) == alloc))
+      if (!isa<func::ReturnOp>(after) &&
+          (!later || kiln::rootBuffer(later.getTarget()) == alloc))
         return;
     }
     for (Operation *user : alloc->getUsers())

@@ -16,6 +16,7 @@
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
+#include "passes/Utils/DimExpressions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -142,19 +143,11 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
   SmallVector<int64_t> expr = table->expression(symbol);
   if (expr.empty())
     return {};
-  Value size = arith::ConstantIndexOp::create(b, loc, expr[0]);
-  for (int64_t k = 0; k < n; ++k) {
-    if (!expr[k + 1])
-      continue;
-    Value dim = symbolSize(b, loc, k);
-    if (!dim)
+  SmallVector<Value> dims(n);
+  for (int64_t k = 0; k < n; ++k)
+    if (expr[k + 1] && !(dims[k] = symbolSize(b, loc, k)))
       return {};
-    if (expr[k + 1] != 1)
-      dim = arith::MulIOp::create(b, loc, dim,
-                                  arith::ConstantIndexOp::create(b, loc, expr[k + 1]));
-    size = arith::AddIOp::create(b, loc, size, dim);
-  }
-  return size;
+  return kiln::dimExpressionValue(b, loc, expr, dims);
 }
 
 Value dynamicDimSize(OpBuilder &b, Location loc, RankedTensorType type, int64_t dim) {
