@@ -187,8 +187,13 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
           if (def && def->getDialect() && def->getDialect()->getNamespace() == "onnx")
             diag << onnx::opLabel(def) << ": result #" << cast<OpResult>(v).getResultNumber()
                  << " is ";
-          return diag << "graph " << what << " '" << t.name << "', whose dim " << j
-                      << " is neither one of the model's dynamic dims (" << dims
+          diag << "graph " << what << " '" << t.name << "', whose dim " << j;
+          if (!ids.empty() && !onnx::dimFloor(func, ids[j]).empty())
+            return diag << " is " << onnx::dimIdString(func, ids[j])
+                        << ", a conv's or pool's output size: kiln does not compile graph "
+                           "outputs with such dims yet (pin the model's dynamic dims ("
+                        << dims << ") with --input-shape)";
+          return diag << " is neither one of the model's dynamic dims (" << dims
                       << ") nor a sum of them with whole coefficients (it is a product of "
                          "two, or a rounded fraction), which kiln does not compile (pin "
                          "them with --input-shape)";

@@ -154,6 +154,21 @@ std::optional<int64_t> evaluate(Value v, function_ref<int64_t(BlockArgument)> di
     return *c;
   if (auto cast = dyn_cast<arith::IndexCastOp>(def))
     return evaluate(cast.getIn(), dim);
+  // Anything else that folds with its operands known (affine.apply, which
+  // sizes a padded tensor: dim + pads), within a quarter of the range.
+  if (!isa<arith::ArithDialect>(def->getDialect()) && def->getNumResults() == 1) {
+    SmallVector<Attribute> operands;
+    for (Value operand : def->getOperands()) {
+      std::optional<int64_t> x = evaluate(operand, dim);
+      if (!x || *x < -(int64_t(1) << 40) || *x > (int64_t(1) << 40))
+        return std::nullopt;
+      operands.push_back(IntegerAttr::get(operand.getType(), *x));
+    }
+    SmallVector<OpFoldResult> folded;
+    if (failed(def->fold(operands, folded)) || folded.size() != 1)
+      return std::nullopt;
+    return getConstantIntValue(folded[0]);
+  }
   if (def->getNumOperands() != 2)
     return std::nullopt;
   std::optional<int64_t> a = evaluate(def->getOperand(0), dim);
@@ -169,6 +184,10 @@ std::optional<int64_t> evaluate(Value v, function_ref<int64_t(BlockArgument)> di
     return llvm::AddOverflow(*a, *b, r) ? std::nullopt : std::optional<int64_t>(r);
   if (isa<arith::SubIOp>(def))
     return llvm::SubOverflow(*a, *b, r) ? std::nullopt : std::optional<int64_t>(r);
+  // A window op's output size, floor((dim + a) / s): negative below the
+  // values the entry point takes, like seq - 1.
+  if (isa<arith::FloorDivSIOp>(def) && *b > 0)
+    return *a >= 0 ? *a / *b : -((-*a + *b - 1) / *b);
   if (*a < 0 || *b < 0)
     return std::nullopt;
   if (isa<arith::MaxUIOp, arith::MaxSIOp>(def))

@@ -48,6 +48,13 @@ namespace {
 
 constexpr int64_t kStatic = -1, kUnknown = -2;
 
+/// Ids of floor dims while probing (renumbered after the expressions once
+/// their count is known).
+constexpr int64_t kFloorBase = int64_t(1) << 40;
+
+/// floor(a / b) for b > 0.
+int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 /// How far clone 1 + k moves dim k: a prime, so that a rounded fraction
 /// of a dim (a stride's) does not pass for a whole coefficient.
 constexpr int64_t kMove = 97;
@@ -141,9 +148,95 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
       if (isa<RankedTensorType>(func.getArgument(i).getType()))
         symbols[func.getArgument(i)] = argumentSymbols(func, i, names);
     SmallVector<SmallVector<int64_t>> exprs;
-    if (failed(probe(func, names, values, symbols, exprs)))
+    SmallVector<Floor> floors;
+    if (failed(probe(func, names, values, symbols, exprs, floors)))
       return signalPassFailure();
-    record(func, names, values, symbols, exprs);
+    // Floor dims after the expressions.
+    int64_t first = int64_t(names.size() + exprs.size());
+    auto renumber = [&](int64_t &id) {
+      if (id >= kFloorBase)
+        id = first + (id - kFloorBase);
+    };
+    for (auto &entry : symbols)
+      for (int64_t &id : entry.second)
+        renumber(id);
+    for (Floor &f : floors)
+      renumber(f[0]);
+    record(func, names, values, symbols, exprs, floors);
+  }
+
+  /// A floor dim: floor((dim(id) + a) / s) as {id, a, s}, with id a
+  /// symbol or an expression.
+  using Floor = std::array<int64_t, 3>;
+
+  /// The size of dim `id` in clone `probe` while probing.
+  static int64_t sizeAt(int64_t id, int64_t probe, int64_t n,
+                        ArrayRef<SmallVector<int64_t>> exprs, ArrayRef<Floor> floors) {
+    if (id < n)
+      return probeSize(probe, id, n);
+    if (id >= kFloorBase) {
+      const Floor &f = floors[id - kFloorBase];
+      return floorDiv(sizeAt(f[0], probe, n, exprs, floors) + f[1], f[2]);
+    }
+    const SmallVector<int64_t> &e = exprs[id - n];
+    int64_t size = e[0];
+    for (int64_t k = 0; k < n; ++k)
+      size += e[k + 1] * probeSize(probe, k, n);
+    return size;
+  }
+
+  /// The floor dim that dim `d` of `result` is, given its sizes in the
+  /// clones: for a window op's spatial dim (Conv, pools) the op's own rule
+  /// applied to its input's dim; for any other op the one floor dim of its
+  /// operands with those sizes (elementwise ops, BatchNormalization, a
+  /// Concat along channels pass one on). kUnknown when neither holds or
+  /// when two floor dims of its operands fit (they could differ where the
+  /// probe did not look).
+  static int64_t floorId(OpResult result, int64_t d, ArrayRef<int64_t> sizes,
+                         const llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
+                         ArrayRef<SmallVector<int64_t>> exprs, SmallVectorImpl<Floor> &floors,
+                         int64_t n) {
+    Operation *op = result.getOwner();
+    auto fits = [&](int64_t id) {
+      for (auto [k, size] : llvm::enumerate(sizes))
+        if (sizeAt(id, k, n, exprs, floors) != size)
+          return false;
+      return true;
+    };
+    if (result.getResultNumber() == 0 && d >= 2 && op->getNumOperands())
+      if (std::optional<std::pair<int64_t, int64_t>> rule =
+              kiln::onnx::windowDimFloor(op, d - 2)) {
+        SmallVector<int64_t> in = symbols.lookup(op->getOperand(0));
+        if (d >= int64_t(in.size()) || in[d] < 0)
+          return kUnknown;
+        // floor((floor((x + a) / s) + b) / t) is floor((x + a + b s) / (s t)):
+        // each floor dim is one of an input dim or expression, and two
+        // that are the same function are the same dim.
+        Floor f{in[d], rule->first, rule->second};
+        if (in[d] >= kFloorBase) {
+          const Floor &g = floors[in[d] - kFloorBase];
+          f = {g[0], g[1] + rule->first * g[2], g[2] * rule->second};
+        }
+        auto it = llvm::find(floors, f);
+        int64_t id = kFloorBase + (it - floors.begin());
+        if (it == floors.end())
+          floors.push_back(f);
+        if (!fits(id)) {
+          if (it == floors.end())
+            floors.pop_back();
+          return kUnknown;
+        }
+        return id;
+      }
+    std::optional<int64_t> found;
+    for (Value operand : op->getOperands())
+      for (int64_t id : symbols.lookup(operand))
+        if (id >= kFloorBase && id != found && fits(id)) {
+          if (found)
+            return kUnknown;
+          found = id;
+        }
+    return found.value_or(kUnknown);
   }
 
   /// Runs the shape functions on n + 2 clones with the symbolic dims at
@@ -151,7 +244,8 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
   /// expression's (n + its index in `exprs`), or kUnknown.
   LogicalResult probe(func::FuncOp func, ArrayRef<StringAttr> names, ArrayRef<Value> values,
                       llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
-                      SmallVectorImpl<SmallVector<int64_t>> &exprs) {
+                      SmallVectorImpl<SmallVector<int64_t>> &exprs,
+                      SmallVectorImpl<Floor> &floors) {
     MLIRContext *context = func.getContext();
     int64_t n = names.size();
     SmallVector<SmallVector<RankedTensorType>> typesIn(n + 2);
@@ -247,6 +341,8 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
         }
         std::optional<SmallVector<int64_t>> expr = affineFit(sizes, n);
         int64_t id = kUnknown;
+        if (!expr)
+          id = floorId(cast<OpResult>(v), d, sizes, symbols, exprs, floors, n);
         if (expr) {
           // Dim k itself, or an expression.
           for (int64_t k = 0; k < n; ++k) {
@@ -272,7 +368,7 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
   /// Writes the symbols onto the ops and @main.
   void record(func::FuncOp func, ArrayRef<StringAttr> names, ArrayRef<Value> values,
               const llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
-              ArrayRef<SmallVector<int64_t>> exprs) {
+              ArrayRef<SmallVector<int64_t>> exprs, ArrayRef<Floor> floors) {
     Builder b(func.getContext());
     int64_t n = names.size();
     for (Value v : values) {
@@ -299,6 +395,29 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     func->removeAttr("kiln.dim_exprs");
     if (!exprAttrs.empty())
       func->setAttr("kiln.dim_exprs", b.getArrayAttr(exprAttrs));
+    // A floor dim is at least 1 (the op has a window) wherever the model
+    // is valid: that bounds the dim it comes from, down to the inputs'.
+    SmallVector<Attribute> floorAttrs;
+    for (const Floor &f : floors) {
+      floorAttrs.push_back(b.getDenseI64ArrayAttr(f));
+      int64_t id = f[0], least = f[2] - f[1];
+      while (id >= n + int64_t(exprs.size())) {
+        const Floor &g = floors[id - n - exprs.size()];
+        id = g[0];
+        least = least * g[2] - g[1];
+      }
+      SmallVector<int64_t> e(n + 1, 0);
+      if (id < n)
+        e[id + 1] = 1;
+      else
+        e = exprs[id - n];
+      e[0] -= least;
+      if (e[0] < 0)
+        constraints.push_back(b.getDenseI64ArrayAttr(e));
+    }
+    func->removeAttr("kiln.dim_floors");
+    if (!floorAttrs.empty())
+      func->setAttr("kiln.dim_floors", b.getArrayAttr(floorAttrs));
     kiln::onnx::addDimConstraints(func, constraints);
     // The results' dims by name: what the header says and the entry point
     // sizes outputs by.
@@ -312,8 +431,7 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
         SmallVector<int64_t> s = symbols.lookup(v);
         for (int64_t d = 0; d < type.getRank(); ++d) {
           int64_t k = d < int64_t(s.size()) ? s[d] : kStatic;
-          std::string name = k >= n   ? kiln::onnx::dimExprString(exprs[k - n], nameAttrs)
-                             : k >= 0 ? names[k].str()
+          std::string name = k >= 0 ? kiln::onnx::dimIdString(func, k)
                              : k == kUnknown ? "?" : "";
           dims.push_back(b.getStringAttr(name));
           ids.push_back(k);

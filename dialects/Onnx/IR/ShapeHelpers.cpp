@@ -219,6 +219,38 @@ std::string dimExprString(ArrayRef<int64_t> expr, ArrayRef<Attribute> names) {
   return s;
 }
 
+SmallVector<int64_t> dimFloor(Operation *func, int64_t id) {
+  auto names = func ? func->getAttrOfType<ArrayAttr>("kiln.symbol_names") : ArrayAttr();
+  auto floors = func ? func->getAttrOfType<ArrayAttr>("kiln.dim_floors") : ArrayAttr();
+  if (!names || !floors)
+    return {};
+  auto exprs = func->getAttrOfType<ArrayAttr>("kiln.dim_exprs");
+  int64_t j = id - int64_t(names.size()) - (exprs ? int64_t(exprs.size()) : 0);
+  if (j < 0 || j >= int64_t(floors.size()))
+    return {};
+  auto f = dyn_cast<DenseI64ArrayAttr>(floors[j]);
+  // Only earlier dims, and a positive divisor: what kiln-dim-symbols writes.
+  if (!f || f.size() != 3 || f[0] < 0 || f[0] >= id || f[2] < 1)
+    return {};
+  return SmallVector<int64_t>(f.asArrayRef());
+}
+
+std::string dimIdString(Operation *func, int64_t id) {
+  auto names = func ? func->getAttrOfType<ArrayAttr>("kiln.symbol_names") : ArrayAttr();
+  SmallVector<int64_t> expr = dimExpression(func, id);
+  if (!expr.empty())
+    return dimExprString(expr, names.getValue());
+  SmallVector<int64_t> f = dimFloor(func, id);
+  if (f.empty())
+    return "?";
+  std::string sum = dimIdString(func, f[0]);
+  if (f[1])
+    sum += (f[1] > 0 ? " + " : " - ") + std::to_string(std::abs(f[1]));
+  if (f[2] == 1)
+    return sum;
+  return "floor(" + (f[1] ? "(" + sum + ")" : sum) + "/" + std::to_string(f[2]) + ")";
+}
+
 void addDimConstraints(Operation *func, ArrayRef<Attribute> constraints) {
   SmallVector<Attribute> all;
   if (auto old = func->getAttrOfType<ArrayAttr>("kiln.dim_constraints"))

@@ -69,10 +69,28 @@ llvm::SmallVector<int64_t> dimExpression(mlir::Operation *func, int64_t id);
 std::string dimExprString(llvm::ArrayRef<int64_t> expr,
                           llvm::ArrayRef<mlir::Attribute> names);
 
+/// What floor dim `id` is on the function `func` of the model (ids after
+/// the expressions, the j-th of `func`'s `kiln.dim_floors`): {id', a, s}
+/// for floor((dim(id') + a) / s), a window op's output size; empty for
+/// any other id.
+llvm::SmallVector<int64_t> dimFloor(mlir::Operation *func, int64_t id);
+
+/// Dim `id` of `func` written out: the symbol's name, the expression
+/// ("past + seq"), or the floor ("floor((H + 1)/2)"); "?" for none.
+std::string dimIdString(mlir::Operation *func, int64_t id);
+
 /// Adds `constraints` (expressions, as dimExpression gives them, that the
 /// entry point checks are >= 0) to `func`'s `kiln.dim_constraints`, once
 /// each.
 void addDimConstraints(mlir::Operation *func, llvm::ArrayRef<mlir::Attribute> constraints);
+
+/// Spatial dim `spatial` of a window op's output (Conv, MaxPool,
+/// AveragePool) as floor((in + a) / s) of the same dim of its input X:
+/// {a, s}, valid wherever the op has at least one window (in + a >= s);
+/// none for other ops or when no such rule holds (ceil_mode whose last
+/// window may be dropped).
+std::optional<std::pair<int64_t, int64_t>> windowDimFloor(mlir::Operation *op,
+                                                          int64_t spatial);
 
 /// How diagnostics name an onnx op: its type and the model's opset, e.g.
 /// "Pad (opset 18)" (the opset is left out when the module has none).

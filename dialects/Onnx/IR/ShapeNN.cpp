@@ -34,6 +34,30 @@ int64_t windowOutput(int64_t in, int64_t kernel, int64_t stride,
   return out;
 }
 
+/// windowOutput as floor((in + a) / stride) for every input size that gives
+/// at least one window: {a, stride}, or none when ceil_mode's rule about the
+/// last window makes it depend on more than that.
+std::optional<std::pair<int64_t, int64_t>> windowFloor(int64_t kernel, int64_t stride,
+                                                       int64_t dilation, int64_t padBegin,
+                                                       int64_t padEnd, StringRef autoPad,
+                                                       bool ceilMode) {
+  if (ShapedType::isDynamic(kernel) || kernel < 1 || stride < 1 || dilation < 1)
+    return std::nullopt;
+  int64_t effective = (kernel - 1) * dilation + 1;
+  if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+    return std::make_pair(stride - 1, stride);
+  if (autoPad == "VALID")
+    return std::make_pair(stride - effective, stride);
+  int64_t pads = padBegin + padEnd;
+  if (!ceilMode)
+    return std::make_pair(pads - effective + stride, stride);
+  // (out - 1) * stride <= span + stride - 1 < in + padBegin unless the end
+  // pad and the stride reach past the window.
+  if (padEnd + stride > effective)
+    return std::nullopt;
+  return std::make_pair(pads - effective + 2 * stride - 1, stride);
+}
+
 /// Shared by Conv and the pooling ops: [N, C, spatial...] with C given.
 LogicalResult windowShape(Operation *op, Value x, int64_t channels,
                           ArrayRef<int64_t> kernel,
@@ -277,3 +301,35 @@ LogicalResult globalPool(Operation *op) {
 LogicalResult GlobalAveragePoolOp::inferShapes() { return globalPool(*this); }
 LogicalResult GlobalMaxPoolOp::inferShapes() { return globalPool(*this); }
 LogicalResult GlobalLpPoolOp::inferShapes() { return globalPool(*this); }
+
+std::optional<std::pair<int64_t, int64_t>> kiln::onnx::windowDimFloor(Operation *op,
+                                                                      int64_t spatial) {
+  auto at = [&](std::optional<ArrayRef<int64_t>> a, int64_t i, int64_t fill) {
+    return a && i < int64_t(a->size()) ? (*a)[i] : fill;
+  };
+  auto rule = [&](auto window, int64_t kernel, std::optional<ArrayRef<int64_t>> dilations,
+                  bool ceilMode) -> std::optional<std::pair<int64_t, int64_t>> {
+    std::optional<ArrayRef<int64_t>> pads = window.getPads();
+    int64_t sp = pads ? int64_t(pads->size()) / 2 : 0;
+    if (spatial < 0 || (pads && spatial >= sp))
+      return std::nullopt;
+    return windowFloor(kernel, at(window.getStrides(), spatial, 1), at(dilations, spatial, 1),
+                       at(pads, spatial, 0), pads ? at(pads, spatial + sp, 0) : 0,
+                       window.getAutoPad(), ceilMode);
+  };
+  auto kernelAt = [&](std::optional<ArrayRef<int64_t>> ks, Value w) -> int64_t {
+    if (ks)
+      return at(ks, spatial, ShapedType::kDynamic);
+    MaybeShape s = shapeOf(w);
+    return s && spatial + 2 < int64_t(s->size()) ? (*s)[spatial + 2] : ShapedType::kDynamic;
+  };
+  if (auto conv = dyn_cast<ConvOp>(op))
+    return rule(conv, kernelAt(conv.getKernelShape(), conv.getW()), conv.getDilations(), false);
+  if (auto pool = dyn_cast<MaxPoolOp>(op))
+    return rule(pool, at(pool.getKernelShape(), spatial, ShapedType::kDynamic),
+                pool.getDilations(), pool.getCeilMode() != 0);
+  if (auto pool = dyn_cast<AveragePoolOp>(op))
+    return rule(pool, at(pool.getKernelShape(), spatial, ShapedType::kDynamic), std::nullopt,
+                pool.getCeilMode() != 0);
+  return std::nullopt;
+}

@@ -34,6 +34,7 @@ void DimSymbolTable::build(ModuleOp module) {
   failures.clear();
   numSymbols = 0;
   numExprs = 0;
+  numFloors = 0;
   main = nullptr;
   module.walk([&](func::FuncOp func) {
     auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
@@ -43,6 +44,8 @@ void DimSymbolTable::build(ModuleOp module) {
     numSymbols = names.size();
     auto exprs = func->getAttrOfType<ArrayAttr>("kiln.dim_exprs");
     numExprs = exprs ? exprs.size() : 0;
+    auto floors = func->getAttrOfType<ArrayAttr>("kiln.dim_floors");
+    numFloors = floors ? floors.size() : 0;
   });
   if (!enabled())
     return;
@@ -68,6 +71,10 @@ void DimSymbolTable::build(ModuleOp module) {
 
 SmallVector<int64_t> DimSymbolTable::expression(int64_t id) const {
   return kiln::onnx::dimExpression(main, id);
+}
+
+SmallVector<int64_t> DimSymbolTable::floor(int64_t id) const {
+  return kiln::onnx::dimFloor(main, id);
 }
 
 SmallVector<int64_t> DimSymbolTable::symbolsOf(Value v) const {
@@ -140,6 +147,15 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
   int64_t n = several ? table->numSymbols : 0;
   if (!several || symbol < n)
     return {};
+  // A window op's output size: floor((dim + a) / s), never negative where
+  // the entry point runs (kiln.dim_constraints).
+  if (SmallVector<int64_t> f = table->floor(symbol); !f.empty()) {
+    Value base = symbolSize(b, loc, f[0]);
+    if (!base)
+      return {};
+    Value sum = arith::AddIOp::create(b, loc, base, arith::ConstantIndexOp::create(b, loc, f[1]));
+    return arith::FloorDivSIOp::create(b, loc, sum, arith::ConstantIndexOp::create(b, loc, f[2]));
+  }
   SmallVector<int64_t> expr = table->expression(symbol);
   if (expr.empty())
     return {};
@@ -183,6 +199,9 @@ void requireNonZero(Operation *op, Value v, int64_t dim) {
     s = table->symbolsOf(v);
   int64_t n = table ? table->numSymbols : 0;
   SmallVector<int64_t> atLeastOne;
+  // A floor dim is at least 1 already (kiln-dim-symbols' constraints).
+  if (dim < int64_t(s.size()) && s[dim] >= n && !table->floor(s[dim]).empty())
+    return;
   if (dim < int64_t(s.size()) && s[dim] >= n)
     atLeastOne = table->expression(s[dim]);
   if (!atLeastOne.empty()) {

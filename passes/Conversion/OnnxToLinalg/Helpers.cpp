@@ -407,7 +407,8 @@ Value padTensor(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> low,
   auto src = cast<RankedTensorType>(v.getType());
   SmallVector<int64_t> shape;
   for (int64_t i = 0; i < src.getRank(); ++i)
-    shape.push_back(src.getDimSize(i) + low[i] + high[i]);
+    shape.push_back(src.isDynamicDim(i) ? ShapedType::kDynamic
+                                        : src.getDimSize(i) + low[i] + high[i]);
   SmallVector<OpFoldResult> lo, hi;
   for (int64_t i = 0; i < src.getRank(); ++i) {
     lo.push_back(b.getIndexAttr(low[i]));
@@ -416,7 +417,7 @@ Value padTensor(OpBuilder &b, Location loc, Value v, ArrayRef<int64_t> low,
   return tensor::PadOp::create(b, loc, src.clone(shape), v, lo, hi, padValue);
 }
 
-void resolvePads(StringRef autoPad, std::optional<ArrayRef<int64_t>> pads,
+bool resolvePads(StringRef autoPad, std::optional<ArrayRef<int64_t>> pads,
                  ArrayRef<int64_t> in, ArrayRef<int64_t> out,
                  ArrayRef<int64_t> kernel, ArrayRef<int64_t> strides,
                  ArrayRef<int64_t> dilations, SmallVectorImpl<int64_t> &begin,
@@ -424,6 +425,16 @@ void resolvePads(StringRef autoPad, std::optional<ArrayRef<int64_t>> pads,
   size_t n = in.size();
   for (size_t i = 0; i < n; ++i) {
     int64_t effective = (kernel[i] - 1) * dilations[i] + 1;
+    if (ShapedType::isDynamic(in[i]) || ShapedType::isDynamic(out[i])) {
+      // The stated pads (the caller pads more for ceil_mode); SAME's
+      // depend on the size.
+      if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER")
+        return false;
+      bool stated = autoPad != "VALID" && pads && !pads->empty();
+      begin.push_back(stated ? (*pads)[i] : 0);
+      end.push_back(stated ? (*pads)[i + n] : 0);
+      continue;
+    }
     int64_t total = std::max<int64_t>(
         0, (out[i] - 1) * strides[i] + effective - in[i]);
     int64_t lo = 0, hi = 0;
@@ -443,6 +454,7 @@ void resolvePads(StringRef autoPad, std::optional<ArrayRef<int64_t>> pads,
     begin.push_back(lo);
     end.push_back(hi);
   }
+  return true;
 }
 
 SmallVector<int64_t> valuesOr(std::optional<ArrayRef<int64_t>> values,

@@ -174,7 +174,8 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   // A 1x1 convolution with stride 1 over its whole input is a matmul per
   // image: one flat spatial dim gives the kernels one long contiguous row
   // instead of short ones (a 7x7 map: 49 columns, not 7).
-  if (sp > 1 && llvm::all_of(wType.getShape().drop_front(2), [](int64_t k) { return k == 1; }) &&
+  if (sp > 1 && xp.hasStaticShape() &&
+      llvm::all_of(wType.getShape().drop_front(2), [](int64_t k) { return k == 1; }) &&
       llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
       xp.getShape().drop_front(2) == yType.getShape().drop_front(2)) {
     int64_t size = 1;
@@ -209,9 +210,23 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   ys.append(out);
   auto y5Type = RankedTensorType::get(ys, et);
 
-  // Init: the bias broadcast over [N, G, Mg, O...], or zeros.
+  // Init: the bias broadcast over [N, G, Mg, O...], or zeros. With dynamic
+  // output dims it is made as [N, M, O...], the op's result whose dims
+  // the lowering can size, and expanded.
   Value init;
-  if (bias) {
+  if (!yType.hasStaticShape()) {
+    SmallVector<int64_t> bs(yType.getRank(), 1);
+    bs[1] = m;
+    init = bias ? broadcastGeneric(b, loc,
+                                   ValueRange{reshapeTensor(b, loc, bias,
+                                                            RankedTensorType::get(bs, et))},
+                                   yType, [](OpBuilder &, Location, ValueRange a) { return a[0]; })
+                : filledTensor(b, loc, yType, scalarConstant(b, loc, et, 0));
+    SmallVector<ReassociationIndices> yr{{0}, {1, 2}};
+    for (int64_t i = 0; i < sp; ++i)
+      yr.push_back({3 + i});
+    init = tensor::ExpandShapeOp::create(b, loc, y5Type, init, yr);
+  } else if (bias) {
     Value bb = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({g, mg}, et), bias,
         ArrayRef<ReassociationIndices>{{0, 1}});
@@ -754,7 +769,10 @@ FailureOr<Value> kiln::lowering::buildConvWithAttrs(OpBuilder &b, Location loc, 
   SmallVector<int64_t> in(xType.getShape().drop_front(2));
   SmallVector<int64_t> out(yType.getShape().drop_front(2));
   SmallVector<int64_t> lo, hi;
-  resolvePads(attrs.autoPad, attrs.pads, in, out, kernel, strides, dilations, lo, hi);
+  if (!resolvePads(attrs.autoPad, attrs.pads, in, out, kernel, strides, dilations, lo, hi)) {
+    why = "auto_pad " + attrs.autoPad.str() + " with a dynamic spatial dim is not supported yet";
+    return failure();
+  }
   SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};
   padLo.append(lo);
   padHi.append(hi);

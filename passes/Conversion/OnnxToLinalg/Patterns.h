@@ -179,11 +179,17 @@ public:
   /// How many expressions kiln-dim-symbols recorded (dim ids numSymbols
   /// and up).
   unsigned numExprs = 0;
+  /// How many floor dims (window ops' output sizes) it recorded (ids after
+  /// the expressions).
+  unsigned numFloors = 0;
   /// Whether sizes are looked up (else every `?` is the one symbolic dim).
-  bool enabled() const { return numSymbols > 1 || numExprs > 0; }
+  bool enabled() const { return numSymbols > 1 || numExprs > 0 || numFloors > 0; }
   /// What dim id `id` is, as kiln::onnx::dimExpression reads it off the
   /// function that holds the symbols; empty for none.
   llvm::SmallVector<int64_t> expression(int64_t id) const;
+  /// The floor dim `id` is ({id', a, s}, kiln::onnx::dimFloor); empty for
+  /// none.
+  llvm::SmallVector<int64_t> floor(int64_t id) const;
   /// Per op location, the first size that could not be told.
   llvm::DenseMap<mlir::Location, std::string> failures;
 
@@ -323,8 +329,9 @@ mlir::Value padTensor(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 
 /// Computes begin/end pads of a conv/pool window op for every spatial dim
 /// from its attributes (explicit pads, or auto_pad SAME_UPPER/SAME_LOWER/
-/// VALID) and the static input and output spatial sizes.
-void resolvePads(llvm::StringRef autoPad,
+/// VALID) and the input and output spatial sizes. A dynamic dim gets the
+/// stated pads (enough without ceil_mode); false for SAME with one.
+bool resolvePads(llvm::StringRef autoPad,
                  std::optional<llvm::ArrayRef<int64_t>> pads,
                  llvm::ArrayRef<int64_t> in, llvm::ArrayRef<int64_t> out,
                  llvm::ArrayRef<int64_t> kernel,

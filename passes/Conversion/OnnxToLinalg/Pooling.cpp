@@ -154,8 +154,15 @@ LogicalResult readWindow(OpTy op, RankedTensorType xType,
   w.dilations = valuesOr(dilations, sp, 1);
   w.in.assign(xType.getShape().begin() + 2, xType.getShape().end());
   w.out.assign(yType.getShape().begin() + 2, yType.getShape().end());
-  resolvePads(op.getAutoPad(), op.getPads(), w.in, w.out, w.kernel, w.strides,
-              w.dilations, w.lo, w.hi);
+  if (!resolvePads(op.getAutoPad(), op.getPads(), w.in, w.out, w.kernel, w.strides,
+                   w.dilations, w.lo, w.hi))
+    return failure();
+  // A dynamic dim's last ceil_mode window starts at most stride - 1 past
+  // the floor's: pad that much more (the padding never counts).
+  if constexpr (std::is_same_v<OpTy, onnx::MaxPoolOp>)
+    for (int64_t i = 0; i < sp; ++i)
+      if (op.getCeilMode() && ShapedType::isDynamic(w.in[i]))
+        w.hi[i] += w.strides[i] - 1;
   return success();
 }
 
@@ -173,10 +180,16 @@ struct MaxPoolPattern : public OpConversionPattern<onnx::MaxPoolOp> {
     RankedTensorType yType = convertedResultType(*typeConverter, op);
     Window w;
     if (failed(readWindow(op, xType, yType, op.getDilations(), w)))
-      return unsupported(rewriter, op, "kernel_shape does not match the input rank");
+      return unsupported(rewriter, op,
+                         xType.hasStaticShape()
+                             ? "kernel_shape does not match the input rank"
+                             : "auto_pad SAME with a dynamic spatial dim is not supported yet");
     if (wantIndices) {
       if (!isSupportedFloat(elem))
         return unsupported(rewriter, op, "the Indices output needs a float input");
+      if (!xType.hasStaticShape())
+        return unsupported(rewriter, op,
+                           "the Indices output with a dynamic dim is not supported yet");
       auto [y, idx] = maxPoolWithIndices(rewriter, op.getLoc(), adaptor.getX(), w, yType,
                                          op.getStorageOrder() != 0);
       rewriter.replaceOp(op, ValueRange{y, idx});

@@ -359,6 +359,65 @@ def main():
         save(out, f"expand_twice_sum_x{seq}", np.zeros((1, seq), np.float32))
         save(out, f"expand_twice_sum_y{seq}", np.array([6.0 * seq], np.float32))
 
+    # A CNN with a symbolic height and width: each conv's and pool's output
+    # size is a rounded fraction of H or W. A 3x3 stride-2 conv without
+    # pads, a residual block whose two paths (a 3x3 conv, a 3x3
+    # stride-1 max pool) keep that size, a ceil_mode max pool, a global
+    # average pool: [1, 4, 1, 1] for every size.
+    w1 = (rng.standard_normal((4, 2, 3, 3)) / 3).astype(np.float32)
+    b1 = rng.standard_normal(4).astype(np.float32)
+    w2 = (rng.standard_normal((4, 4, 3, 3)) / 6).astype(np.float32)
+    cnn_nodes = [
+        n("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", strides=[2, 2]),
+        n("Relu", ["c1"], ["r1"], name="relu1"),
+        n("Conv", ["r1", "w2"], ["c2"], name="conv2", pads=[1, 1, 1, 1]),
+        n("MaxPool", ["r1"], ["m1"], name="pool1", kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        n("Add", ["c2", "m1"], ["a"], name="residual"),
+        n("MaxPool", ["a"], ["m2"], name="pool2", kernel_shape=[3, 3], strides=[2, 2],
+          ceil_mode=1),
+        n("GlobalAveragePool", ["m2"], ["y"], name="gap")]
+    cnn_inits = [init("w1", w1), init("b1", b1), init("w2", w2)]
+    model(out, "cnn_hw", cnn_nodes, [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 4, 1, 1])],
+          cnn_inits)
+    # Refused: the feature map as an output (its dims are rounded fractions).
+    model(out, "cnn_hw_map", cnn_nodes[:2], [vi("x", [1, 2, "H", "W"])],
+          [vi("r1", [1, 4, "H2", "W2"])], cnn_inits[:2])
+
+    def conv(x, w, b=None, stride=1, pad=0):
+        x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        k = w.shape[2]
+        oh, ow = (x.shape[2] - k) // stride + 1, (x.shape[3] - k) // stride + 1
+        y = np.zeros((1, w.shape[0], oh, ow), np.float64)
+        for i in range(k):
+            for j in range(k):
+                patch = x[:, :, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride]
+                y += np.einsum("nchw,mc->nmhw", patch, w[:, :, i, j])
+        return y if b is None else y + b.reshape(1, -1, 1, 1)
+
+    def maxpool(x, k, stride, pad, ceil):
+        size = lambda d: (-(-(d + 2 * pad - k) // stride) if ceil else (d + 2 * pad - k) // stride) + 1
+        oh, ow = size(x.shape[2]), size(x.shape[3])
+        # ceil_mode: the last window starts inside the input or its left pad.
+        oh -= ceil and (oh - 1) * stride >= x.shape[2] + pad
+        ow -= ceil and (ow - 1) * stride >= x.shape[3] + pad
+        x = np.pad(x, ((0, 0), (0, 0), (pad, pad + stride), (pad, pad + stride)),
+                   constant_values=-np.inf)
+        y = np.full((1, x.shape[1], oh, ow), -np.inf)
+        for i in range(k):
+            for j in range(k):
+                y = np.maximum(y, x[:, :, i:i + stride * (oh - 1) + 1:stride,
+                                    j:j + stride * (ow - 1) + 1:stride])
+        return y
+
+    for h, w in ((5, 5), (8, 13), (17, 6)):
+        x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        r1 = np.maximum(conv(x, w1, b1, stride=2), 0)
+        a = conv(r1, w2, pad=1) + maxpool(r1, 3, 1, 1, False)
+        y = maxpool(a, 3, 2, 0, True).mean(axis=(2, 3), keepdims=True)
+        save(out, f"cnn_hw_x{h}_{w}", x)
+        save(out, f"cnn_hw_y{h}_{w}", y)
+    save(out, "cnn_hw_x2_5", rng.standard_normal((1, 2, 2, 5)).astype(np.float32))
+
 
 if __name__ == "__main__":
     main()
