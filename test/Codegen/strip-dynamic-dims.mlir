@@ -100,14 +100,28 @@ func.func @both(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %o: memref<?x64xf32>)
 
 // -----
 
-// A dynamic dim read through a window offset (a convolution over the
-// dynamic dim) is left alone.
-#in = affine_map<(t, k) -> (t + k)>
+// A dynamic dim read through a window offset (a stride-2 convolution
+// over the dynamic dim): a window of w outputs at t reads (w - 1) * 2 + 3
+// inputs from 2t. A conv takes windows of 8, 4 and 2 (once each at most)
+// before single rows.
+#in = affine_map<(t, k) -> (t * 2 + k)>
 #w = affine_map<(t, k) -> (k)>
 #out = affine_map<(t, k) -> (t)>
 // CHECK-LABEL: func.func @window(
-// CHECK-NOT: scf.for
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<?xf32>, memref<3xf32>) outs(%{{.*}} : memref<?xf32>)
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: %[[AT:.*]] = arith.muli %[[T]], %c2
+// CHECK: memref.subview %{{.*}}[%[[AT]]] [33] [1]
+// CHECK: memref.subview %{{.*}}[%[[T]]] [16] [1]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : memref<33xf32, {{.*}}>, memref<3xf32>) outs(%{{.*}} : memref<16xf32,
+// CHECK: step %c8
+// CHECK: memref.subview {{.*}} [17] [1]
+// CHECK: step %c4
+// CHECK: memref.subview {{.*}} [9] [1]
+// CHECK: step %c2
+// CHECK: memref.subview {{.*}} [5] [1]
+// CHECK: step %c1
+// CHECK: memref.subview {{.*}} [3] [1]
+// CHECK: memref.subview {{.*}} [1] [1]
 func.func @window(%x: memref<?xf32>, %w: memref<3xf32>, %y: memref<?xf32>) {
   linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "reduction"]}
       ins(%x, %w : memref<?xf32>, memref<3xf32>) outs(%y : memref<?xf32>) {

@@ -17,9 +17,11 @@
 // parallel dim write disjoint windows of the output; those of a reduction
 // dim update the same output one after the other, in the generic's own
 // order along that dim. A generic is left alone unless every dynamic
-// operand dim is indexed by one dynamic loop dim exactly (no window
-// offsets, no divisions), every dynamic loop dim so indexes some operand
-// (its size), and its body does not read its position along a dynamic dim
+// operand dim is indexed by one dynamic loop dim exactly, or as a conv's
+// or pool's input (o * stride + k * dilation: a window of w rows of o
+// reads (w - 1) * stride + (K - 1) * dilation + 1 input rows), never by
+// a division, every dynamic loop dim indexes some operand alone (its
+// size), and its body does not read its position along a dynamic dim
 // (linalg.index).
 //
 // With `parallel`, the loop over the full windows of the outermost dynamic
@@ -56,6 +58,60 @@ struct SizeSource {
   unsigned pos;
 };
 
+/// An operand dim indexed as d * stride + (static loop dims) + c, the
+/// input of a conv or pool window along output dim d: a window of w rows
+/// of d reads (w - 1) * stride + `extent` elements from at * stride.
+struct StridedUse {
+  unsigned dim;
+  int64_t stride, extent;
+};
+
+/// `e` as such a use, if it is one: one dynamic loop dim with a positive
+/// coefficient, the others static with coefficients >= 0, a constant >= 0.
+std::optional<StridedUse> stridedUse(AffineExpr e, ArrayRef<int64_t> ranges) {
+  SmallVector<int64_t> coefficients(ranges.size(), 0);
+  int64_t constant = 0;
+  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr x, int64_t scale) {
+    if (auto d = dyn_cast<AffineDimExpr>(x)) {
+      coefficients[d.getPosition()] += scale;
+      return true;
+    }
+    if (auto c = dyn_cast<AffineConstantExpr>(x)) {
+      constant += scale * c.getValue();
+      return true;
+    }
+    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
+    if (!bin)
+      return false;
+    if (bin.getKind() == AffineExprKind::Add)
+      return add(bin.getLHS(), scale) && add(bin.getRHS(), scale);
+    if (bin.getKind() == AffineExprKind::Mul)
+      if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
+        return add(bin.getLHS(), scale * c.getValue());
+    return false;
+  };
+  if (!add(e, 1) || constant < 0)
+    return std::nullopt;
+  std::optional<StridedUse> use;
+  int64_t extent = constant + 1;
+  for (auto [k, c] : llvm::enumerate(coefficients)) {
+    if (!c)
+      continue;
+    if (c < 0)
+      return std::nullopt;
+    if (ShapedType::isDynamic(ranges[k])) {
+      if (use)
+        return std::nullopt;
+      use = StridedUse{unsigned(k), c, 0};
+    } else {
+      extent += c * (ranges[k] - 1);
+    }
+  }
+  if (use)
+    use->extent = extent;
+  return use;
+}
+
 /// The dynamic loop dims of `op` in loop order, each with where its size
 /// is read; empty if there are none or the generic cannot be strip-mined.
 SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
@@ -70,13 +126,16 @@ SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
     for (auto [j, e] : llvm::enumerate(map.getResults())) {
       // Every expression that uses a dynamic loop dim must be that dim
       // alone; every dynamic operand dim must be indexed so.
+      // Or, reading a window's input, a strided use.
       auto d = dyn_cast<AffineDimExpr>(e);
       bool usesDynamic = false;
       for (unsigned k = 0; k < ranges.size(); ++k)
         usesDynamic |= ShapedType::isDynamic(ranges[k]) && e.isFunctionOfDim(k);
-      if (usesDynamic && !d)
+      bool strided = !d && stridedUse(e, ranges);
+      if (usesDynamic && !d && !strided)
         return {};
-      if (type.isDynamicDim(j) && (!d || !ShapedType::isDynamic(ranges[d.getPosition()])))
+      if (type.isDynamicDim(j) && !strided &&
+          (!d || !ShapedType::isDynamic(ranges[d.getPosition()])))
         return {};
       if (d && ShapedType::isDynamic(ranges[d.getPosition()]))
         source.try_emplace(d.getPosition(), SizeSource{operand.getOperandNumber(),
@@ -162,6 +221,15 @@ struct StripDynamicDimsPass
         llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
           return !op.getMatchingIndexingMap(in).isFunctionOfDim(outer);
         });
+    // A conv's windows (an input read through strided uses) take them
+    // along every dim: a feature map's rows and columns are often below
+    // T (7, 14), and each window streams the weights once.
+    SmallVector<int64_t> loopRanges = op.getStaticLoopRanges();
+    bool windowInput = llvm::any_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+      return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+        return !isa<AffineDimExpr>(e) && stridedUse(e, loopRanges);
+      });
+    });
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
       if (k == dims.size())
         return piece(b, op, at, width);
@@ -172,10 +240,17 @@ struct StripDynamicDimsPass
       Value zero = arith::ConstantIndexOp::create(b, loc, 0);
       Value whole = arith::SubIOp::create(b, loc, size, arith::RemUIOp::create(b, loc, size, t));
       // Full windows of T, (midWindows, outermost) windows of T / 4, then
-      // the rest one at a time.
+      // the rest one at a time; a conv's, T / 2, T / 4 and T / 8 (each
+      // once at most) before the rest.
       SmallVector<std::tuple<Value, Value, Value, int64_t>> ranges = {{zero, whole, t, chunk}};
-      int64_t mid = chunk / 4;
-      if (k == 0 && midWindows && mid >= 2 && chunk % mid == 0) {
+      SmallVector<int64_t> mids;
+      if (windowInput && midWindows)
+        mids = {chunk / 2, chunk / 4, chunk / 8};
+      else if (k == 0 && midWindows)
+        mids = {chunk / 4};
+      for (int64_t mid : mids) {
+        if (mid < 2 || chunk % mid)
+          continue;
         Value m = arith::ConstantIndexOp::create(b, loc, mid);
         Value wholeMid =
             arith::SubIOp::create(b, loc, size, arith::RemUIOp::create(b, loc, size, m));
@@ -217,10 +292,17 @@ struct StripDynamicDimsPass
       }
       SmallVector<OpFoldResult> offsets, sizes, strides;
       bool windowed = false;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       for (auto [j, e] : llvm::enumerate(map.getResults())) {
         auto d = dyn_cast<AffineDimExpr>(e);
         strides.push_back(b.getIndexAttr(1));
-        if (d && width[d.getPosition()]) {
+        std::optional<StridedUse> use = d ? std::nullopt : stridedUse(e, ranges);
+        if (use && width[use->dim]) {
+          Value stride = arith::ConstantIndexOp::create(b, loc, use->stride);
+          offsets.push_back(arith::MulIOp::create(b, loc, at[use->dim], stride).getResult());
+          sizes.push_back(b.getIndexAttr((width[use->dim] - 1) * use->stride + use->extent));
+          windowed = true;
+        } else if (d && width[d.getPosition()]) {
           offsets.push_back(at[d.getPosition()]);
           sizes.push_back(b.getIndexAttr(width[d.getPosition()]));
           windowed = true;
