@@ -226,3 +226,29 @@ func.func @threads(%x: memref<?x256xf32>, %w: memref<256x256xf32>, %y: memref<?x
   }
   return
 }
+
+// -----
+
+// A conv whose weights (1.4 MB) would stream once per window: blocks of
+// 256 output channels outside the windows, each block's weights staying
+// in L2 across them.
+#in = affine_map<(m, t, k) -> (t + k)>
+#w = affine_map<(m, t, k) -> (m, k)>
+#out = affine_map<(m, t, k) -> (m, t)>
+// CHECK-LABEL: func.func @channel_blocks(
+// CHECK: scf.for %[[M:.*]] = %{{.*}} to %c512{{.*}} step %c256
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c16
+// CHECK: memref.subview %{{.*}}[%{{.*}}] [715] [1]
+// CHECK: memref.subview %{{.*}}[%[[M]], 0] [256, 700] [1, 1]
+// CHECK: memref.subview %{{.*}}[%[[M]], %[[T]]] [256, 16] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : memref<256x16xf32,
+func.func @channel_blocks(%x: memref<?xf32>, %w: memref<512x700xf32>, %y: memref<512x?xf32>) {
+  linalg.generic {indexing_maps = [#in, #w, #out], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?xf32>, memref<512x700xf32>) outs(%y : memref<512x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}

@@ -270,8 +270,71 @@ struct StripDynamicDimsPass
         nest(nb, k + 1);
       }
     };
-    nest(b, 0);
+    // A conv's weights beyond L2 are streamed once per window; with
+    // blocks of output channels outside the windows, each block stays in
+    // L2 across them (and the blocks, not the windows, go to threads).
+    std::optional<std::pair<unsigned, int64_t>> blocks =
+        windowInput ? channelBlocks(op, loopRanges) : std::nullopt;
+    if (blocks) {
+      auto [m, size] = *blocks;
+      auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                     arith::ConstantIndexOp::create(b, loc, loopRanges[m]),
+                                     arith::ConstantIndexOp::create(b, loc, size));
+      if (parallel)
+        loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+      rowWork = 0;
+      at[m] = loop.getInductionVar();
+      width[m] = size;
+      OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+      nest(nb, 0);
+    } else {
+      nest(b, 0);
+    }
     op.erase();
+  }
+
+  /// For a conv's generic: a static parallel loop dim that its weights
+  /// (an input indexed by no dynamic dim) and every output are indexed by
+  /// and no other input is (the output channels), with a block size that
+  /// divides it and keeps a block of weights within half of L2; none
+  /// when the weights fit whole.
+  static std::optional<std::pair<unsigned, int64_t>> channelBlocks(linalg::GenericOp op,
+                                                                  ArrayRef<int64_t> ranges) {
+    constexpr int64_t kBudget = 1280 * 1024, kMinBlock = 64;
+    auto uses = [&](AffineMap map, unsigned d) {
+      return llvm::is_contained(map.getResults(), getAffineDimExpr(d, op.getContext()));
+    };
+    for (OpOperand *w : op.getDpsInputOperands()) {
+      auto type = dyn_cast<MemRefType>(w->get().getType());
+      AffineMap map = op.getMatchingIndexingMap(w);
+      if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+          llvm::any_of(llvm::seq<unsigned>(0, ranges.size()), [&](unsigned d) {
+            return ShapedType::isDynamic(ranges[d]) && map.isFunctionOfDim(d);
+          }))
+        continue;
+      int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+      if (bytes <= kBudget)
+        continue;
+      for (unsigned m = 0; m < ranges.size(); ++m) {
+        if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 2 ||
+            op.getIteratorTypesArray()[m] != utils::IteratorType::parallel || !uses(map, m) ||
+            !llvm::all_of(op.getDpsInitsMutable(),
+                          [&](OpOperand &out) { return uses(op.getMatchingIndexingMap(&out), m); }) ||
+            llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+              return in != w && op.getMatchingIndexingMap(in).isFunctionOfDim(m);
+            }))
+          continue;
+        // At least 64 channels: the kernels put them along the vectors.
+        int64_t perUnit = bytes / ranges[m], size = 0;
+        for (int64_t s = 1; s < ranges[m]; ++s)
+          if (ranges[m] % s == 0 && (s * perUnit <= kBudget || !size) && s >= kMinBlock)
+            size = s;
+        if (!size)
+          return std::nullopt;
+        return std::make_pair(m, size);
+      }
+    }
+    return std::nullopt;
   }
 
   /// A copy of `op` on the windows of its operands at `at` (`width` wide)
