@@ -4,6 +4,7 @@ kiln and checked against torch's own outputs.
 
     python3 utils/models/models.py KILN [--models a,b,...] [--work DIR] [--json F]
                                         [--dynamic-batch N] [--dynamic-seq L,...]
+                                        [--dynamic-hw HxW,...]
 
 For each model: export with random weights (torch.manual_seed(0), opset 17,
 eval mode) to WORK/NAME.onnx with one random input and torch's output (as
@@ -25,6 +26,11 @@ input), compiled once without --input-shape, and the one library is run
 at each length against torch's output for that length. With both, they
 are exported with a symbolic batch and length (dynamic_axes {0: "batch",
 1: "seq"}) and run on N items at each length.
+
+With --dynamic-hw H1xW1,... the CNNs are exported with a symbolic height
+and width (dynamic_axes {2: "H", 3: "W"} on the input), compiled once
+without --input-shape, and the one library is run at each size against
+torch's output for that size.
 """
 
 import argparse
@@ -87,6 +93,31 @@ MODELS = {
 SEQUENCE_MODELS = {"bert_encoder"}
 
 
+def cached(onnx_path, pairs):
+    """Whether an export and all its (input, output) pairs exist."""
+    return all(os.path.exists(p) for p in [onnx_path] + [q for pair in pairs for q in pair])
+
+
+def export_with_axes(name, onnx_path, dynamic_axes):
+    """Exports MODELS[name] (torch.manual_seed(0), eval mode, opset 17) to
+    `onnx_path` with `dynamic_axes`; returns the module and its example
+    input."""
+    import inspect
+    import torch
+    torch.manual_seed(0)
+    model, x = MODELS[name]()
+    model.eval()
+    kwargs = dict(opset_version=17, input_names=["input"], output_names=["output"],
+                  dynamic_axes=dynamic_axes)
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kwargs["dynamo"] = False
+    # With gradients enabled torch takes the exportable (not the fused
+    # "fast path") attention of nn.TransformerEncoderLayer.
+    with torch.enable_grad():
+        torch.onnx.export(model, x, onnx_path, **kwargs)
+    return model, x
+
+
 def export_seq(name, work, lengths, batch=None):
     """WORK/NAME.seq.onnx with a symbolic sequence length, and for each
     length L an input WORK/NAME.seqL.input.npy and torch's output (cached);
@@ -96,27 +127,40 @@ def export_seq(name, work, lengths, batch=None):
     stem = name if batch is None else "%s.b%d" % (name, batch)
     pairs = [(os.path.join(work, "%s.seq%d.input.npy" % (stem, n)),
               os.path.join(work, "%s.seq%d.output.npy" % (stem, n))) for n in lengths]
-    if all(os.path.exists(p) for p in [onnx_path] + [q for pair in pairs for q in pair]):
+    if cached(onnx_path, pairs):
         return onnx_path, pairs
-    import inspect
     import torch
-    torch.manual_seed(0)
-    model, x = MODELS[name]()
-    model.eval()
-    kwargs = dict(opset_version=17, input_names=["input"], output_names=["output"],
-                  dynamic_axes={"input": {1: "seq"}})
+    axes = {"input": {1: "seq"}}
     if batch is not None:
-        kwargs["dynamic_axes"] = {"input": {0: "batch", 1: "seq"}, "output": {0: "batch"}}
-    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
-        kwargs["dynamo"] = False
-    with torch.enable_grad():
-        torch.onnx.export(model, x, onnx_path, **kwargs)
+        axes = {"input": {0: "batch", 1: "seq"}, "output": {0: "batch"}}
+    model, x = export_with_axes(name, onnx_path, axes)
     for n, (in_path, out_path) in zip(lengths, pairs):
         torch.manual_seed(n)
         ids = torch.randint(0, int(x.max()) + 1, (batch or x.shape[0], n))
         with torch.no_grad():
             y = model(ids)
         np.save(in_path, ids.numpy())
+        np.save(out_path, y.numpy())
+    return onnx_path, pairs
+
+
+def export_hw(name, work, sizes):
+    """WORK/NAME.hw.onnx with a symbolic height and width (dynamic_axes
+    {2: "H", 3: "W"} on the input), and for each (H, W) an input
+    WORK/NAME.HxW.input.npy and torch's output (cached)."""
+    onnx_path = os.path.join(work, name + ".hw.onnx")
+    pairs = [(os.path.join(work, "%s.%dx%d.input.npy" % (name, h, w)),
+              os.path.join(work, "%s.%dx%d.output.npy" % (name, h, w))) for h, w in sizes]
+    if cached(onnx_path, pairs):
+        return onnx_path, pairs
+    import torch
+    model, _ = export_with_axes(name, onnx_path, {"input": {2: "H", 3: "W"}})
+    for (h, w), (in_path, out_path) in zip(sizes, pairs):
+        torch.manual_seed(h * 1000 + w)
+        x = torch.randn(1, 3, h, w)
+        with torch.no_grad():
+            y = model(x)
+        np.save(in_path, x.numpy())
         np.save(out_path, y.numpy())
     return onnx_path, pairs
 
@@ -173,8 +217,10 @@ def peak_rss_mib(before):
     return max(after, before) / 1024.0
 
 
-def check(kiln, name, work, batch=None, lengths=None):
-    if lengths:
+def check(kiln, name, work, batch=None, lengths=None, sizes=None):
+    if sizes:
+        onnx_path, pairs = export_hw(name, work, sizes)
+    elif lengths:
         onnx_path, pairs = export_seq(name, work, lengths, batch)
     else:
         onnx_path, in_path, out_path = export(name, work, batch)
@@ -248,6 +294,9 @@ def main():
     ap.add_argument("--dynamic-seq", metavar="L,...",
                     help="export the sequence models with a symbolic sequence length, "
                          "compile once, run at each length")
+    ap.add_argument("--dynamic-hw", metavar="HxW,...",
+                    help="export the CNNs with a symbolic height and width, compile once, "
+                         "run at each size")
     args = ap.parse_args()
     names = [n for n in args.models.split(",") if n]
     unknown = [n for n in names if n not in MODELS]
@@ -266,13 +315,27 @@ def main():
                 ap.error("--dynamic-seq applies to the sequence models only: " +
                          ", ".join(sorted(SEQUENCE_MODELS)))
             names = [n for n in names if n in SEQUENCE_MODELS]
+    sizes = None
+    if args.dynamic_hw:
+        try:
+            sizes = [tuple(int(v) for v in hw.split("x")) for hw in args.dynamic_hw.split(",")]
+        except ValueError:
+            sizes = None
+        if not sizes or any(len(hw) != 2 or min(hw) < 1 for hw in sizes):
+            ap.error("--dynamic-hw takes comma-separated sizes HxW of at least 1x1")
+        if args.dynamic_batch or lengths:
+            ap.error("--dynamic-hw does not combine with --dynamic-batch or --dynamic-seq")
+        if any(n in SEQUENCE_MODELS for n in names):
+            if args.models != ",".join(MODELS):
+                ap.error("--dynamic-hw applies to the CNNs only")
+            names = [n for n in names if n not in SEQUENCE_MODELS]
     os.makedirs(args.work, exist_ok=True)
     rows = []
     print("%-20s %-10s %10s %10s %8s %12s %10s" % ("model", "status", "compile s",
                                                    "peak MiB", "run s", "max abs err",
                                                    "/ |y|max"))
     for name in names:
-        row = check(args.kiln, name, args.work, args.dynamic_batch, lengths)
+        row = check(args.kiln, name, args.work, args.dynamic_batch, lengths, sizes)
         rows.append(row)
         err = row.get("max_abs_err")
         rel = row.get("rel_err")
