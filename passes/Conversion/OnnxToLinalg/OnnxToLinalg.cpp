@@ -70,7 +70,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.ReduceL1",     "onnx.ReduceL2",  "onnx.ReduceSumSquare",
         "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape",
         "onnx.Split",        "onnx.Trilu",     "onnx.Range",     "onnx.Concat",
-        "onnx.Conv",         "onnx.MaxPool",   "onnx.GlobalAveragePool",
+        "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
         "onnx.GlobalMaxPool"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns, winograd);
@@ -305,7 +305,7 @@ struct ConvertOnnxToLinalgPass
                               << "; its dim " << d
                               << " is not one of the model's dynamic dims (" << quoted
                               << ") nor a sum of them with whole coefficients and a "
-                                 "constant, nor a conv's or max pool's output size of one, "
+                                 "constant, nor a conv's or pool's output size of one, "
                                  "which the CPU backend does not handle yet; pin them with "
                                  "--input-shape";
               ok = false;
@@ -325,8 +325,8 @@ struct ConvertOnnxToLinalgPass
         else
           diag << "; the CPU backend does not handle the dynamic dim"
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
-               << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, MaxPool, "
-                  "global pools, Softmax, LayerNormalization, reductions, Transpose, "
+               << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
+                  "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, reductions, Transpose, "
                   "Reshape-like ops, Slice, "
                   "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
                   "Trilu, Shape, Size); pin it with --input-shape";

@@ -226,8 +226,41 @@ struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
     RankedTensorType yType = convertedResultType(*typeConverter, op);
     Window w;
     if (failed(readWindow(op, xType, yType, std::nullopt, w)))
-      return unsupported(rewriter, op, "kernel_shape does not match the input rank");
+      return unsupported(rewriter, op,
+                         xType.hasStaticShape()
+                             ? "kernel_shape does not match the input rank"
+                             : "auto_pad SAME with a dynamic spatial dim is not supported yet");
+    bool includePad = op.getCountIncludePad() != 0;
+    int64_t sp = w.kernel.size();
+    SmallVector<int64_t> stated = valuesOr(op.getPads(), 2 * sp, 0);
+    bool padded = llvm::any_of(stated, [](int64_t p) { return p != 0; });
+    // Over a dynamic dim every window counts the whole kernel: so it does
+    // without ceil_mode (no window reaches past the stated pads) when
+    // the pads count or there are none.
+    if (!xType.hasStaticShape() && (op.getCeilMode() || (padded && !includePad)))
+      return unsupported(rewriter, op,
+                         "over a dynamic dim, only without ceil_mode and with "
+                         "count_include_pad=1 or no pads (the divisor is then the kernel's "
+                         "size) for now");
     Type et = yType.getElementType();
+    if (!xType.hasStaticShape()) {
+      double count = 1;
+      for (int64_t k : w.kernel)
+        count *= k;
+      Value sum = poolWindows(
+          rewriter, loc, adaptor.getX(), w, yType,
+          cast<TypedAttr>(rewriter.getFloatAttr(et, 0.0)),
+          [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+            return arith::AddFOp::create(b, l, acc, v);
+          });
+      rewriter.replaceOp(op, broadcastGeneric(rewriter, loc, ValueRange{sum}, yType,
+                                              [&](OpBuilder &b, Location l, ValueRange a) {
+                                                return arith::DivFOp::create(
+                                                    b, l, a[0], scalarConstant(b, l, et, count))
+                                                    .getResult();
+                                              }));
+      return success();
+    }
     Value sum = poolWindows(
         rewriter, loc, adaptor.getX(), w, yType,
         cast<TypedAttr>(rewriter.getFloatAttr(et, 0.0)),
@@ -237,10 +270,7 @@ struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
     // The divisor is separable: the product of per-dim counts. With
     // count_include_pad, the stated (or auto) pads count, the extra padding
     // a ceil_mode window reaches into does not.
-    bool includePad = op.getCountIncludePad() != 0;
-    int64_t sp = w.kernel.size();
     SmallVector<SmallVector<int64_t>> perDim;
-    SmallVector<int64_t> stated = valuesOr(op.getPads(), 2 * sp, 0);
     bool autoPad = op.getAutoPad() == "SAME_UPPER" || op.getAutoPad() == "SAME_LOWER";
     for (int64_t i = 0; i < sp; ++i) {
       int64_t statedEnd = autoPad ? w.hi[i] : stated[i + sp];
