@@ -8,6 +8,7 @@
 #include "passes/Onnx/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -130,6 +131,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
       pm.addPass(createOutlineParallelLoopsPass(outline));
     }
     pm.addPass(createExpandMathPass());
+    pm.addPass(createExpandDynamicGroupsPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());
     pm.addPass(createSCFToControlFlowPass());
@@ -184,7 +186,10 @@ void registerKilnDialects(DialectRegistry &registry) {
                   linalg::LinalgDialect, tensor::TensorDialect,
                   math::MathDialect, scf::SCFDialect, memref::MemRefDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  vector::VectorDialect, LLVM::LLVMDialect>();
+                  vector::VectorDialect, LLVM::LLVMDialect,
+                  // Sizes of padded tensors after bufferization: what a
+                  // phase's dump holds, for kiln-opt to read back.
+                  affine::AffineDialect>();
   arith::registerBufferizableOpInterfaceExternalModels(registry);
   linalg::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);

@@ -57,6 +57,20 @@ def EmptyArgumentsPass : Pass<"kiln-empty-arguments", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def ExpandDynamicGroupsPass : Pass<"kiln-expand-dynamic-groups", "mlir::ModuleOp"> {
+  let summary = "Reinterpret expand_shapes that split one dim into two dynamic ones";
+  let description = [{
+    MLIR 22's `expand-strided-metadata` crashes on a `memref.expand_shape`
+    with two dynamic sizes in one group (a 1x1 conv's flat output of
+    H' * W' pixels back to [N, M, H', W']). Where the source is laid out
+    contiguously (identity layout), such an expand_shape becomes a
+    `memref.reinterpret_cast` with the output shape's sizes and their
+    suffix products as strides; others are left alone.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
   let summary = "Strip-mine generics with dynamic ranges into static pieces";
   let description = [{

@@ -189,6 +189,28 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
                          RankedTensorType::get({n, m, size}, et));
     return reshapeTensor(b, loc, y1, yType);
   }
+  // The same with dynamic spatial dims: their product is one dynamic dim
+  // of the flat conv, which the windows of kiln-strip-dynamic-dims cut as
+  // they cut a sequence (long rows, not windows of a map).
+  if (sp > 1 && !xp.hasStaticShape() && xp.getDimSize(0) != ShapedType::kDynamic &&
+      llvm::all_of(wType.getShape().drop_front(2), [](int64_t k) { return k == 1; }) &&
+      llvm::all_of(strides, [](int64_t s) { return s == 1; })) {
+    Type et = xp.getElementType();
+    SmallVector<ReassociationIndices> flat{{0}, {1}, {}};
+    for (int64_t i = 0; i < sp; ++i)
+      flat.back().push_back(2 + i);
+    Value x1 = tensor::CollapseShapeOp::create(b, loc, x, flat);
+    Value w1 = reshapeTensor(
+        b, loc, w, RankedTensorType::get({m, wType.getDimSize(1), 1}, et));
+    Value y1 = buildConv(b, loc, x1, w1, bias, g, {1}, {1},
+                         RankedTensorType::get({n, m, ShapedType::kDynamic}, et));
+    SmallVector<OpFoldResult> shape{b.getIndexAttr(n), b.getIndexAttr(m)};
+    for (int64_t i = 0; i < sp; ++i)
+      shape.push_back(xp.isDynamicDim(2 + i)
+                          ? OpFoldResult(tensor::DimOp::create(b, loc, x, 2 + i).getResult())
+                          : OpFoldResult(b.getIndexAttr(xp.getDimSize(2 + i))));
+    return tensor::ExpandShapeOp::create(b, loc, yType, y1, flat, shape);
+  }
   int64_t cg = c / g, mg = m / g;
   Type et = xp.getElementType();
   SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
@@ -211,17 +233,38 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   auto y5Type = RankedTensorType::get(ys, et);
 
   // Init: the bias broadcast over [N, G, Mg, O...], or zeros. With dynamic
-  // output dims it is made as [N, M, O...], the op's result whose dims
-  // the lowering can size, and expanded.
+  // output dims it is made as [N, M, O...] and expanded, each dynamic
+  // output size computed from the padded input's: (in - effective) /
+  // stride + 1.
   Value init;
   if (!yType.hasStaticShape()) {
-    SmallVector<int64_t> bs(yType.getRank(), 1);
-    bs[1] = m;
-    init = bias ? broadcastGeneric(b, loc,
-                                   ValueRange{reshapeTensor(b, loc, bias,
-                                                            RankedTensorType::get(bs, et))},
-                                   yType, [](OpBuilder &, Location, ValueRange a) { return a[0]; })
-                : filledTensor(b, loc, yType, scalarConstant(b, loc, et, 0));
+    SmallVector<Value> sizes;
+    for (int64_t i = 0; i < sp; ++i) {
+      if (!yType.isDynamicDim(2 + i))
+        continue;
+      auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+      Value in = tensor::DimOp::create(b, loc, x, 3 + i);
+      Value span = arith::SubIOp::create(b, loc, in, c((kernel[i] - 1) * dilations[i] + 1));
+      sizes.push_back(arith::AddIOp::create(
+          b, loc, arith::FloorDivSIOp::create(b, loc, span, c(strides[i])), c(1)));
+    }
+    Value empty = emptyTensor(b, loc, yType, sizes);
+    if (bias) {
+      SmallVector<int64_t> bs(yType.getRank(), 1);
+      bs[1] = m;
+      init = linalg::GenericOp::create(
+                 b, loc, yType, ValueRange{reshapeTensor(b, loc, bias, RankedTensorType::get(bs, et))},
+                 ValueRange{empty},
+                 ArrayRef<AffineMap>{broadcastMap(b.getContext(), bs, yType.getShape()),
+                                     b.getMultiDimIdentityMap(yType.getRank())},
+                 SmallVector<utils::IteratorType>(yType.getRank(), utils::IteratorType::parallel),
+                 [](OpBuilder &nb, Location l, ValueRange args) {
+                   linalg::YieldOp::create(nb, l, args[0]);
+                 })
+                 .getResult(0);
+    } else {
+      init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0), empty).getResult(0);
+    }
     SmallVector<ReassociationIndices> yr{{0}, {1, 2}};
     for (int64_t i = 0; i < sp; ++i)
       yr.push_back({3 + i});

@@ -362,8 +362,9 @@ def main():
     # A CNN with a symbolic height and width: each conv's and pool's output
     # size is a rounded fraction of H or W. A 3x3 stride-2 conv without
     # pads, a residual block whose two paths (a 3x3 conv, a 3x3
-    # stride-1 max pool) keep that size, a 3x3 average pool, a ceil_mode
-    # max pool, a global average pool: [1, 4, 1, 1] for every size.
+    # stride-1 max pool) keep that size, a 3x3 average pool, a 1x1 conv
+    # (over H' * W' flat pixels), a ceil_mode max pool, a global average
+    # pool: [1, 4, 1, 1] for every size.
     w1 = (rng.standard_normal((4, 2, 3, 3)) / 3).astype(np.float32)
     b1 = rng.standard_normal(4).astype(np.float32)
     w2 = (rng.standard_normal((4, 4, 3, 3)) / 6).astype(np.float32)
@@ -375,10 +376,13 @@ def main():
         n("Add", ["c2", "m1"], ["a"], name="residual"),
         n("AveragePool", ["a"], ["v"], name="blur", kernel_shape=[3, 3], pads=[1, 1, 1, 1],
           count_include_pad=1),
-        n("MaxPool", ["v"], ["m2"], name="pool2", kernel_shape=[3, 3], strides=[2, 2],
+        n("Conv", ["v", "w3", "b3"], ["p"], name="pointwise"),
+        n("MaxPool", ["p"], ["m2"], name="pool2", kernel_shape=[3, 3], strides=[2, 2],
           ceil_mode=1),
         n("GlobalAveragePool", ["m2"], ["y"], name="gap")]
-    cnn_inits = [init("w1", w1), init("b1", b1), init("w2", w2)]
+    w3 = (rng.standard_normal((4, 4, 1, 1)) / 2).astype(np.float32)
+    b3 = rng.standard_normal(4).astype(np.float32)
+    cnn_inits = [init("w1", w1), init("b1", b1), init("w2", w2), init("w3", w3), init("b3", b3)]
     model(out, "cnn_hw", cnn_nodes, [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 4, 1, 1])],
           cnn_inits)
     # Refused: an average pool over a dynamic dim with ceil_mode (windows
@@ -426,7 +430,7 @@ def main():
         box = np.zeros((4, 4, 3, 3))
         box[np.arange(4), np.arange(4)] = 1.0 / 9
         v = conv(a, box, pad=1)
-        y = maxpool(v, 3, 2, 0, True).mean(axis=(2, 3), keepdims=True)
+        y = maxpool(conv(v, w3, b3), 3, 2, 0, True).mean(axis=(2, 3), keepdims=True)
         save(out, f"cnn_hw_x{h}_{w}", x)
         save(out, f"cnn_hw_y{h}_{w}", y)
     save(out, "cnn_hw_x2_5", rng.standard_normal((1, 2, 2, 5)).astype(np.float32))
