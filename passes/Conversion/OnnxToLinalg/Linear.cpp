@@ -211,6 +211,74 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
                           : OpFoldResult(b.getIndexAttr(xp.getDimSize(2 + i))));
     return tensor::ExpandShapeOp::create(b, loc, yType, y1, flat, shape);
   }
+  // A 2-D stride-1 conv over dynamic dims, as the 1x1 one, over flat rows:
+  // output pixel p = oh * Wp + ow of the padded input's row length Wp
+  // reads input kh * Wp + p + kw, so with the input stacked KH times, row
+  // kh starting at kh * Wp, it is a conv over [KH, L] with one output row
+  // of P = OH * Wp - (KW - 1) positions. The KW - 1 positions at the end
+  // of each row but the last are the next row's start: computed, then
+  // dropped with the row tails when the [OH, Wp] output is sliced to
+  // [OH, OW].
+  if (sp == 2 && xp.isDynamicDim(2) && xp.isDynamicDim(3) &&
+      xp.getDimSize(0) != ShapedType::kDynamic &&
+      llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
+      llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
+      xp.getDimSize(1) != ShapedType::kDynamic) {
+    Type et = xp.getElementType();
+    int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
+    auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
+    auto dimOf = [&](int64_t i) -> Value {
+      return xp.isDynamicDim(i) ? tensor::DimOp::create(b, loc, x, i).getResult()
+                                : cst(xp.getDimSize(i));
+    };
+    auto ones = [&](int64_t count) {
+      return SmallVector<OpFoldResult>(count, b.getIndexAttr(1));
+    };
+    Value hp = dimOf(2), wp = dimOf(3);
+    Value oh = arith::SubIOp::create(b, loc, hp, cst(kh - 1));
+    Value ow = arith::SubIOp::create(b, loc, wp, cst(kw - 1));
+    Value full = arith::MulIOp::create(b, loc, oh, wp);
+    Value positions = arith::SubIOp::create(b, loc, full, cst(kw - 1));
+    Value flatX = tensor::CollapseShapeOp::create(
+        b, loc, x, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    auto dyn = ShapedType::kDynamic;
+    Value stack = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, c, kh, dyn}, et,
+                                          ValueRange{full});
+    for (int64_t r = 0; r < kh; ++r) {
+      Value offset = arith::MulIOp::create(b, loc, cst(r), wp);
+      Value row = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({n, c, dyn}, et), flatX,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), offset},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), full}, ones(3));
+      stack = tensor::InsertSliceOp::create(
+          b, loc, row, stack,
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(r),
+                                 b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(1), full},
+          ones(4));
+    }
+    Value rows = buildConv(b, loc, stack, w, bias, g, {1, 1}, {1, 1},
+                           RankedTensorType::get({n, m, 1, dyn}, et));
+    // Into [N, M, OH * Wp] (the last row's tail never written nor read),
+    // seen as [N, M, OH, Wp], sliced to [N, M, OH, OW].
+    Value whole = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, m, dyn}, et,
+                                          ValueRange{full});
+    Value flatRows = tensor::CollapseShapeOp::create(
+        b, loc, rows, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
+    whole = tensor::InsertSliceOp::create(
+        b, loc, flatRows, whole,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(m), positions}, ones(3));
+    Value grid = tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get({n, m, dyn, dyn}, et), whole,
+        ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(m), oh, wp});
+    return tensor::ExtractSliceOp::create(
+        b, loc, yType, grid,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0),
+                               b.getIndexAttr(0)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(m), oh, ow}, ones(4));
+  }
   int64_t cg = c / g, mg = m / g;
   Type et = xp.getElementType();
   SmallVector<int64_t> kernel(wType.getShape().drop_front(2));
