@@ -10,19 +10,26 @@
 // moves dim k alone by 97, which gives its coefficient; the last clone has
 // every dim elsewhere (307 + 22k) and checks the expression. Coefficients
 // must be whole and not negative (sizes then grow with each dim, which
-// the memory plan's limits rely on). Anything else (a product of two
-// dims, a Reshape merging one with another, a stride's rounding) stays
-// unknown (-2), which the lowering and the interface report where it
-// matters. Shape functions that fail at distinct sizes ([a] + [b]) mean
-// the model needs them equal: an error on that op.
+// the memory plan's limits rely on). A conv's or pool's output size over
+// such a dim is a floor dim, floor((dim + a) / s) by the op's own rule
+// (windowDimFloor), checked against the clones; a floor of a floor folds
+// into one, and other ops pass one on when exactly one of their operands'
+// floor dims has their sizes. Anything else (a product of two dims, a
+// Reshape merging one with another, other roundings) stays unknown (-2),
+// which the lowering and the interface report where it matters. Shape
+// functions that fail at distinct sizes ([a] + [b]) mean the model needs
+// them equal: an error on that op.
 //
 // Records (-1 for a static dim):
 //   - `kiln.dim_symbols` on each op with a `?` result: per result, the
 //     id of each dim: k < n for symbol k, n + j for expression j;
 //   - @main's `kiln.symbol_names`: the symbols in order; `kiln.dim_exprs`:
 //     each expression as [c0, c_0, ..., c_{n-1}] (c0 + sum c_k dim_k);
+//     `kiln.dim_floors`: each floor dim (ids n + E + j after the E
+//     expressions) as [id, a, s] with id a symbol or an expression;
 //     `kiln.dim_constraints`: expressions the entry point checks are >= 0
-//     (those with a negative constant);
+//     (those with a negative constant, and each floor dim's input bounded
+//     so that it is at least 1);
 //   - per result `kiln.dim_names` (the name of each `?` dim, the
 //     expression written out for one, "" for a static one) and the same
 //     list of lists as `kiln.result_dim_names` on @main (the result
