@@ -296,8 +296,9 @@ struct StripDynamicDimsPass
   /// For a conv's generic: a static parallel loop dim that its weights
   /// (an input indexed by no dynamic dim) and every output are indexed by
   /// and no other input is (the output channels), with a block size that
-  /// divides it and keeps a block of weights within half of L2; none
-  /// when the weights fit whole.
+  /// divides it: the largest of at least 64 whose weights stay within
+  /// 1.25 MiB (about L2), else the smallest of at least 64; none when the
+  /// weights fit whole or no such block divides the dim.
   static std::optional<std::pair<unsigned, int64_t>> channelBlocks(linalg::GenericOp op,
                                                                   ArrayRef<int64_t> ranges) {
     constexpr int64_t kBudget = 1280 * 1024, kMinBlock = 64;

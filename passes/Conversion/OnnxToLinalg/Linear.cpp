@@ -194,7 +194,8 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   // they cut a sequence (long rows, not windows of a map).
   if (sp > 1 && !xp.hasStaticShape() && xp.getDimSize(0) != ShapedType::kDynamic &&
       llvm::all_of(wType.getShape().drop_front(2), [](int64_t k) { return k == 1; }) &&
-      llvm::all_of(strides, [](int64_t s) { return s == 1; })) {
+      llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
+      xp.getShape().drop_front(2) == yType.getShape().drop_front(2)) {
     Type et = xp.getElementType();
     SmallVector<ReassociationIndices> flat{{0}, {1}, {}};
     for (int64_t i = 0; i < sp; ++i)
@@ -219,8 +220,8 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   // of each row but the last are the next row's start: computed, then
   // dropped with the row tails when the [OH, Wp] output is sliced to
   // [OH, OW].
-  if (sp == 2 && xp.isDynamicDim(2) && xp.isDynamicDim(3) &&
-      xp.getDimSize(0) != ShapedType::kDynamic &&
+  if (sp == 2 && xp.isDynamicDim(2) && xp.isDynamicDim(3) && yType.isDynamicDim(2) &&
+      yType.isDynamicDim(3) && xp.getDimSize(0) != ShapedType::kDynamic &&
       llvm::all_of(strides, [](int64_t s) { return s == 1; }) &&
       llvm::all_of(dilations, [](int64_t d) { return d == 1; }) &&
       xp.getDimSize(1) != ShapedType::kDynamic) {
@@ -310,11 +311,11 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
     for (int64_t i = 0; i < sp; ++i) {
       if (!yType.isDynamicDim(2 + i))
         continue;
-      auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+      auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
       Value in = tensor::DimOp::create(b, loc, x, 3 + i);
-      Value span = arith::SubIOp::create(b, loc, in, c((kernel[i] - 1) * dilations[i] + 1));
+      Value span = arith::SubIOp::create(b, loc, in, cst((kernel[i] - 1) * dilations[i] + 1));
       sizes.push_back(arith::AddIOp::create(
-          b, loc, arith::FloorDivSIOp::create(b, loc, span, c(strides[i])), c(1)));
+          b, loc, arith::FloorDivSIOp::create(b, loc, span, cst(strides[i])), cst(1)));
     }
     Value empty = emptyTensor(b, loc, yType, sizes);
     if (bias) {
