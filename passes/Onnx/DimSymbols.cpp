@@ -403,22 +403,17 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     if (!exprAttrs.empty())
       func->setAttr("kiln.dim_exprs", b.getArrayAttr(exprAttrs));
     // A floor dim is at least 1 (the op has a window) wherever the model
-    // is valid: that bounds the dim it comes from, down to the inputs'.
+    // is valid: floor((x + a) / s) >= 1 is x >= s - a, for x the symbol or
+    // expression it is a floor of (floors of floors are folded).
     SmallVector<Attribute> floorAttrs;
     for (const Floor &f : floors) {
       floorAttrs.push_back(b.getDenseI64ArrayAttr(f));
-      int64_t id = f[0], least = f[2] - f[1];
-      while (id >= n + int64_t(exprs.size())) {
-        const Floor &g = floors[id - n - exprs.size()];
-        id = g[0];
-        least = least * g[2] - g[1];
-      }
       SmallVector<int64_t> e(n + 1, 0);
-      if (id < n)
-        e[id + 1] = 1;
+      if (f[0] < n)
+        e[f[0] + 1] = 1;
       else
-        e = exprs[id - n];
-      e[0] -= least;
+        e = exprs[f[0] - n];
+      e[0] -= f[2] - f[1];
       if (e[0] < 0)
         constraints.push_back(b.getDenseI64ArrayAttr(e));
     }
