@@ -74,6 +74,12 @@ std::string typeName(Type type) {
   return s;
 }
 
+Value multiplyAdd(OpBuilder &b, Location loc, Value acc, Value x, Value y) {
+  if (isa<FloatType>(acc.getType()))
+    return arith::AddFOp::create(b, loc, acc, arith::MulFOp::create(b, loc, x, y));
+  return arith::AddIOp::create(b, loc, acc, arith::MulIOp::create(b, loc, x, y));
+}
+
 Value castScalar(OpBuilder &b, Location loc, Value v, Type from, Type to) {
   Type target = signlessType(to);
   if (from == to)

@@ -73,7 +73,8 @@ struct ConvertOnnxToLinalgPass
         "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
         "onnx.GlobalMaxPool"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
-    populateLinearPatterns(converter, patterns, winograd);
+    populateLinearPatterns(converter, patterns);
+    populateConvolutionPatterns(converter, patterns, winograd);
     populatePoolingPatterns(converter, patterns);
     populateReductionPatterns(converter, patterns);
     populateDataMovementPatterns(converter, patterns);

@@ -38,9 +38,11 @@ public:
 void populateElementwisePatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns,
                                  llvm::StringSet<> *dynamicReady = nullptr);
-/// With `winograd`, 3x3 convs that fit winogradFits use F(2x2, 3x3).
 void populateLinearPatterns(const mlir::TypeConverter &converter,
-                            mlir::RewritePatternSet &patterns, bool winograd = false);
+                            mlir::RewritePatternSet &patterns);
+/// With `winograd`, 3x3 convs that fit winogradFits use F(2x2, 3x3).
+void populateConvolutionPatterns(const mlir::TypeConverter &converter,
+                                 mlir::RewritePatternSet &patterns, bool winograd = false);
 void populatePoolingPatterns(const mlir::TypeConverter &converter,
                              mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(const mlir::TypeConverter &converter,
@@ -130,6 +132,10 @@ bool isBool(mlir::Type type);
 
 /// A readable element type name for diagnostics ("float32", "uint8").
 std::string typeName(mlir::Type type);
+
+/// acc + x * y, for floats or integers: a contraction's body.
+mlir::Value multiplyAdd(mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc,
+                        mlir::Value x, mlir::Value y);
 
 /// Converts scalar `v` (signless, of ONNX type `from`) to ONNX type `to`
 /// with ONNX Cast semantics (float->int truncates toward zero, x != 0 for
