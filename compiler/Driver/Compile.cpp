@@ -247,6 +247,7 @@ int compileModel(const CompileRequest &request) {
   pipelineOptions.expandFloatMinMax = targetDesc.expandFloatMinMax;
   pipelineOptions.vectorBits = targetDesc.vectorBits;
   pipelineOptions.vectorRegisters = targetDesc.vectorRegisters;
+  pipelineOptions.prefetchDistance = targetDesc.prefetchDistance;
   // Threads come from the runtime, which shared and static libraries for
   // the host carry; objects stay single-threaded and need no runtime.
   pipelineOptions.parallelLoops =

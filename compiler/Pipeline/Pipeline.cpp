@@ -118,6 +118,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     VectorizeContractionsPassOptions kernels;
     kernels.vectorBits = options.vectorBits;
     kernels.vectorRegisters = options.vectorRegisters;
+    kernels.prefetchDistance = options.prefetchDistance;
     kernels.parallel = options.parallelLoops;
     pm.addPass(createVectorizeContractionsPass(kernels));
     VectorizeElementwisePassOptions elementwise;

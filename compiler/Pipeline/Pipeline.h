@@ -44,6 +44,8 @@ struct PipelineOptions {
   /// The target's vector registers (0 bits: no vector kernels).
   unsigned vectorBits = 0;
   unsigned vectorRegisters = 16;
+  /// Steps ahead the kernels prefetch far operands (0: no prefetches).
+  unsigned prefetchDistance = 0;
   /// Large kernels run their outer loop through the runtime's
   /// kiln_parallel_for (hosted targets, outputs linked with the runtime).
   bool parallelLoops = false;

@@ -181,6 +181,9 @@ struct TargetDescription {
   /// using) and count.
   unsigned vectorBits = 0;
   unsigned vectorRegisters = 16;
+  /// Reduction steps ahead that the kernels prefetch operands they read
+  /// 1 KiB or more apart per step (0: none; for cached application cores).
+  unsigned prefetchDistance = 0;
   /// "cortex-m4 (thumbv7em-unknown-none-eabihf)", for messages.
   std::string label() const;
 };

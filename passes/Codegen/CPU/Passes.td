@@ -127,6 +127,9 @@ def VectorizeContractionsPass
            "Number of vector registers">,
     Option<"parallel", "parallel", "bool", "false",
            "Mark one loop of each large enough kernel kiln.parallel">,
+    Option<"prefetchDistance", "prefetch-distance", "unsigned", "0",
+           "Reduction steps ahead to prefetch operands that jump 1 KiB or "
+           "more per step (0: no prefetches)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::affine::AffineDialect",
