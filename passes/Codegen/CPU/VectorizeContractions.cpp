@@ -642,7 +642,7 @@ private:
   /// after the other). Hardware stride prefetchers follow strides within
   /// a page at most (Intel's), so such a stream would otherwise wait on
   /// L3 at every step. The step ahead is clamped to the loop's last.
-  void prefetch(OpBuilder &b, ArrayRef<Value> ivs, int64_t mr, int64_t nv) {
+  void prefetch(OpBuilder &b, ArrayRef<Value> ivs, int64_t mr, int64_t width) {
     unsigned dim = 0;
     bool found = false;
     for (unsigned d : llvm::reverse(c.reductions))
@@ -673,10 +673,11 @@ private:
                                  /*isDataCache=*/true);
     };
     if (rowFar) {
-      // One prefetch per cache line the step's row vectors span.
+      // One prefetch per cache line the step's row vectors span (their
+      // `width` valid lanes: nothing past the operand).
       int64_t perLine = std::max<int64_t>(1, kLine / (4 * c.strideN));
       for (int64_t i = 0; i < (c.mInRow ? mr : 1); ++i)
-        for (int64_t n = 0; n < nv * t.lanes; n += perLine)
+        for (int64_t n = 0; n < width; n += perLine)
           fetch(c.row, c.rowMap, i, n);
     }
     if (colFar) {
@@ -697,7 +698,7 @@ private:
 
   SmallVector<Value> step(OpBuilder &b, ArrayRef<Value> ivs, ValueRange acc, int64_t mr,
                           int64_t nv, const std::function<int64_t(int64_t)> &lanesOf) {
-    prefetch(b, ivs, mr, nv);
+    prefetch(b, ivs, mr, (nv - 1) * t.lanes + lanesOf(nv - 1));
     SmallVector<Value> rows;
     if (packedRow) {
       // Zero-padded panels: whole vectors, no masks.
