@@ -791,7 +791,6 @@ struct VectorizeContractionsPass
     }
     unsigned packCount = 0;
     PackedGlobals packed;
-
     for (Contraction &c : found) {
       // Threads pay off from a few hundred thousand multiply-adds on.
       int64_t work = 1;
