@@ -243,16 +243,16 @@ struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
                          "count_include_pad=1 or no pads (the divisor is then the kernel's "
                          "size) for now");
     Type et = yType.getElementType();
+    Value sum = poolWindows(
+        rewriter, loc, adaptor.getX(), w, yType,
+        cast<TypedAttr>(rewriter.getFloatAttr(et, 0.0)),
+        [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
+          return arith::AddFOp::create(b, l, acc, v);
+        });
     if (!xType.hasStaticShape()) {
       double count = 1;
       for (int64_t k : w.kernel)
         count *= k;
-      Value sum = poolWindows(
-          rewriter, loc, adaptor.getX(), w, yType,
-          cast<TypedAttr>(rewriter.getFloatAttr(et, 0.0)),
-          [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-            return arith::AddFOp::create(b, l, acc, v);
-          });
       rewriter.replaceOp(op, broadcastGeneric(rewriter, loc, ValueRange{sum}, yType,
                                               [&](OpBuilder &b, Location l, ValueRange a) {
                                                 return arith::DivFOp::create(
@@ -261,12 +261,6 @@ struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
                                               }));
       return success();
     }
-    Value sum = poolWindows(
-        rewriter, loc, adaptor.getX(), w, yType,
-        cast<TypedAttr>(rewriter.getFloatAttr(et, 0.0)),
-        [](OpBuilder &b, Location l, Value acc, Value v) -> Value {
-          return arith::AddFOp::create(b, l, acc, v);
-        });
     // The divisor is separable: the product of per-dim counts. With
     // count_include_pad, the stated (or auto) pads count, the extra padding
     // a ceil_mode window reaches into does not.
