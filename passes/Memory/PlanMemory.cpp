@@ -27,6 +27,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <functional>
 #include <limits>
@@ -187,7 +188,7 @@ std::optional<int64_t> evaluate(Value v, function_ref<int64_t(BlockArgument)> di
   // A window op's output size, floor((dim + a) / s): negative below the
   // values the entry point takes, like seq - 1.
   if (isa<arith::FloorDivSIOp>(def) && *b > 0)
-    return *a >= 0 ? *a / *b : -((-*a + *b - 1) / *b);
+    return llvm::divideFloorSigned(*a, *b);
   if (*a < 0 || *b < 0)
     return std::nullopt;
   if (isa<arith::MaxUIOp, arith::MaxSIOp>(def))

@@ -43,6 +43,7 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace kiln::onnx {
 #define GEN_PASS_DEF_ONNXDIMSYMBOLSPASS
@@ -58,9 +59,6 @@ constexpr int64_t kStatic = -1, kUnknown = -2;
 /// Ids of floor dims while probing (renumbered after the expressions once
 /// their count is known).
 constexpr int64_t kFloorBase = int64_t(1) << 40;
-
-/// floor(a / b) for b > 0.
-int64_t floorDiv(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
 /// How far clone 1 + k moves dim k: a prime, so that a rounded fraction
 /// of a dim (a stride's) does not pass for a whole coefficient.
@@ -183,7 +181,7 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
       return probeSize(probe, id, n);
     if (id >= kFloorBase) {
       const Floor &f = floors[id - kFloorBase];
-      return floorDiv(sizeAt(f[0], probe, n, exprs, floors) + f[1], f[2]);
+      return llvm::divideFloorSigned(sizeAt(f[0], probe, n, exprs, floors) + f[1], f[2]);
     }
     const SmallVector<int64_t> &e = exprs[id - n];
     int64_t size = e[0];
