@@ -87,6 +87,11 @@ std::optional<int64_t> coefficient(mlir::AffineExpr expr, unsigned dim, unsigned
 /// The stride in elements of dim `pos` of the memref `v`, if static.
 std::optional<int64_t> staticStride(mlir::Value v, unsigned pos);
 
+/// Bytes between the f32 elements of `operand` (read through `map`) that
+/// consecutive values of loop `dim` read, if static: coefficient times
+/// staticStride, summed over the indices.
+std::optional<int64_t> byteStride(mlir::Value operand, mlir::AffineMap map, unsigned dim);
+
 /// Nothing after `op` (in its block, nested regions included) touches the
 /// memory of `buffer`, a planned workspace buffer. Only for ops directly in
 /// a function's body: inside a loop, a later iteration could read it.

@@ -148,6 +148,22 @@ std::optional<int64_t> staticStride(Value v, unsigned pos) {
   return strides[pos];
 }
 
+std::optional<int64_t> byteStride(Value operand, AffineMap map, unsigned dim) {
+  int64_t elements = 0;
+  for (auto [j, e] : llvm::enumerate(map.getResults())) {
+    std::optional<int64_t> k = coefficient(e, dim, map.getNumDims());
+    if (!k)
+      return std::nullopt;
+    if (*k == 0)
+      continue;
+    std::optional<int64_t> stride = staticStride(operand, j);
+    if (!stride)
+      return std::nullopt;
+    elements += *k * *stride;
+  }
+  return elements * 4;
+}
+
 std::optional<ArrayRef<float>> constantData(Value v) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto e = dyn_cast<memref::ExpandShapeOp>(def)) {

@@ -618,24 +618,6 @@ private:
     return SmallVector<Value>(loop.getResults());
   }
 
-  /// Bytes between the elements of `operand` (read through `map`) that
-  /// consecutive values of loop `dim` read, if static.
-  std::optional<int64_t> byteStride(Value operand, AffineMap map, unsigned dim) {
-    int64_t elements = 0;
-    for (auto [j, e] : llvm::enumerate(map.getResults())) {
-      std::optional<int64_t> k = kiln::contraction::coefficient(e, dim, map.getNumDims());
-      if (!k)
-        return std::nullopt;
-      if (*k == 0)
-        continue;
-      std::optional<int64_t> stride = kiln::contraction::staticStride(operand, j);
-      if (!stride)
-        return std::nullopt;
-      elements += *k * *stride;
-    }
-    return elements * 4;
-  }
-
   /// Software prefetches, `prefetchDistance` steps of the innermost
   /// reduction loop ahead, of the operands that are not packed and jump
   /// 1 KiB or more per step (a 1x1 conv's activations: one input channel
@@ -655,7 +637,7 @@ private:
       return;
     constexpr int64_t kFar = 1024, kLine = 64;
     auto far = [&](Value operand, AffineMap map) {
-      std::optional<int64_t> stride = byteStride(operand, map, dim);
+      std::optional<int64_t> stride = kiln::contraction::byteStride(operand, map, dim);
       return stride && std::abs(*stride) >= kFar;
     };
     bool rowFar = !packedRow && c.strideN <= 4 && far(c.row, c.rowMap);
@@ -683,8 +665,9 @@ private:
     if (colFar) {
       // The tile's MR scalars: each row's line when they lie a line or
       // more apart, else the first and the last.
-      std::optional<int64_t> mStride =
-          c.dimM ? byteStride(c.col, c.colMap, *c.dimM) : std::optional<int64_t>(0);
+      std::optional<int64_t> mStride = c.dimM
+                                           ? kiln::contraction::byteStride(c.col, c.colMap, *c.dimM)
+                                           : std::optional<int64_t>(0);
       if (mStride && std::abs(*mStride) * (mr - 1) < kLine) {
         fetch(c.col, c.colMap, 0, 0);
         if (mr > 1 && *mStride)
