@@ -33,6 +33,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -69,31 +70,23 @@ struct StridedUse {
 /// `e` as such a use, if it is one: one dynamic loop dim with a positive
 /// coefficient, the others static with coefficients >= 0, a constant >= 0.
 std::optional<StridedUse> stridedUse(AffineExpr e, ArrayRef<int64_t> ranges) {
-  SmallVector<int64_t> coefficients(ranges.size(), 0);
-  int64_t constant = 0;
-  std::function<bool(AffineExpr, int64_t)> add = [&](AffineExpr x, int64_t scale) {
-    if (auto d = dyn_cast<AffineDimExpr>(x)) {
-      coefficients[d.getPosition()] += scale;
-      return true;
-    }
-    if (auto c = dyn_cast<AffineConstantExpr>(x)) {
-      constant += scale * c.getValue();
-      return true;
-    }
-    auto bin = dyn_cast<AffineBinaryOpExpr>(x);
-    if (!bin)
-      return false;
-    if (bin.getKind() == AffineExprKind::Add)
-      return add(bin.getLHS(), scale) && add(bin.getRHS(), scale);
-    if (bin.getKind() == AffineExprKind::Mul)
-      if (auto c = dyn_cast<AffineConstantExpr>(bin.getRHS()))
-        return add(bin.getLHS(), scale * c.getValue());
-    return false;
-  };
-  if (!add(e, 1) || constant < 0)
+  if (!e.isPureAffine() || !kiln::contraction::noDivision(e))
     return std::nullopt;
+  unsigned n = ranges.size();
+  auto constant = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
+      e.replaceDims(SmallVector<AffineExpr>(n, getAffineConstantExpr(0, e.getContext()))), n,
+      0));
+  if (!constant || constant.getValue() < 0)
+    return std::nullopt;
+  SmallVector<int64_t> coefficients;
+  for (unsigned k = 0; k < n; ++k) {
+    std::optional<int64_t> c = kiln::contraction::coefficient(e, k, n);
+    if (!c)
+      return std::nullopt;
+    coefficients.push_back(*c);
+  }
   std::optional<StridedUse> use;
-  int64_t extent = constant + 1;
+  int64_t extent = constant.getValue() + 1;
   for (auto [k, c] : llvm::enumerate(coefficients)) {
     if (!c)
       continue;
