@@ -206,8 +206,9 @@ void applySplit(linalg::GenericOp g, const DimSplit &s, Value view) {
 /// `view`, the expansion of its output that its epilogue reads ([C, H,
 /// W]), with what initialises the output just before (a constant fill, or
 /// a bias broadcast) rebuilt the same way so that the kernel still folds
-/// it. Nothing changes when either cannot be rebuilt.
-void splitToView(linalg::GenericOp op, Value view) {
+/// it. Nothing changes when either cannot be rebuilt. `epilogue` is the
+/// generic that reads `view`.
+void splitToView(linalg::GenericOp op, linalg::GenericOp epilogue, Value view) {
   auto expand = view.getDefiningOp<memref::ExpandShapeOp>();
   Value out = op.getDpsInitOperand(0)->get();
   if (!expand || expand.getSrc() != out || expand->getBlock() != op->getBlock())
@@ -231,7 +232,15 @@ void splitToView(linalg::GenericOp op, Value view) {
   Operation *outDef = out.getDefiningOp();
   if (outDef && (outDef->getBlock() != op->getBlock() || !outDef->isBeforeInBlock(point)))
     return;
-  expand->moveBefore(point);
+  // The expansion may be shared (CSE merges the views of a buffer that two
+  // convs write in turn, each read by its own epilogue): this epilogue
+  // gets its own copy before `point`, and the original stays where the
+  // others need it.
+  OpBuilder vb(point);
+  view = vb.clone(*expand)->getResult(0);
+  epilogue->replaceUsesOfWith(expand.getResult(), view);
+  if (expand->use_empty())
+    expand->erase();
   if (fillValue) {
     OpBuilder b(init);
     linalg::FillOp::create(b, init->getLoc(), *fillValue, view);
@@ -282,7 +291,7 @@ void reshapeEpilogue(linalg::GenericOp op) {
   // into a padded buffer) cannot be viewed flat: the contraction takes the
   // epilogue's shape instead.
   if (!identityLayouts) {
-    splitToView(op, outView);
+    splitToView(op, after, outView);
     return;
   }
   // The views go before the contraction, the generic stays where it is.
