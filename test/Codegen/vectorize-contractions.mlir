@@ -632,6 +632,64 @@ func.func @split_to_window(%w: memref<2x4xf32>, %bv: memref<2xf32>, %ws: memref<
 // Two flattened 1x1 convs write the same buffer in turn, and one
 // expansion of it (CSE keeps one) feeds both ReLUs, each into its own
 // padded window. Each conv is rebuilt on a copy of the expansion of its
+// own. Both ReLUs fold: the first conv's output, which its kernel then
+// never writes, is dead after it, since the second conv's fill writes all
+// of it before anything reads it. Nothing is left as a generic.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+#id3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @split_shared_view(
+// CHECK-NOT: linalg.generic
+// CHECK: vector.store %{{.+}}, %{{.+}} : memref<2x2x8xf32, strided<[40, 10, 1], offset: 11>>, vector<8xf32>
+// CHECK-NOT: linalg.generic
+// CHECK: vector.store %{{.+}}, %{{.+}} : memref<2x2x8xf32, strided<[40, 10, 1], offset: 91>>, vector<8xf32>
+// CHECK-NOT: linalg.generic
+func.func @split_shared_view(%w: memref<2x4xf32>, %w2: memref<2x4xf32>, %ws: memref<1024xi8>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %x = memref.view %ws[%c0][] : memref<1024xi8> to memref<4x16xf32>
+  %pad = memref.view %ws[%c256][] : memref<1024xi8> to memref<4x4x10xf32>
+  %t = memref.view %ws[%c128][] : memref<1024xi8> to memref<2x16xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<2x4xf32>, memref<4x16xf32>) outs(%t : memref<2x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %t3 = memref.expand_shape %t [[0], [1, 2]] output_shape [2, 2, 8] : memref<2x16xf32> into memref<2x2x8xf32>
+  %win = memref.subview %pad[0, 1, 1] [2, 2, 8] [1, 1, 1] : memref<4x4x10xf32> to memref<2x2x8xf32, strided<[40, 10, 1], offset: 11>>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3 : memref<2x2x8xf32>) outs(%win : memref<2x2x8xf32, strided<[40, 10, 1], offset: 11>>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%t : memref<2x16xf32>)
+  linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w2, %x : memref<2x4xf32>, memref<4x16xf32>) outs(%t : memref<2x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %win2 = memref.subview %pad[2, 1, 1] [2, 2, 8] [1, 1, 1] : memref<4x4x10xf32> to memref<2x2x8xf32, strided<[40, 10, 1], offset: 91>>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%t3 : memref<2x2x8xf32>) outs(%win2 : memref<2x2x8xf32, strided<[40, 10, 1], offset: 91>>) {
+  ^bb0(%in: f32, %o: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// Two flattened 1x1 convs write the same buffer in turn, and one
+// expansion of it (CSE keeps one) feeds both ReLUs, each into its own
+// padded window. Each conv is rebuilt on a copy of the expansion of its
 // own. The first conv's output is read again before the second writes
 // it (%keep), so its ReLU stays a generic, and the copy it reads must
 // still be defined before it. The second ReLU folds into its kernel.

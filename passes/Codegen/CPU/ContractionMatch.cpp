@@ -222,16 +222,53 @@ bool sameElements(Value a, Value b) {
   return source(a) == source(b);
 }
 
-/// Nothing after `op` (in its block, nested regions included) touches the
-/// memory of `buffer`, a planned workspace buffer. Only for ops directly in
-/// a function's body: inside a loop, a later iteration could read it.
+namespace {
+
+/// `op` writes every element of `root` (a planned workspace buffer) and
+/// reads none of it: a linalg op on buffers whose inputs share no memory
+/// with `root` and whose init on it is all of it (through reshapes only),
+/// written at every element (a permutation map) from its payload alone.
+bool overwrites(Operation *op, Value root) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  if (!linalgOp || !linalgOp.hasPureBufferSemantics())
+    return false;
+  for (Value in : linalgOp.getDpsInputs())
+    if (isa<MemRefType>(in.getType()) && kiln::vec::mayOverlap(in, root))
+      return false;
+  bool whole = false;
+  for (OpOperand &init : linalgOp.getDpsInitsMutable()) {
+    if (kiln::vec::rootBuffer(init.get()) != root) {
+      if (kiln::vec::mayOverlap(init.get(), root))
+        return false;
+      continue;
+    }
+    Value v = init.get();
+    while (v != root && isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(
+                            v.getDefiningOp()))
+      v = v.getDefiningOp()->getOperand(0);
+    if (v != root || !linalgOp.getMatchingIndexingMap(&init).isPermutation() ||
+        linalgOp.payloadUsesValueFromOperand(&init))
+      return false;
+    whole = true;
+  }
+  return whole;
+}
+
+} // namespace
+
+/// Nothing after `op` (in its block, nested regions included) reads the
+/// memory of `buffer`, a planned workspace buffer, before writing all of
+/// it (the memory plan gives buffers of one size and offset the same
+/// view: the next tensor there overwrites it). Only for ops directly in a
+/// function's body: inside a loop, a later iteration could read it.
 bool deadAfter(Operation *op, Value buffer) {
   Value root = kiln::vec::rootBuffer(buffer);
   if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
     return false; // An argument (a graph output) or a global; or nested.
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
-    if (kiln::vec::touches(next, root))
-      return false;
+    if (!(next->getNumRegions() == 0 && isMemoryEffectFree(next)) && // Not a view.
+        kiln::vec::touches(next, root))
+      return overwrites(next, root);
   return true;
 }
 
