@@ -22,3 +22,23 @@ func.func @polynomial_exp(%x: f32) -> f32 {
   %e = math.exp %x : f32
   return %e : f32
 }
+
+// f32 exp has kiln's own expansion: k = round(x log2e) by adding
+// 1.5 * 2^23, a polynomial in the remainder, 2^k added into the exponent
+// bits, then 0 below ln(FLT_MIN) and +inf above ln(FLT_MAX).
+// CHECK-LABEL: func.func @exp_f32_vector(
+// CHECK-NOT: math.exp
+// CHECK: %[[T:.+]] = arith.addf %{{.+}}, %{{.+}} fastmath<contract> : vector<16xf32>
+// CHECK: arith.subf %[[T]], %{{.+}} : vector<16xf32>
+// CHECK: %[[BITS:.+]] = arith.bitcast %[[T]] : vector<16xf32> to vector<16xi32>
+// CHECK: %[[K:.+]] = arith.shli %[[BITS]], %{{.+}} : vector<16xi32>
+// CHECK: arith.addi %{{.+}}, %[[K]] : vector<16xi32>
+// CHECK: arith.cmpf olt
+// CHECK: arith.select
+// CHECK: arith.cmpf ogt
+// CHECK: arith.select
+// CHECK-NOT: math.
+func.func @exp_f32_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %e = math.exp %x : vector<16xf32>
+  return %e : vector<16xf32>
+}

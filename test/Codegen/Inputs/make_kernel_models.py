@@ -281,6 +281,18 @@ def main():
         helper.make_node("Ceil", ["x"], ["c"]),
         helper.make_node("Sum", ["f", "r", "c"], ["y"])], x, {},
         np.floor(x.astype(np.float64)) + np.round(x.astype(np.float64)) + np.ceil(x.astype(np.float64))))
+    # exp over the whole float range (kiln-expand-math's own expansion):
+    # near 0 and 1, the overflow edge, and below ln(FLT_MIN), where it
+    # flushes to 0; then SiLU, x * sigmoid(x), whose sigmoid is built on it.
+    x = np.concatenate([np.linspace(-100, 88.72, 4000), rng.uniform(-1, 1, 96),
+                        [0.0, -0.0, 88.7228, -87.33, -87.5, 1e-30]]).astype(np.float32)
+    names.append(save(out, "exp", [helper.make_node("Exp", ["x"], ["y"])], x, {},
+                      np.exp(x.astype(np.float64))))
+    x = np.concatenate([np.linspace(-100, 100, 4000), rng.uniform(-4, 4, 96)]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    names.append(save(out, "silu", [
+        helper.make_node("Sigmoid", ["x"], ["s"]),
+        helper.make_node("Mul", ["x", "s"], ["y"])], x, {}, x64 / (1 + np.exp(-x64))))
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
 
