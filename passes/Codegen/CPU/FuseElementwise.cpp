@@ -6,6 +6,7 @@
 // turns into register-blocked kernels; and a reshape that splits a
 // contraction's innermost output dim is not folded into it; a producer
 // whose body has side effects (the string hooks' calls) is not fused.
+// Transposes are generalised first, so that they fuse too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +47,17 @@ struct FuseElementwisePass
     : public kiln::impl::FuseElementwisePassBase<FuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    // Transposes as generics: they then fuse into the elementwise op that
+    // reads them, get their unit dims folded, and become vector loops with
+    // a parallel loop around them (the named op would stay a serial scalar
+    // loop nest).
+    SmallVector<linalg::TransposeOp> transposes;
+    getOperation()->walk([&](linalg::TransposeOp op) { transposes.push_back(op); });
+    IRRewriter rewriter(context);
+    for (linalg::TransposeOp op : transposes) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
     linalg::ControlFusionFn control = [](OpOperand *fused) {
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse() && !isContraction(fused->getOwner()) &&
