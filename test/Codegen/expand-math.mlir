@@ -42,3 +42,19 @@ func.func @exp_f32_vector(%x: vector<16xf32>) -> vector<16xf32> {
   %e = math.exp %x : vector<16xf32>
   return %e : vector<16xf32>
 }
+
+// f32 erf has kiln's own expansion too: x P(x^2) / Q(x^2), one division,
+// no selects between coefficient sets; the input and the result clamped.
+// CHECK-LABEL: func.func @erf_f32_vector(
+// CHECK-NOT: math.erf
+// CHECK-COUNT-2: arith.select
+// CHECK: %[[T:.+]] = arith.mulf %[[X:.+]], %[[X]] : vector<16xf32>
+// CHECK-COUNT-10: arith.mulf {{.*}}%[[T]]{{.*}} fastmath<contract> : vector<16xf32>
+// CHECK: arith.divf
+// CHECK-COUNT-2: arith.select
+// CHECK-NOT: arith.select
+// CHECK-NOT: math.
+func.func @erf_f32_vector(%x: vector<16xf32>) -> vector<16xf32> {
+  %e = math.erf %x : vector<16xf32>
+  return %e : vector<16xf32>
+}

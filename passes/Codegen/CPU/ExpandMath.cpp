@@ -3,8 +3,9 @@
 // Generated code needs no libm: transcendentals in f64/f16 are narrowed to
 // f32, then expanded by MLIR's math expansion and polynomial approximation
 // patterns (the same ones the math dialect tests: log, log1p, expm1, tanh,
-// erf, sin, cos, atan, ...), except f32 exp, which has a shorter expansion
-// of its own (ExpandExpF32: the sigmoid of every SiLU, softmax).
+// sin, cos, atan, ...), except f32 exp and erf, which have shorter
+// expansions of their own (ExpandExpF32: the sigmoid of every SiLU,
+// softmax; ExpandErfF32: GELU).
 //
 //===----------------------------------------------------------------------===//
 
@@ -199,6 +200,58 @@ struct ExpandExpF32 : public OpRewritePattern<math::ExpOp> {
   }
 };
 
+/// f32 erf (GELU) in about 17 operations, where MLIR's approximation takes
+/// about 37 (three intervals, each coefficient a select): one rational
+/// function x P(x^2) / Q(x^2) of degrees 5 and 5 in x^2 (fitted by kiln on
+/// [0, 3.92], at most 6 ulp off in f32 against float64, MLIR's 4), on x
+/// clamped to [-4, 4] (beyond, erf is 1 in f32) and the result to
+/// [-1, 1]. Q has positive coefficients only, so it never vanishes. NaN
+/// stays NaN: each clamp is a select that is false for it.
+struct ExpandErfF32 : public OpRewritePattern<math::ErfOp> {
+  ExpandErfF32(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
+  LogicalResult matchAndRewrite(math::ErfOp op, PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    auto vec = dyn_cast<VectorType>(type);
+    if (!getElementTypeOrSelf(type).isF32() || (vec && (vec.getRank() != 1 || vec.isScalable())))
+      return failure();
+    Location loc = op.getLoc();
+    auto c = [&](float v) -> Value {
+      TypedAttr attr = rewriter.getF32FloatAttr(v);
+      if (vec)
+        attr = DenseElementsAttr::get(vec, v);
+      return arith::ConstantOp::create(rewriter, loc, attr);
+    };
+    auto contract = arith::FastMathFlags::contract;
+    // Horner's rule in t, highest coefficient first.
+    auto polynomial = [&](Value t, ArrayRef<float> coefficients) {
+      Value r = c(coefficients.front());
+      for (float k : coefficients.drop_front())
+        r = arith::AddFOp::create(rewriter, loc,
+                                  arith::MulFOp::create(rewriter, loc, r, t, contract), c(k),
+                                  contract);
+      return r;
+    };
+    // min(v, hi) and max(v, -hi) as selects that keep NaN.
+    auto clamp = [&](Value v, float hi) -> Value {
+      Value above = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OGT, v, c(hi));
+      v = arith::SelectOp::create(rewriter, loc, above, c(hi), v);
+      Value below = arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::OLT, v, c(-hi));
+      return arith::SelectOp::create(rewriter, loc, below, c(-hi), v);
+    };
+    Value x = clamp(op.getOperand(), 4.0f);
+    Value t = arith::MulFOp::create(rewriter, loc, x, x);
+    Value p = polynomial(t, {2.049978775175987e-06f, 0.00028486986411735415f,
+                             0.0037654738407582045f, 0.05274825543165207f, 0.19040447473526f,
+                             1.1283791065216064f});
+    Value q = polynomial(t, {3.8089910958660766e-05f, 0.0011624826584011316f,
+                             0.014968940056860447f, 0.11410810053348541f, 0.5020743012428284f,
+                             1.0f});
+    Value y = arith::DivFOp::create(rewriter, loc, arith::MulFOp::create(rewriter, loc, x, p), q);
+    rewriter.replaceOp(op, clamp(y, 1.0f));
+    return success();
+  }
+};
+
 /// Float max/min (MaxPool, ReLU, Clip, Max/Min, reductions) may return
 /// either zero for max(-0, +0): ONNX leaves the sign of zero open there,
 /// and without it x86 needs one max, one compare and one blend per
@@ -225,7 +278,7 @@ struct ExpandMathPass : public kiln::impl::ExpandMathPassBase<ExpandMathPass> {
     MLIRContext *ctx = &getContext();
     ignoreSignOfZeroInMinMax(getOperation());
     RewritePatternSet patterns(ctx);
-    patterns.add<NarrowToF32, ExpandExpF32>(ctx);
+    patterns.add<NarrowToF32, ExpandExpF32, ExpandErfF32>(ctx);
     math::populateExpansionPatterns(patterns, {"sinh", "cosh", "asinh",
                                          "acosh", "atanh", "tan", "powf",
                                          "fpowi", "exp2", "ctlz"});

@@ -293,6 +293,20 @@ def main():
     names.append(save(out, "silu", [
         helper.make_node("Sigmoid", ["x"], ["s"]),
         helper.make_node("Mul", ["x", "s"], ["y"])], x, {}, x64 / (1 + np.exp(-x64))))
+    # GELU through erf (kiln-expand-math's rational approximation), as
+    # torch exports it: x * 0.5 * (1 + erf(x / sqrt(2))).
+    from math import erf
+    x = np.concatenate([np.linspace(-8, 8, 4000), rng.uniform(-0.01, 0.01, 96)]).astype(np.float32)
+    x64 = x.astype(np.float64)
+    names.append(save(out, "gelu", [
+        helper.make_node("Div", ["x", "r2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["a"]),
+        helper.make_node("Mul", ["x", "a"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["y"])], x,
+        {"r2": np.array(np.sqrt(2.0), np.float32), "one": np.array(1.0, np.float32),
+         "half": np.array(0.5, np.float32)},
+        x64 * 0.5 * (1 + np.vectorize(erf)(x64 / np.sqrt(2.0)))))
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
 
