@@ -19,6 +19,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #define DEBUG_TYPE "kiln-expand-math"
@@ -139,6 +140,39 @@ struct ExpandRounding : public OpRewritePattern<OpTy> {
   }
 };
 
+/// Builds the f32 expansions below on an op's f32 scalar or 1-D vector
+/// type: constants of that type and contractible multiply-adds (fused
+/// where the target has FMA, never a call to fmaf).
+struct F32Builder {
+  PatternRewriter &rewriter;
+  Location loc;
+  Type type;
+  VectorType vec; ///< Null for a scalar.
+
+  /// For `op`'s result type, if it is f32 or a fixed 1-D vector of f32.
+  static std::optional<F32Builder> get(PatternRewriter &rewriter, Operation *op) {
+    Type type = op->getResult(0).getType();
+    auto vec = dyn_cast<VectorType>(type);
+    if (!getElementTypeOrSelf(type).isF32() || (vec && (vec.getRank() != 1 || vec.isScalable())))
+      return std::nullopt;
+    return F32Builder{rewriter, op->getLoc(), type, vec};
+  }
+
+  Value constant(float v) {
+    TypedAttr attr = rewriter.getF32FloatAttr(v);
+    if (vec)
+      attr = DenseElementsAttr::get(vec, v);
+    return arith::ConstantOp::create(rewriter, loc, attr);
+  }
+
+  /// a * b + addend.
+  Value mulAdd(Value a, Value b, Value addend) {
+    auto contract = arith::FastMathFlags::contract;
+    Value m = arith::MulFOp::create(rewriter, loc, a, b, contract);
+    return arith::AddFOp::create(rewriter, loc, m, addend, contract);
+  }
+};
+
 /// f32 exp in about 18 operations, where MLIR's approximation takes about
 /// 35 (sigmoid, SiLU, softmax): x = k ln2 + r with k = round(x log2e),
 /// found by adding 1.5 * 2^23 (|r| <= ln2 / 2, ln2 split in two so that
@@ -150,23 +184,14 @@ struct ExpandRounding : public OpRewritePattern<OpTy> {
 struct ExpandExpF32 : public OpRewritePattern<math::ExpOp> {
   ExpandExpF32(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(math::ExpOp op, PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    auto vec = dyn_cast<VectorType>(type);
-    if (!getElementTypeOrSelf(type).isF32() || (vec && (vec.getRank() != 1 || vec.isScalable())))
+    std::optional<F32Builder> f = F32Builder::get(rewriter, op);
+    if (!f)
       return failure();
     Location loc = op.getLoc();
-    Type i32 = vec ? Type(vec.clone(rewriter.getI32Type())) : Type(rewriter.getI32Type());
-    auto c = [&](float v) -> Value {
-      TypedAttr attr = rewriter.getF32FloatAttr(v);
-      if (vec)
-        attr = DenseElementsAttr::get(vec, v);
-      return arith::ConstantOp::create(rewriter, loc, attr);
-    };
-    auto contract = arith::FastMathFlags::contract;
-    auto mulAdd = [&](Value a, Value b, Value addend) -> Value {
-      Value m = arith::MulFOp::create(rewriter, loc, a, b, contract);
-      return arith::AddFOp::create(rewriter, loc, m, addend, contract);
-    };
+    Type type = f->type;
+    Type i32 = f->vec ? Type(f->vec.clone(rewriter.getI32Type())) : Type(rewriter.getI32Type());
+    auto c = [&](float v) { return f->constant(v); };
+    auto mulAdd = [&](Value a, Value b, Value addend) { return f->mulAdd(a, b, addend); };
     Value x = op.getOperand();
     Value shifter = c(12582912.0f); // 1.5 * 2^23: its ulp is 1.
     Value t = mulAdd(x, c(1.44269504088896341f), shifter);
@@ -181,9 +206,9 @@ struct ExpandExpF32 : public OpRewritePattern<math::ExpOp> {
     // the exponent field and the rest shifts out.
     Value scale = arith::ShLIOp::create(
         rewriter, loc, arith::BitcastOp::create(rewriter, loc, i32, t),
-        arith::ConstantOp::create(rewriter, loc, vec ? TypedAttr(DenseElementsAttr::get(
-                                                           cast<ShapedType>(i32), int32_t(23)))
-                                                     : TypedAttr(rewriter.getI32IntegerAttr(23))));
+        arith::ConstantOp::create(rewriter, loc, f->vec ? TypedAttr(DenseElementsAttr::get(
+                                                              cast<ShapedType>(i32), int32_t(23)))
+                                                        : TypedAttr(rewriter.getI32IntegerAttr(23))));
     Value y = arith::BitcastOp::create(
         rewriter, loc, type,
         arith::AddIOp::create(rewriter, loc, arith::BitcastOp::create(rewriter, loc, i32, p),
@@ -210,25 +235,16 @@ struct ExpandExpF32 : public OpRewritePattern<math::ExpOp> {
 struct ExpandErfF32 : public OpRewritePattern<math::ErfOp> {
   ExpandErfF32(MLIRContext *ctx) : OpRewritePattern(ctx, /*benefit=*/2) {}
   LogicalResult matchAndRewrite(math::ErfOp op, PatternRewriter &rewriter) const override {
-    Type type = op.getType();
-    auto vec = dyn_cast<VectorType>(type);
-    if (!getElementTypeOrSelf(type).isF32() || (vec && (vec.getRank() != 1 || vec.isScalable())))
+    std::optional<F32Builder> f = F32Builder::get(rewriter, op);
+    if (!f)
       return failure();
     Location loc = op.getLoc();
-    auto c = [&](float v) -> Value {
-      TypedAttr attr = rewriter.getF32FloatAttr(v);
-      if (vec)
-        attr = DenseElementsAttr::get(vec, v);
-      return arith::ConstantOp::create(rewriter, loc, attr);
-    };
-    auto contract = arith::FastMathFlags::contract;
+    auto c = [&](float v) { return f->constant(v); };
     // Horner's rule in t, highest coefficient first.
     auto polynomial = [&](Value t, ArrayRef<float> coefficients) {
       Value r = c(coefficients.front());
       for (float k : coefficients.drop_front())
-        r = arith::AddFOp::create(rewriter, loc,
-                                  arith::MulFOp::create(rewriter, loc, r, t, contract), c(k),
-                                  contract);
+        r = f->mulAdd(r, t, c(k));
       return r;
     };
     // min(v, hi) and max(v, -hi) as selects that keep NaN.
