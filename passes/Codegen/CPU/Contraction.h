@@ -92,9 +92,14 @@ std::optional<int64_t> staticStride(mlir::Value v, unsigned pos);
 /// staticStride, summed over the indices.
 std::optional<int64_t> byteStride(mlir::Value operand, mlir::AffineMap map, unsigned dim);
 
-/// Nothing after `op` (in its block, nested regions included) touches the
-/// memory of `buffer`, a planned workspace buffer. Only for ops directly in
-/// a function's body: inside a loop, a later iteration could read it.
+/// `op` has no body and no memory effects: a view, a constant, index
+/// arithmetic. Kernels pass over such ops around them.
+bool isView(mlir::Operation *op);
+
+/// Nothing after `op` (in its block, nested regions included) reads the
+/// memory of `buffer`, a planned workspace buffer, before an op writes all
+/// of it without reading it. Only for ops directly in a function's body:
+/// inside a loop, a later iteration could read it.
 bool deadAfter(mlir::Operation *op, mlir::Value buffer);
 
 /// The op before `op` that may be its init (the first one with memory

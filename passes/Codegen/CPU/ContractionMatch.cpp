@@ -256,6 +256,8 @@ bool overwrites(Operation *op, Value root) {
 
 } // namespace
 
+bool isView(Operation *op) { return op->getNumRegions() == 0 && isMemoryEffectFree(op); }
+
 /// Nothing after `op` (in its block, nested regions included) reads the
 /// memory of `buffer`, a planned workspace buffer, before writing all of
 /// it (the memory plan gives buffers of one size and offset the same
@@ -266,8 +268,7 @@ bool deadAfter(Operation *op, Value buffer) {
   if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
     return false; // An argument (a graph output) or a global; or nested.
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
-    if (!(next->getNumRegions() == 0 && isMemoryEffectFree(next)) && // Not a view.
-        kiln::vec::touches(next, root))
+    if (!isView(next) && kiln::vec::touches(next, root))
       return overwrites(next, root);
   return true;
 }
@@ -298,8 +299,7 @@ Operation *initCandidate(linalg::GenericOp op) {
   // its epilogue writes into) or the candidate are passed over.
   Operation *before = op->getPrevNode();
   SmallVector<Operation *> passed;
-  while (before && ((before->getNumRegions() == 0 && isMemoryEffectFree(before)) ||
-                    independent(before, op))) {
+  while (before && (isView(before) || independent(before, op))) {
     if (!isMemoryEffectFree(before))
       passed.push_back(before);
     before = before->getPrevNode();

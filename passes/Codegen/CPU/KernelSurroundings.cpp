@@ -37,7 +37,6 @@ namespace {
 /// writes into; the memory plan keeps it apart from `op`'s operands).
 /// Only views and constants move when no such reader follows.
 void hoistViewsAfter(linalg::GenericOp op) {
-  auto isView = [](Operation *p) { return p->getNumRegions() == 0 && isMemoryEffectFree(p); };
   Operation *next = op->getNextNode();
   while (next && !next->hasTrait<OpTrait::IsTerminator>() &&
          (isView(next) || independent(next, op)))
