@@ -20,6 +20,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_FORWARDCOPIESPASS
@@ -48,11 +49,38 @@ std::optional<std::pair<int64_t, int64_t>> extent(Value v) {
   return std::make_pair(offset, last);
 }
 
-/// The views `a` and `b` of one buffer have static extents that do not
-/// overlap.
+/// `a` and `b` are static subviews of one view whose index sets along
+/// some dim do not meet: ranges apart, or interleaved with one stride at
+/// offsets that differ by a non-multiple of it (a Winograd conv's output
+/// parities, each writing every m-th element of the output's rows and
+/// columns).
+bool interleaved(Value a, Value b) {
+  auto x = a.getDefiningOp<memref::SubViewOp>(), y = b.getDefiningOp<memref::SubViewOp>();
+  if (!x || !y || x.getSource() != y.getSource())
+    return false;
+  ArrayRef<int64_t> xo = x.getStaticOffsets(), yo = y.getStaticOffsets();
+  ArrayRef<int64_t> xs = x.getStaticSizes(), ys = y.getStaticSizes();
+  ArrayRef<int64_t> xt = x.getStaticStrides(), yt = y.getStaticStrides();
+  for (size_t d = 0; d < xo.size(); ++d) {
+    if (llvm::any_of(ArrayRef<int64_t>{xo[d], yo[d], xs[d], ys[d], xt[d], yt[d]},
+                     ShapedType::isDynamic))
+      continue;
+    if (xs[d] == 0 || ys[d] == 0 || xo[d] + (xs[d] - 1) * xt[d] < yo[d] ||
+        yo[d] + (ys[d] - 1) * yt[d] < xo[d])
+      return true;
+    if (xt[d] == yt[d] && xt[d] > 1 && (xo[d] - yo[d]) % xt[d] != 0)
+      return true;
+  }
+  return false;
+}
+
+/// The views `a` and `b` of one buffer share no element: their static
+/// extents do not overlap, or they are interleaved windows of one view.
 bool disjoint(Value a, Value b) {
   std::optional<std::pair<int64_t, int64_t>> x = extent(a), y = extent(b);
-  return x && y && (x->second < y->first || y->second < x->first);
+  if (x && y && (x->second < y->first || y->second < x->first))
+    return true;
+  return interleaved(a, b);
 }
 
 /// `op` (and what it nests) uses the memory of `window` only through
