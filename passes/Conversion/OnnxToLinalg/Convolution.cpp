@@ -6,8 +6,8 @@
 // projected permutation plus strided window terms (o * stride + k *
 // dilation). Special forms: 1x1 stride-1 convs over one flat spatial dim,
 // stride-1 convs over dynamic dims over the padded input's flat rows,
-// Winograd F(2x2, 3x3) where it fits (Winograd.cpp). ConvTranspose is a
-// convolution of the input spread out by the strides.
+// Winograd F(2x2, 3x3) or F(4x4, 3x3) where it fits (Winograd.cpp).
+// ConvTranspose is a convolution of the input spread out by the strides.
 //
 //===----------------------------------------------------------------------===//
 
@@ -283,8 +283,7 @@ struct ConvPattern : public OpConversionPattern<onnx::ConvOp> {
   }
 
 private:
-  /// The conv as Winograd F(2x2, 3x3) where it fits and its weights are
-  /// a constant.
+  /// The conv as Winograd where it fits and its weights are a constant.
   static std::optional<Value> tryWinograd(OpBuilder &b, onnx::ConvOp op, Value x, Value bias,
                                           const ConvAttrs &attrs, RankedTensorType yType,
                                           bool relu) {

@@ -40,7 +40,8 @@ void populateElementwisePatterns(const mlir::TypeConverter &converter,
                                  llvm::StringSet<> *dynamicReady = nullptr);
 void populateLinearPatterns(const mlir::TypeConverter &converter,
                             mlir::RewritePatternSet &patterns);
-/// With `winograd`, 3x3 convs that fit winogradFits use F(2x2, 3x3).
+/// With `winograd`, 3x3 convs that fit winogradFits use Winograd F(2x2, 3x3)
+/// or, on maps of 28x28 and up, F(4x4, 3x3).
 void populateConvolutionPatterns(const mlir::TypeConverter &converter,
                                  mlir::RewritePatternSet &patterns, bool winograd = false);
 void populatePoolingPatterns(const mlir::TypeConverter &converter,
@@ -362,15 +363,16 @@ mlir::Value buildConv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                       mlir::RankedTensorType yType);
 
 /// A conv of x [N, C, H, W] by w [K, C, 3, 3] into y [N, K, OH, OW] that
-/// Winograd F(2x2, 3x3) computes with fewer multiplies (Winograd.cpp): f32,
+/// Winograd computes with fewer multiplies (Winograd.cpp): f32,
 /// stride and dilation 1, one group, enough channels and tiles.
 bool winogradFits(mlir::RankedTensorType xType, mlir::RankedTensorType wType,
                   mlir::RankedTensorType yType, int64_t group,
                   llvm::ArrayRef<int64_t> strides, llvm::ArrayRef<int64_t> dilations);
 
-/// That conv as Winograd F(2x2, 3x3): `weights` the constant kernel
-/// (K * C * 9 floats, row-major), `bias` [K] or null, `padLo` the pads
-/// before the two spatial dims (those after follow from yType). With
+/// That conv as Winograd F(4x4, 3x3) for outputs of 28x28 and up, else
+/// F(2x2, 3x3): `weights` the constant kernel (K * C * 9 floats,
+/// row-major), `bias` [K] or null, `padLo` the pads before the two
+/// spatial dims (those after follow from yType). With
 /// `relu`, the output transform also applies max(y, 0) (the Relu that was
 /// the conv's only user).
 mlir::Value buildWinogradConv(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
