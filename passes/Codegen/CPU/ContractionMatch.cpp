@@ -385,7 +385,7 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
     for (auto [pos, e] : llvm::enumerate(outExprs.drop_back())) {
       unsigned d = cast<AffineDimExpr>(e).getPosition();
       for (int i = 0; i < 2; ++i) {
-        if (!usesDim(maps[i], d) || usesDim(maps[1 - i], d) ||
+        if (!usesDim(maps[i], d) || usesDim(maps[1 - i], d) || !constantData(ins[i]) ||
             (c.row && c.ranges[d] <= c.ranges[c.dimN]))
           continue;
         c.dimN = d;
