@@ -174,9 +174,14 @@ bool winogradFits(RankedTensorType xType, RankedTensorType wType, RankedTensorTy
     return false;
   // The transforms cost about 16 / K of the products' work per input and
   // 9 / C per output: worth it for the ResNets' 64 channels and up, not
-  // for a stem's 3 input channels. Maps under 4x4 have too few tiles.
+  // for a stem's 3 input channels. Maps under 8x8 have too few tiles: a
+  // 7x7 map (resnet's layer4) is 16 tiles of 2x2, one vector, against
+  // transformed weights 1.8x the kernel's (16.8 MB for 512 channels) that
+  // stream from memory for it; the direct conv is faster there (resnet18,
+  // one thread, 10 alternating rounds: 29.2 -> 28.3 ms; two threads 15.5
+  // -> 14.5).
   int64_t c = xType.getDimSize(1), k = wType.getDimSize(0);
-  return c >= 64 && k >= 64 && yType.getDimSize(2) >= 4 && yType.getDimSize(3) >= 4;
+  return c >= 64 && k >= 64 && yType.getDimSize(2) >= 8 && yType.getDimSize(3) >= 8;
 }
 
 Value buildWinogradConv(OpBuilder &b, Location loc, Value x, ArrayRef<float> weights,

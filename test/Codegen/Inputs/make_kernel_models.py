@@ -130,7 +130,7 @@ def main():
         # pads, odd rows and channels that fill no whole vector.
         ("winograd_14x13", (1, 64, 14, 13), (64, 64, 3, 3), [1, 1], [1, 1], [1, 1, 1, 1], 1,
          True),
-        ("winograd_pads", (2, 64, 7, 9), (72, 64, 3, 3), [1, 1], [1, 1], [0, 1, 2, 0], 1,
+        ("winograd_pads", (2, 64, 9, 9), (72, 64, 3, 3), [1, 1], [1, 1], [0, 1, 2, 0], 1,
          False),
         # F(4x4, 3x3) from 28x28 outputs on: 30x29 in 8x8 tiles of 4 (the
         # last tile row and column partly used), and a batch with
