@@ -216,6 +216,7 @@ public:
       nFirst = nTileCount * bytes(c.col) <= repeats * bytes(c.row);
     }
     if (nFirst && packedRow) {
+      panelAhead = prefetchDistance > 0;
       nTiles(b, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t nv, int64_t lastLanes) {
         loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
           loops(b, c.inner, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
@@ -679,6 +680,51 @@ private:
     }
   }
 
+  /// With n tiles outermost, every m tile reads the n tile's packed
+  /// panel, and the first one would wait on memory for all of it (weights
+  /// too large for the caches stream from DRAM once per inference). So
+  /// the m tiles of one n tile prefetch the next tile's panel into L2:
+  /// the v-th of them the v-th cache line of each reduction step (a step
+  /// of the panel is one line per vector of the tile), the later ones the
+  /// last line again, which costs little and keeps the address a plain
+  /// induction.
+  void prefetchNextPanel(OpBuilder &b, ArrayRef<Value> ivs, Value tile, Value r) {
+    constexpr int64_t kLineFloats = 16;
+    auto type = cast<MemRefType>(packedRow.getType());
+    int64_t tiles = type.getDimSize(0), width = type.getDimSize(2);
+    // Panels that also change with an outer loop (a batched matmul's)
+    // are not read in tile order.
+    if (tiles < 2 || width % kLineFloats || !rowPanel.outer.empty())
+      return;
+    // Which visit of the panel this m tile is: the loops inside the n
+    // tiles, then its place among the m tiles.
+    int64_t visits = 1;
+    Value visit = index(b, 0);
+    auto nest = [&](Value iv, int64_t range) {
+      visit = arith::AddIOp::create(
+          b, loc(), arith::MulIOp::create(b, loc(), visit, index(b, range)), iv);
+      visits *= range;
+    };
+    for (ArrayRef<unsigned> dims : {ArrayRef<unsigned>(c.outer), ArrayRef<unsigned>(c.inner)})
+      for (unsigned d : dims)
+        nest(ivs[d], c.ranges[d]);
+    if (c.dimM)
+      nest(arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr)),
+           (c.ranges[*c.dimM] + t.mr - 1) / t.mr);
+    // Shared by many m tiles (a matmul's 197 rows: 33), the first one's
+    // wait is a small share of the panel's time, and prefetching did not
+    // pay off (vit_b_16, bert_encoder: even or slower).
+    if (visits < 2 || visits >= 16)
+      return;
+    Value line = arith::MinUIOp::create(b, loc(), visit, index(b, width / kLineFloats - 1));
+    Value next = arith::MinUIOp::create(
+        b, loc(), arith::AddIOp::create(b, loc(), tile, index(b, 1)), index(b, tiles - 1));
+    memref::PrefetchOp::create(
+        b, loc(), packedRow,
+        ValueRange{next, r, arith::MulIOp::create(b, loc(), line, index(b, kLineFloats))},
+        /*isWrite=*/false, /*localityHint=*/2, /*isDataCache=*/true);
+  }
+
   SmallVector<Value> step(OpBuilder &b, ArrayRef<Value> ivs, ValueRange acc, int64_t mr,
                           int64_t nv, const std::function<int64_t(int64_t)> &lanesOf) {
     prefetch(b, ivs, mr, (nv - 1) * t.lanes + lanesOf(nv - 1));
@@ -687,6 +733,8 @@ private:
       // Zero-padded panels: whole vectors, no masks.
       Value tile = panelTile(b, ivs, c.dimN, packedWidth, rowPanel);
       Value r = reductionStep(b, ivs);
+      if (panelAhead)
+        prefetchNextPanel(b, ivs, tile, r);
       auto vecType = VectorType::get({t.lanes}, b.getF32Type());
       for (int64_t v = 0; v < nv; ++v)
         rows.push_back(vector::LoadOp::create(b, loc(), vecType, packedRow,
@@ -735,6 +783,7 @@ private:
   Value packedCol;      ///< [M tiles][steps][MR] when the column operand is packed.
   Panels rowPanel, colPanel;
   int64_t packedWidth = 0;
+  bool panelAhead = false; ///< Prefetch the next n tile's packed panel.
   PackedGlobals &packed_;
 };
 
