@@ -296,8 +296,9 @@ def main():
             print("%-24s %10.2f %10.2f %9.1f%% %9.1f%%" % (name, kg, og, 100 * kg / peak,
                                                              100 * og / peak), flush=True)
         print("GF/s count a direct convolution's multiply-adds; kiln computes stride-1 3x3\n"
-              "convs of 64+ channels as Winograd F(2x2, 3x3) with 2.25x fewer, so they can\n"
-              "exceed the peak.")
+              "convs of 64+ channels on maps of 8x8 and up as Winograd, F(4x4, 3x3) from\n"
+              "28x28 on (4x fewer) and F(2x2, 3x3) below (2.25x fewer), so they can exceed\n"
+              "the peak.")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
