@@ -399,7 +399,7 @@ LogicalResult GraphImporter::importRegion(::onnx::GraphProto &g, Region &region,
   builder.setInsertionPointToStart(block);
   pushScope(g);
   parents.push_back(loc);
-  auto popParent = llvm::make_scope_exit([&] { parents.pop_back(); });
+  llvm::scope_exit popParent([&] { parents.pop_back(); });
   for (const auto &vi : g.input()) {
     if (!vi.has_type())
       return emitError(loc) << what << ": subgraph input '" << vi.name()

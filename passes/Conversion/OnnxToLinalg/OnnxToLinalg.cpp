@@ -56,7 +56,7 @@ struct ConvertOnnxToLinalgPass
     DimSymbolTable symbols;
     symbols.build(module);
     setDimSymbols(&symbols);
-    auto unset = llvm::make_scope_exit([] { setDimSymbols(nullptr); });
+    llvm::scope_exit unset([] { setDimSymbols(nullptr); });
     OnnxTypeConverter converter;
     RewritePatternSet patterns(context);
     // Ops whose lowering handles the model's dynamic dim (besides every
