@@ -365,21 +365,27 @@ private:
     Value tile = arith::DivUIOp::create(b, loc(), ivs[dim], index(b, width));
     if (panels.outer.empty())
       return tile;
-    Value set = index(b, 0);
-    for (unsigned d : panels.outer)
-      set = arith::AddIOp::create(
-          b, loc(), arith::MulIOp::create(b, loc(), set, index(b, c.ranges[d])), ivs[d]);
+    return nest(b, linearIndex(b, ivs, panels.outer), panels.tiles, tile);
+  }
+
+  /// outer * range + inner.
+  Value nest(OpBuilder &b, Value outer, int64_t range, Value inner) {
     return arith::AddIOp::create(
-        b, loc(), arith::MulIOp::create(b, loc(), set, index(b, panels.tiles)), tile);
+        b, loc(), arith::MulIOp::create(b, loc(), outer, index(b, range)), inner);
+  }
+
+  /// The row-major position of `ivs` over the loops `dims`, outermost
+  /// first.
+  Value linearIndex(OpBuilder &b, ArrayRef<Value> ivs, ArrayRef<unsigned> dims) {
+    Value at = index(b, 0);
+    for (unsigned d : dims)
+      at = nest(b, at, c.ranges[d], ivs[d]);
+    return at;
   }
 
   /// The reduction step of `ivs` in the packed panel's order.
   Value reductionStep(OpBuilder &b, ArrayRef<Value> ivs) {
-    Value step = index(b, 0);
-    for (unsigned d : c.reductions)
-      step = arith::AddIOp::create(
-          b, loc(), arith::MulIOp::create(b, loc(), step, index(b, c.ranges[d])), ivs[d]);
-    return step;
+    return linearIndex(b, ivs, c.reductions);
   }
 
   /// Marks `loop` as the kernel's parallel loop if none is yet, the kernel
@@ -698,19 +704,18 @@ private:
       return;
     // Which visit of the panel this m tile is: the loops inside the n
     // tiles, then its place among the m tiles.
+    SmallVector<unsigned> around(c.outer);
+    llvm::append_range(around, c.inner);
+    Value visit = linearIndex(b, ivs, around);
     int64_t visits = 1;
-    Value visit = index(b, 0);
-    auto nest = [&](Value iv, int64_t range) {
-      visit = arith::AddIOp::create(
-          b, loc(), arith::MulIOp::create(b, loc(), visit, index(b, range)), iv);
-      visits *= range;
-    };
-    for (ArrayRef<unsigned> dims : {ArrayRef<unsigned>(c.outer), ArrayRef<unsigned>(c.inner)})
-      for (unsigned d : dims)
-        nest(ivs[d], c.ranges[d]);
-    if (c.dimM)
-      nest(arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr)),
-           (c.ranges[*c.dimM] + t.mr - 1) / t.mr);
+    for (unsigned d : around)
+      visits *= c.ranges[d];
+    if (c.dimM) {
+      int64_t mTiles = (c.ranges[*c.dimM] + t.mr - 1) / t.mr;
+      visit = nest(b, visit, mTiles,
+                   arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr)));
+      visits *= mTiles;
+    }
     // Shared by many m tiles (a matmul's 197 rows: 33), the first one's
     // wait is a small share of the panel's time, and prefetching did not
     // pay off (vit_b_16, bert_encoder: even or slower).
