@@ -43,6 +43,9 @@ struct RunRequest {
   std::string saveOutputs;
   // bench only:
   int iterations = 100, warmup = 10, threads = 1;
+  /// More builds of the same model, run in turn with `model` call by call
+  /// and compared with it.
+  std::vector<std::string> others;
   bool json = false;
   // Compile options when the model is an .onnx file.
   CompileRequest compile;

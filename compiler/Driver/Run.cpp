@@ -4,7 +4,11 @@
 // folder with its input shapes pinned from the given tensors), binds tensor
 // files to its inputs through the runtime's session helper (which checks
 // every dtype, shape and size at entry), runs it, and compares outputs with
-// expected tensors or measures latency.
+// expected tensors or measures latency. `kiln bench` with several builds
+// of one model runs them in turn, call by call, and reports each run's
+// time over the first build's beside it: on a machine whose speed drifts
+// (a shared VM), those paired ratios resolve differences of a few percent
+// that separate runs of each build do not.
 //
 // Exit codes: 0 = every output matches (or bench succeeded), 1 = a
 // mismatch, 2 = any error.
@@ -30,6 +34,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <limits>
+#include <memory>
 #include <numeric>
 #include <set>
 
@@ -467,46 +472,136 @@ int runModel(const RunRequest &req) {
   return ok ? 0 : 1;
 }
 
+namespace {
+
+/// Order statistics of a sample (nearest rank) and its mean.
+struct Summary {
+  double min = 0, q1 = 0, median = 0, q3 = 0, max = 0, mean = 0;
+};
+
+Summary summarize(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  auto at = [&](double f) { return v[static_cast<size_t>(f * double(n - 1) + 0.5)]; };
+  Summary s;
+  s.min = v.front();
+  s.q1 = at(0.25);
+  s.median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  s.q3 = at(0.75);
+  s.max = v.back();
+  s.mean = std::accumulate(v.begin(), v.end(), 0.0) / double(n);
+  return s;
+}
+
+/// Two builds take the same inputs and give the same outputs.
+bool sameSignature(const kiln_model_desc &a, const kiln_model_desc &b) {
+  auto same = [](const kiln_tensor_desc *x, const kiln_tensor_desc *y, int32_t n) {
+    for (int32_t i = 0; i < n; ++i)
+      if (std::string(x[i].name) != y[i].name || x[i].dtype != y[i].dtype ||
+          x[i].rank != y[i].rank || !std::equal(x[i].dims, x[i].dims + x[i].rank, y[i].dims))
+        return false;
+    return true;
+  };
+  return a.num_inputs == b.num_inputs && a.num_outputs == b.num_outputs &&
+         same(a.inputs, b.inputs, a.num_inputs) && same(a.outputs, b.outputs, a.num_outputs);
+}
+
+} // namespace
+
 int benchModel(const RunRequest &req) {
   if (req.iterations < 1 || req.warmup < 0 || req.threads < 1)
     return error("--iterations and --threads must be >= 1, --warmup >= 0");
   // The runtime's thread pool reads KILN_NUM_THREADS (serial today).
   setenv("KILN_NUM_THREADS", std::to_string(req.threads).c_str(), 1);
-  Loaded m;
-  if (int rc = load(req, m, /*generateMissing=*/true))
-    return rc;
-  for (int i = 0; i < req.warmup; ++i)
-    if (int rc = runOnce(m))
+  std::vector<std::string> paths{req.model};
+  paths.insert(paths.end(), req.others.begin(), req.others.end());
+  std::vector<std::unique_ptr<Loaded>> builds;
+  for (const std::string &path : paths) {
+    RunRequest one = req;
+    one.model = path;
+    builds.push_back(std::make_unique<Loaded>());
+    if (int rc = load(one, *builds.back(), /*generateMissing=*/true))
       return rc;
-  std::vector<double> ms;
-  for (int i = 0; i < req.iterations; ++i) {
-    auto start = std::chrono::steady_clock::now();
-    if (int rc = runOnce(m))
-      return rc;
-    auto end = std::chrono::steady_clock::now();
-    ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    if (!sameSignature(*builds.front()->desc, *builds.back()->desc))
+      return error("'" + path + "' takes or gives other tensors than '" + paths.front() +
+                   "': not a build of the same model");
   }
-  std::vector<double> sorted = ms;
-  std::sort(sorted.begin(), sorted.end());
-  size_t n = sorted.size();
-  double median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-  double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / n;
-  if (req.json) {
-    llvm::outs() << "{\"model\": \"" << m.desc->name << "\", \"iterations\": " << n
+  size_t count = builds.size();
+  for (int i = 0; i < req.warmup; ++i)
+    for (auto &m : builds)
+      if (int rc = runOnce(*m))
+        return rc;
+  // Builds take turns call by call, each iteration starting with the next
+  // one, so that the machine's slow and fast phases fall on all of them:
+  // iteration i's times are neighbours, and their ratios compare builds
+  // under the same conditions.
+  std::vector<std::vector<double>> ms(count);
+  for (int i = 0; i < req.iterations; ++i)
+    for (size_t k = 0; k < count; ++k) {
+      size_t b = (size_t(i) + k) % count;
+      auto start = std::chrono::steady_clock::now();
+      if (int rc = runOnce(*builds[b]))
+        return rc;
+      auto end = std::chrono::steady_clock::now();
+      ms[b].push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    }
+  std::vector<Summary> time(count), ratio(count);
+  for (size_t b = 0; b < count; ++b) {
+    time[b] = summarize(ms[b]);
+    std::vector<double> r;
+    for (int i = 0; i < req.iterations; ++i)
+      r.push_back(ms[b][i] / ms[0][i]);
+    ratio[b] = summarize(r);
+  }
+  auto fixed = [](double v) { return llvm::format("%.6f", v); };
+  const char *name = builds.front()->desc->name;
+  if (req.json && count == 1) {
+    const Summary &t = time[0];
+    llvm::outs() << "{\"model\": \"" << name << "\", \"iterations\": " << req.iterations
                  << ", \"warmup\": " << req.warmup << ", \"threads\": " << req.threads
-                 << ", \"min_ms\": " << llvm::format("%.6f", sorted.front())
-                 << ", \"median_ms\": " << llvm::format("%.6f", median)
-                 << ", \"mean_ms\": " << llvm::format("%.6f", mean)
-                 << ", \"max_ms\": " << llvm::format("%.6f", sorted.back())
+                 << ", \"min_ms\": " << fixed(t.min) << ", \"median_ms\": " << fixed(t.median)
+                 << ", \"mean_ms\": " << fixed(t.mean) << ", \"max_ms\": " << fixed(t.max)
                  << ", \"times_ms\": [";
-    for (size_t i = 0; i < ms.size(); ++i)
-      llvm::outs() << (i ? ", " : "") << llvm::format("%.6f", ms[i]);
+    for (size_t i = 0; i < ms[0].size(); ++i)
+      llvm::outs() << (i ? ", " : "") << fixed(ms[0][i]);
     llvm::outs() << "]}\n";
-  } else {
-    llvm::outs() << m.desc->name << ": " << n << " runs (" << req.warmup
+  } else if (req.json) {
+    llvm::outs() << "{\"model\": \"" << name << "\", \"iterations\": " << req.iterations
+                 << ", \"warmup\": " << req.warmup << ", \"threads\": " << req.threads
+                 << ", \"builds\": [";
+    for (size_t b = 0; b < count; ++b) {
+      const Summary &t = time[b], &r = ratio[b];
+      llvm::outs() << (b ? ", " : "") << "{\"library\": \"" << llvm::StringRef(paths[b])
+                   << "\", \"min_ms\": " << fixed(t.min) << ", \"median_ms\": "
+                   << fixed(t.median) << ", \"mean_ms\": " << fixed(t.mean)
+                   << ", \"max_ms\": " << fixed(t.max) << ", \"ratio_median\": "
+                   << fixed(r.median) << ", \"ratio_q1\": " << fixed(r.q1)
+                   << ", \"ratio_q3\": " << fixed(r.q3) << ", \"times_ms\": [";
+      for (size_t i = 0; i < ms[b].size(); ++i)
+        llvm::outs() << (i ? ", " : "") << fixed(ms[b][i]);
+      llvm::outs() << "]}";
+    }
+    llvm::outs() << "]}\n";
+  } else if (count == 1) {
+    const Summary &t = time[0];
+    llvm::outs() << name << ": " << req.iterations << " runs (" << req.warmup
                  << " warm-up), " << req.threads << " thread(s)\n"
                  << llvm::format("  min %.3f ms  median %.3f ms  mean %.3f ms  max %.3f ms\n",
-                                 sorted.front(), median, mean, sorted.back());
+                                 t.min, t.median, t.mean, t.max);
+  } else {
+    llvm::outs() << name << ": " << count << " builds in turn, " << req.iterations
+                 << " runs of each (" << req.warmup << " warm-up), " << req.threads
+                 << " thread(s); ratio: each run's time over the first build's run beside it\n";
+    for (size_t b = 0; b < count; ++b) {
+      const Summary &t = time[b], &r = ratio[b];
+      llvm::outs() << "  " << paths[b] << "\n"
+                   << llvm::format("    min %.3f ms  q1 %.3f ms  median %.3f ms  max %.3f ms",
+                                   t.min, t.q1, t.median, t.max);
+      if (b)
+        llvm::outs() << llvm::format("  ratio median %.3f (q1 %.3f, q3 %.3f)", r.median, r.q1,
+                                     r.q3);
+      llvm::outs() << "\n";
+    }
   }
   return 0;
 }

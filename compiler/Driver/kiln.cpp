@@ -2,7 +2,7 @@
 //
 //   kiln compile MODEL.onnx -o libmodel.so|model.o|libmodel.a|x.ll|x.s|x.mlir
 //   kiln run MODEL(.so|.onnx) [--input [NAME=]FILE]... [--expect FILE]...
-//   kiln bench MODEL(.so|.onnx) [--input ...] [--iterations N] [--json]
+//   kiln bench MODEL(.so|.onnx)... [--input ...] [--iterations N] [--json]
 //   kiln check MODEL.onnx [--target T] [--input-shape ...] [--json]
 //
 // The options are parsed here; the work is in Compile.cpp, Run.cpp and
@@ -101,7 +101,10 @@ cl::opt<bool> eraseInferredShapes(
 
 // kiln run / kiln bench
 cl::opt<std::string> runModelPath(cl::Positional, cl::desc("<model.so|model.onnx>"),
-                                  cl::sub(runCmd), cl::sub(benchCmd), cl::cat(kilnCategory), cl::Required);
+                                  cl::sub(runCmd), cl::cat(kilnCategory), cl::Required);
+cl::list<std::string> benchModelPaths(
+    cl::Positional, cl::desc("<model.so|model.onnx>..."), cl::OneOrMore, cl::sub(benchCmd),
+    cl::cat(kilnCategory));
 cl::list<std::string> runInputs(
     "input", cl::desc("An input tensor (.pb TensorProto or .npy), by name or "
                       "in graph-input order; repeatable"),
@@ -139,7 +142,12 @@ void printVersion(llvm::raw_ostream &os) {
 
 kiln::RunRequest runRequest() {
   kiln::RunRequest r;
-  r.model = runModelPath;
+  if (benchCmd) {
+    r.model = benchModelPaths.front();
+    r.others.assign(std::next(benchModelPaths.begin()), benchModelPaths.end());
+  } else {
+    r.model = runModelPath;
+  }
   r.inputs.assign(runInputs.begin(), runInputs.end());
   r.expects.assign(runExpects.begin(), runExpects.end());
   r.rtol = rtol;
@@ -180,6 +188,7 @@ int main(int argc, char **argv) {
           "  kiln compile model.onnx -o libmodel.so   (also .o, .a, .ll, .s, .mlir)\n"
           "  kiln run libmodel.so --input x.pb --expect y.pb\n"
           "  kiln bench libmodel.so --iterations 100\n"
+          "  kiln bench liba.so libb.so   (two builds in turn, with paired ratios)\n"
           "  kiln check model.onnx [--json]\n"
           "  kiln help [compile|run|bench|check]\n",
           &llvm::errs()))
