@@ -275,8 +275,10 @@ func.func @claimed(%x: memref<2x4xf32>, %w: memref<4x8xf32>, %ws: memref<128xi8>
 // multiply-adds per output (K = 16 x 3 x 3 = 144): vectors run along the
 // output channels (the Channels kernels). The weights are packed along
 // them, the 7 positions of a row are the broadcast scalars of the input,
-// and the tile is gathered from and scattered into the output (channels
-// 49 floats apart) around the reduction loops.
+// and the tile is gathered from the output (channels 49 floats apart)
+// before the reduction loops. After them it is transposed in registers
+// (7 rows padded to 8: three stages of 8 two-vector shuffles) and stored
+// a channel at a time, 7 contiguous floats each.
 #x = affine_map<(oc, ic, kh, kw, oh, ow) -> (ic, oh + kh, ow + kw)>
 #w = affine_map<(oc, ic, kh, kw, oh, ow) -> (oc, ic, kh, kw)>
 #y = affine_map<(oc, ic, kh, kw, oh, ow) -> (oc, oh, ow)>
@@ -284,13 +286,16 @@ memref.global "private" constant @w8 : memref<1152xf32> = dense<[-3.0, 2.0, 0.0,
 // CHECK-LABEL: func.func @channels(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: memref<16x9x9xf32>, %[[Y:[a-z0-9]+]]: memref<8x7x7xf32>)
 // CHECK-DAG: %[[OFFSETS:.+]] = arith.constant dense<[0, 49, 98, 147, 196, 245, 294, 343]> : vector<8xi32>
+// CHECK-DAG: %[[SEVEN:.+]] = arith.constant dense<[true, true, true, true, true, true, true, false]> : vector<8xi1>
 // CHECK-DAG: %[[PANEL:.+]] = memref.expand_shape {{.+}} into memref<1x144x8xf32>
 // CHECK: scf.for %[[OH:[a-z0-9]+]] =
 // CHECK-COUNT-7: vector.gather %[[Y]][%{{.+}}, %[[OH]], %{{.+}}] [%[[OFFSETS]]]
 // CHECK: scf.for {{.+}} iter_args({{.+}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
 // CHECK: vector.load %[[PANEL]]
 // CHECK-COUNT-7: memref.load %[[X]]
-// CHECK-COUNT-7: vector.scatter %[[Y]][%{{.+}}, %[[OH]], %{{.+}}] [%[[OFFSETS]]]
+// CHECK-COUNT-24: vector.shuffle
+// CHECK-COUNT-8: vector.maskedstore %[[Y]][%{{.+}}, %[[OH]], %{{.+}}], %[[SEVEN]], %{{.+}} : memref<8x7x7xf32>, vector<8xi1>, vector<8xf32>
+// CHECK-NOT: vector.scatter
 // CHECK-NOT: linalg.generic
 // CHECK: memref.global "private" constant @__kiln_packed_0 : memref<1152xf32>
 func.func @channels(%x: memref<16x9x9xf32>, %y: memref<8x7x7xf32>) {
@@ -320,7 +325,9 @@ memref.global "private" constant @stem_w : memref<1024xf32> = dense<[-3.0, 2.0, 
 // CHECK-SAME: %[[X:[a-z0-9]+]]: memref<2x37x37xf32>, %[[Y:[a-z0-9]+]]: memref<8x15x15xf32>)
 // CHECK-DAG: %[[PANEL:.+]] = memref.expand_shape {{.+}} into memref<1x128x8xf32>
 // CHECK: vector.load %[[PANEL]]
-// CHECK: vector.scatter %[[Y]]
+// CHECK: vector.shuffle
+// CHECK: vector.maskedstore %[[Y]]
+// CHECK-NOT: vector.scatter
 // CHECK-NOT: linalg.generic
 func.func @stem(%x: memref<2x37x37xf32>, %y: memref<8x15x15xf32>) {
   %flat = memref.get_global @stem_w : memref<1024xf32>

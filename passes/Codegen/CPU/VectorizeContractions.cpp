@@ -535,12 +535,14 @@ private:
 
   /// `on` lanes of `mem` from `idx` along its index `pos`: a (masked) load
   /// when that is the contiguous last one, else a gather.
-  Value vectorAt(OpBuilder &b, Value mem, ValueRange idx, unsigned pos, int64_t on) {
-    auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+  Value vectorAt(OpBuilder &b, Value mem, ValueRange idx, unsigned pos, int64_t on,
+                 int64_t lanes = 0) {
+    lanes = lanes ? lanes : t.lanes;
+    auto vecType = VectorType::get({lanes}, b.getF32Type());
     std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
     if (pos + 1 == idx.size() && stride == 1)
       return kiln::vec::load(b, loc(), mem, idx, vecType, on);
-    return kiln::vec::gather(b, loc(), mem, idx, t.lanes, *stride, on);
+    return kiln::vec::gather(b, loc(), mem, idx, lanes, *stride, on);
   }
 
   /// Writes `on` lanes of `value` to `mem` from `idx` along its index
@@ -559,15 +561,121 @@ private:
   /// along the kernel's vector dim (the output's index `c.outPosN`), else a
   /// scalar broadcast.
   Value operandAt(OpBuilder &b, linalg::GenericOp op, OpOperand *in, ArrayRef<Value> outIdx,
-                  int64_t on) {
+                  int64_t on, std::optional<unsigned> along = std::nullopt, int64_t lanes = 0) {
+    unsigned pos = along ? *along : c.outPosN;
+    lanes = lanes ? lanes : t.lanes;
     AffineMap map = op.getMatchingIndexingMap(in);
     SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, outIdx);
-    auto vecType = VectorType::get({t.lanes}, b.getF32Type());
+    auto vecType = VectorType::get({lanes}, b.getF32Type());
     for (auto [j, e] : llvm::enumerate(map.getResults()))
-      if (e.isFunctionOfDim(c.outPosN))
-        return vectorAt(b, in->get(), idx, j, on);
+      if (e.isFunctionOfDim(pos))
+        return vectorAt(b, in->get(), idx, j, on, lanes);
     return vector::BroadcastOp::create(b, loc(), vecType,
                                        memref::LoadOp::create(b, loc(), in->get(), idx));
+  }
+
+  /// The applied epilogue (if any) of the output vector `value` at
+  /// `idx`, its lanes along output position `along`.
+  Value applyEpilogue(OpBuilder &b, Value value, ArrayRef<Value> idx, int64_t on,
+                      std::optional<unsigned> along = std::nullopt) {
+    if (!c.epilogue)
+      return value;
+    int64_t lanes = cast<VectorType>(value.getType()).getNumElements();
+    Block &body = c.epilogue.getRegion().front();
+    IRMapping map;
+    for (OpOperand &operand : c.epilogue->getOpOperands()) {
+      BlockArgument arg = body.getArgument(operand.getOperandNumber());
+      if (arg.use_empty())
+        continue;
+      map.map(arg, operand.get() == c.out
+                       ? value
+                       : operandAt(b, c.epilogue, &operand, idx, on, along, lanes));
+    }
+    return kiln::vec::vectorizeBody(b, c.epilogue, map, lanes)[0];
+  }
+
+  /// For a Channels tile whose rows (M) run along the output's contiguous
+  /// innermost dim (a conv's output width), the output position of M:
+  /// the tile is then transposed in registers and stored a channel at a
+  /// time, MR contiguous elements each, instead of scattered.
+  std::optional<unsigned> transposedOutput(int64_t mr) {
+    if (c.variant != kiln::contraction::Variant::Channels || !c.dimM || c.mInRow || mr < 2 ||
+        !llvm::isPowerOf2_64(t.lanes) || int64_t(llvm::PowerOf2Ceil(mr)) > t.lanes)
+      return std::nullopt;
+    ArrayRef<AffineExpr> results = c.outMap.getResults();
+    auto last = dyn_cast<AffineDimExpr>(results.back());
+    if (!last || last.getPosition() != *c.dimM)
+      return std::nullopt;
+    unsigned pos = results.size() - 1;
+    Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
+    for (Value mem : {c.out, target})
+      if (kiln::contraction::staticStride(mem, pos) != 1)
+        return std::nullopt;
+    return pos;
+  }
+
+  /// Stores the MR x NV tile `result` (vectors along N) transposed: each
+  /// N vector's MR rows, padded to R (a power of two), are interleaved in
+  /// log2(R) stages of two-vector shuffles, after which every vector
+  /// holds lanes / R channels of R rows each; each channel's rows then go
+  /// out as one masked store of MR elements (with the epilogue applied
+  /// along them).
+  void storeTransposed(OpBuilder &b, ArrayRef<Value> ivs, ArrayRef<Value> result, unsigned posM,
+                       int64_t mr, int64_t nv, const std::function<int64_t(int64_t)> &lanesOf) {
+    int64_t lanes = t.lanes, rows = int64_t(llvm::PowerOf2Ceil(mr));
+    auto vecType = VectorType::get({lanes}, b.getF32Type());
+    Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
+    for (int64_t v = 0; v < nv; ++v) {
+      // state[k] holds, at lane l, element (row, channel) tag[k][l].
+      SmallVector<Value> state;
+      SmallVector<SmallVector<std::pair<int64_t, int64_t>>> tag;
+      for (int64_t r = 0; r < rows; ++r) {
+        state.push_back(r < mr ? result[r * nv + v] : zero);
+        tag.emplace_back();
+        for (int64_t l = 0; l < lanes; ++l)
+          tag.back().push_back({r, l});
+      }
+      for (int64_t unit = 1; unit < rows; unit *= 2) {
+        SmallVector<Value> next(rows);
+        SmallVector<SmallVector<std::pair<int64_t, int64_t>>> nextTag(rows);
+        int64_t half = rows / 2, units = lanes / (2 * unit);
+        for (int64_t j = 0; j < half; ++j)
+          for (int64_t side = 0; side < 2; ++side) {
+            // Units [side * units, (side + 1) * units) of both vectors,
+            // alternating: lanes of the second vector count from `lanes`.
+            SmallVector<int64_t> mask;
+            SmallVector<std::pair<int64_t, int64_t>> lanesTag;
+            for (int64_t k = side * units; k < (side + 1) * units; ++k)
+              for (int64_t from = 0; from < 2; ++from)
+                for (int64_t e = 0; e < unit; ++e) {
+                  mask.push_back(from * lanes + k * unit + e);
+                  lanesTag.push_back(tag[2 * j + from][k * unit + e]);
+                }
+            int64_t at = j + side * half;
+            next[at] = vector::ShuffleOp::create(b, loc(), state[2 * j], state[2 * j + 1], mask);
+            nextTag[at] = lanesTag;
+          }
+        state = next;
+        tag = nextTag;
+      }
+      for (int64_t k = 0; k < rows; ++k)
+        for (int64_t block = 0; block < lanes / rows; ++block) {
+          int64_t channel = tag[k][block * rows].second;
+          if (channel >= lanesOf(v))
+            continue;
+          Value column = state[k];
+          if (rows < lanes) {
+            SmallVector<int64_t> mask;
+            for (int64_t e = 0; e < rows; ++e)
+              mask.push_back(block * rows + e);
+            column = vector::ShuffleOp::create(b, loc(), state[k], state[k], mask);
+          }
+          SmallVector<Value> idx = indices(b, c.outMap, ivs, 0, v * lanes + channel);
+          Value value = applyEpilogue(b, column, idx, mr, posM);
+          Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
+          kiln::vec::store(b, loc(), value, target, idx, mr);
+        }
+    }
   }
 
   void kernel(OpBuilder &b, ArrayRef<Value> ivs, int64_t mr, int64_t nv, int64_t lastLanes) {
@@ -588,23 +696,12 @@ private:
       }
     SmallVector<Value> kivs(ivs);
     SmallVector<Value> result = reduce(b, kivs, c.reductions, acc, mr, nv, lanesOf);
+    if (std::optional<unsigned> posM = transposedOutput(mr))
+      return storeTransposed(b, ivs, result, *posM, mr, nv, lanesOf);
     for (int64_t i = 0; i < mr; ++i)
       for (int64_t v = 0; v < nv; ++v) {
         SmallVector<Value> idx = indices(b, c.outMap, ivs, i, v * t.lanes);
-        Value value = result[i * nv + v];
-        if (c.epilogue) {
-          Block &body = c.epilogue.getRegion().front();
-          IRMapping map;
-          for (OpOperand &operand : c.epilogue->getOpOperands()) {
-            BlockArgument arg = body.getArgument(operand.getOperandNumber());
-            if (arg.use_empty())
-              continue;
-            map.map(arg, operand.get() == c.out
-                             ? value
-                             : operandAt(b, c.epilogue, &operand, idx, lanesOf(v)));
-          }
-          value = kiln::vec::vectorizeBody(b, c.epilogue, map, t.lanes)[0];
-        }
+        Value value = applyEpilogue(b, result[i * nv + v], idx, lanesOf(v));
         Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
         storeAt(b, value, target, idx, c.outPosN, lanesOf(v));
       }

@@ -125,6 +125,11 @@ def main():
          False),
         ("conv_channels_1x1", (1, 160, 7, 7), (32, 160, 1, 1), [1, 1], [1, 1], [0, 0, 0, 0], 1,
          True),
+        # A stem (3 channels, 7x7 stride 2, K = 147): 20 output channels, a
+        # row of 13 in tiles of M with a remainder, each tile transposed
+        # and stored a channel at a time.
+        ("conv_channels_stem", (1, 3, 31, 31), (20, 3, 7, 7), [2, 2], [1, 1], [3, 3, 3, 3], 1,
+         True),
         # Winograd (with 256-bit vectors and up): F(2x2, 3x3) with an odd width
         # (a last column of tiles half used), and a batch with asymmetric
         # pads, odd rows and channels that fill no whole vector.
