@@ -371,6 +371,9 @@ struct GlobalPoolPattern : public OpConversionPattern<OpTy> {
 } // namespace
 
 namespace kiln::lowering {
+/// Softmax: e = exp(x - max) once, then e * (1 / sum(e)), the reciprocal
+/// invariant along the row (hoisted out of the vector loop) instead of a
+/// division per element. LogSoftmax: (x - max) - log(sum(exp(x - max))).
 Value softmaxAlong(OpBuilder &b, Location loc, Value x, int64_t axis, bool isLog) {
   auto type = cast<RankedTensorType>(x.getType());
   SmallVector<bool> reduce(type.getRank(), false);
@@ -380,22 +383,33 @@ Value softmaxAlong(OpBuilder &b, Location loc, Value x, int64_t axis, bool isLog
                             [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
                               return arith::MaximumFOp::create(nb, l, acc, v);
                             });
-  Value shifted = broadcastGeneric(b, loc, ValueRange{x, mx}, type,
-                                   [](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                                     return arith::SubFOp::create(nb, l, a[0], a[1]);
-                                   });
-  Value sum = reduceKeepDims(
-      b, loc, shifted, reduce, b.getFloatAttr(et, 0),
-      [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
-        return arith::AddFOp::create(nb, l, acc, v);
-      },
-      [](OpBuilder &nb, Location l, Value v) -> Value { return math::ExpOp::create(nb, l, v); });
+  auto add = [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
+    return arith::AddFOp::create(nb, l, acc, v);
+  };
+  if (isLog) {
+    Value shifted = broadcastGeneric(b, loc, ValueRange{x, mx}, type,
+                                     [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                                       return arith::SubFOp::create(nb, l, a[0], a[1]);
+                                     });
+    Value sum = reduceKeepDims(
+        b, loc, shifted, reduce, b.getFloatAttr(et, 0), add,
+        [](OpBuilder &nb, Location l, Value v) -> Value { return math::ExpOp::create(nb, l, v); });
+    return broadcastGeneric(b, loc, ValueRange{shifted, sum}, type,
+                            [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                              return arith::SubFOp::create(nb, l, a[0],
+                                                           math::LogOp::create(nb, l, a[1]));
+                            });
+  }
+  Value e = broadcastGeneric(b, loc, ValueRange{x, mx}, type,
+                             [](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                               return math::ExpOp::create(
+                                   nb, l, arith::SubFOp::create(nb, l, a[0], a[1]));
+                             });
+  Value sum = reduceKeepDims(b, loc, e, reduce, b.getFloatAttr(et, 0), add);
   return broadcastGeneric(
-      b, loc, ValueRange{shifted, sum}, type,
-      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-        if (isLog)
-          return arith::SubFOp::create(nb, l, a[0], math::LogOp::create(nb, l, a[1]));
-        return arith::DivFOp::create(nb, l, math::ExpOp::create(nb, l, a[0]), a[1]);
+      b, loc, ValueRange{e, sum}, type, [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value one = scalarConstant(nb, l, et, 1);
+        return arith::MulFOp::create(nb, l, a[0], arith::DivFOp::create(nb, l, one, a[1]));
       });
 }
 } // namespace kiln::lowering

@@ -72,24 +72,28 @@ func.func @global_average_pool(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x1x1xf32> {
 
 // -----
 
-// Softmax, numerically stable: max over the axis, x - max, sum of exp,
-// then exp(x - max) / sum; the per-row values broadcast back with a
+// Softmax, numerically stable: max over the axis, e = exp(x - max) once,
+// its sum, then e * (1 / sum): the reciprocal is invariant along the row,
+// so no division per element. The per-row values broadcast back with a
 // (d0, 0) map.
 // CHECK-LABEL: func.func @softmax(
 // CHECK-SAME: %[[X:.*]]: tensor<2x5xf32>) -> tensor<2x5xf32>
 // CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
 // CHECK: arith.maximumf
 // CHECK: %[[MAX2:.*]] = tensor.expand_shape %[[MAX]] {{\[}}[0, 1]] output_shape [2, 1]
-// CHECK: %[[SHIFTED:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>]
+// CHECK: %[[E:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0, d1)>]
 // CHECK-SAME: ins(%[[X]], %[[MAX2]] :
-// CHECK: arith.subf
-// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[SHIFTED]] :
-// CHECK: math.exp
+// CHECK: %[[D:.*]] = arith.subf
+// CHECK-NEXT: math.exp %[[D]]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} ins(%[[E]] :
+// CHECK-NOT: math.exp
 // CHECK: arith.addf
 // CHECK: %[[SUM2:.*]] = tensor.expand_shape %[[SUM]]
-// CHECK: linalg.generic {{.*}} ins(%[[SHIFTED]], %[[SUM2]] :
-// CHECK: math.exp
-// CHECK: arith.divf
+// CHECK: linalg.generic {{.*}} ins(%[[E]], %[[SUM2]] :
+// CHECK-NEXT: ^bb0(%[[EV:.*]]: f32, %[[S:.*]]: f32, %{{.*}}: f32):
+// CHECK-NOT: math.exp
+// CHECK: %[[R:.*]] = arith.divf %{{.*}}, %[[S]] : f32
+// CHECK-NEXT: arith.mulf %[[EV]], %[[R]] : f32
 func.func @softmax(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %0 = "onnx.Softmax"(%x) <{axis = -1 : i64}> : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %0 : tensor<2x5xf32>
