@@ -496,14 +496,19 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       func->setAttr("kiln.symbolic_max", DenseI64ArrayAttr::get(func.getContext(), maxima));
     }
 
-    // Largest first, then earliest; place at the lowest free offset.
+    // Largest first, then earliest, then in program order (the buffers
+    // are contiguous in that order: their addresses break the last ties);
+    // place at the lowest free offset. llvm::sort with a total order, not
+    // stable_sort, whose libstdc++ buffer is deprecated under clang 22.
     SmallVector<Buffer *> order;
     for (Buffer &b : buffers)
       order.push_back(&b);
-    llvm::stable_sort(order, [](Buffer *a, Buffer *b) {
+    llvm::sort(order, [](Buffer *a, Buffer *b) {
       if (a->bytes != b->bytes)
         return a->bytes > b->bytes;
-      return a->first < b->first;
+      if (a->first != b->first)
+        return a->first < b->first;
+      return a < b;
     });
     SmallVector<Buffer *> placed;
     int64_t total = 0;
@@ -535,8 +540,14 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
       llvm::DenseMap<Buffer *, Value> offsetOf, bytesOf;
       dynamicTotal = c(0);
-      llvm::SmallVector<Buffer *> byOffset(placed);
-      llvm::stable_sort(byOffset, [](Buffer *x, Buffer *y) { return x->offset < y->offset; });
+      // By offset, ties in placement order.
+      llvm::SmallVector<std::pair<int64_t, size_t>> keys;
+      for (auto [i, buf] : llvm::enumerate(placed))
+        keys.push_back({buf->offset, i});
+      llvm::sort(keys);
+      llvm::SmallVector<Buffer *> byOffset;
+      for (auto [offset, i] : keys)
+        byOffset.push_back(placed[i]);
       for (Buffer *buf : byOffset) {
         Value bytes = c(buf->bytes);
         if (buf->dynamicBytes) {

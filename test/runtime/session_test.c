@@ -69,7 +69,7 @@ static const kiln_tensor_desc kFakeOutputs[] = {
 };
 static const kiln_model_desc kFake = {
     1, "fake", 1, 1, kFakeInputs, kFakeOutputs, 64, 16, fake_run,
-    0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// Needs a workspace aligned to 256, more than malloc gives.
@@ -84,7 +84,7 @@ static int wide_align_run(const void *const *inputs, void *const *outputs,
 }
 static const kiln_model_desc kWideAlign = {
     1, "wide", 1, 1, kFakeInputs, kFakeOutputs, 1000, 256, wide_align_run,
-    0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// Fails with an internal error; needs no workspace, so gets NULL.
@@ -96,7 +96,7 @@ static int failing_run(const void *const *inputs, void *const *outputs,
 }
 static const kiln_model_desc kFailing = {
     1, "failing", 1, 1, kFakeInputs, kFakeOutputs, 0, 0, failing_run,
-    0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// A dynamic batch dim: input and output [?,3].
@@ -115,7 +115,7 @@ static const kiln_tensor_desc kDynOutputs[] = {
 };
 static const kiln_model_desc kDyn = {
     1, "dyn", 1, 1, kDynInputs, kDynOutputs, 0, 0, dyn_run,
-    0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// abi_version 2: dynamic dim 0 'batch', input [batch,3], output [batch,3],
@@ -150,7 +150,7 @@ static const kiln_tensor_desc kBatchOutputs[] = {
 };
 static const kiln_model_desc kBatch = {
     2, "batched", 1, 1, kBatchInputs, kBatchOutputs, 0, 0, dims_run_one,
-    1, kBatchName, dims_run,
+    1, kBatchName, dims_run, NULL, 0, NULL, NULL,
 };
 
 /// abi_version 3: as kBatch, but the workspace depends on the dim (64
