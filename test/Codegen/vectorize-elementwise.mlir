@@ -201,19 +201,49 @@ func.func @partly_written_window(%x: memref<2x21xf32>, %k: memref<3xf32>, %y: me
 
 // -----
 
-// A transpose: the output moves along its last dim, the input has that
-// dim in its first index (9 floats apart): gathered, 8 lanes at a time.
+// A transpose: the output moves along its last dim j, the input has j in
+// its first index (9 floats apart) and the output's i last. It runs in
+// blocks of 8 x 8 of (i, j): 8 rows of the input loaded along i,
+// transposed in three stages of 8 shuffles, 8 stores along j; then the
+// last value of i (9 = 8 + 1) as a block of one-lane rows.
 #x = affine_map<(i, j) -> (j, i)>
 #y = affine_map<(i, j) -> (i, j)>
 // CHECK-LABEL: func.func @transpose(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: memref<8x9xf32>, %[[Y:[a-z0-9]+]]: memref<9x8xf32>)
-// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
-// CHECK: %[[OFF:.+]] = arith.constant dense<[0, 9, 18, 27, 36, 45, 54, 63]> : vector<8xi32>
-// CHECK: %[[V:.+]] = vector.gather %[[X]][%{{.+}}, %[[I]]] [%[[OFF]]]
-// CHECK: vector.store %[[V]], %[[Y]][%[[I]], %{{.+}}] : memref<9x8xf32>, vector<8xf32>
+// CHECK-NOT: vector.gather
+// CHECK-COUNT-8: vector.load %[[X]]
+// CHECK-COUNT-24: vector.shuffle
+// CHECK-COUNT-8: vector.store %{{.+}}, %[[Y]]
+// CHECK-COUNT-8: vector.maskedload %[[X]]
+// CHECK-COUNT-24: vector.shuffle
+// CHECK: vector.store %{{.+}}, %[[Y]]
+// CHECK-NOT: vector.store
+// CHECK-NOT: vector.gather
 func.func @transpose(%x: memref<8x9xf32>, %y: memref<9x8xf32>) {
   linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<8x9xf32>) outs(%y : memref<9x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
+// A transpose whose output has only 3 rows: too few for blocks of 8, so
+// the input (a view with rows 5 floats apart) is gathered along j, 8
+// lanes at a time.
+#x = affine_map<(i, j) -> (j, i)>
+#y = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @transpose_gathered(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<16x3xf32, strided<[5, 1]>>, %[[Y:[a-z0-9]+]]: memref<3x16xf32>)
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: %[[OFF:.+]] = arith.constant dense<[0, 5, 10, 15, 20, 25, 30, 35]> : vector<8xi32>
+// CHECK: %[[V:.+]] = vector.gather %[[X]][%{{.+}}, %[[I]]] [%[[OFF]]]
+// CHECK: vector.store %[[V]], %[[Y]][%[[I]], %{{.+}}] : memref<3x16xf32>, vector<8xf32>
+func.func @transpose_gathered(%x: memref<16x3xf32, strided<[5, 1]>>, %y: memref<3x16xf32>) {
+  linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<16x3xf32, strided<[5, 1]>>) outs(%y : memref<3x16xf32>) {
   ^bb0(%in: f32, %out: f32):
     linalg.yield %in : f32
   }

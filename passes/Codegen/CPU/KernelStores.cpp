@@ -98,49 +98,21 @@ void KernelBuilder::storeTransposed(OpBuilder &b, ArrayRef<Value> ivs, ArrayRef<
   auto vecType = VectorType::get({lanes}, b.getF32Type());
   Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
   for (int64_t v = 0; v < nv; ++v) {
-    // state[k] holds, at lane l, element (row, channel) tag[k][l].
-    SmallVector<Value> state;
-    SmallVector<SmallVector<std::pair<int64_t, int64_t>>> tag;
-    for (int64_t r = 0; r < rows; ++r) {
-      state.push_back(r < mr ? result[r * nv + v] : zero);
-      tag.emplace_back();
-      for (int64_t l = 0; l < lanes; ++l)
-        tag.back().push_back({r, l});
-    }
-    for (int64_t unit = 1; unit < rows; unit *= 2) {
-      SmallVector<Value> next(rows);
-      SmallVector<SmallVector<std::pair<int64_t, int64_t>>> nextTag(rows);
-      int64_t half = rows / 2, units = lanes / (2 * unit);
-      for (int64_t j = 0; j < half; ++j)
-        for (int64_t side = 0; side < 2; ++side) {
-          // Units [side * units, (side + 1) * units) of both vectors,
-          // alternating: lanes of the second vector count from `lanes`.
-          SmallVector<int64_t> mask;
-          SmallVector<std::pair<int64_t, int64_t>> lanesTag;
-          for (int64_t k = side * units; k < (side + 1) * units; ++k)
-            for (int64_t from = 0; from < 2; ++from)
-              for (int64_t e = 0; e < unit; ++e) {
-                mask.push_back(from * lanes + k * unit + e);
-                lanesTag.push_back(tag[2 * j + from][k * unit + e]);
-              }
-          int64_t at = j + side * half;
-          next[at] = vector::ShuffleOp::create(b, loc(), state[2 * j], state[2 * j + 1], mask);
-          nextTag[at] = lanesTag;
-        }
-      state = next;
-      tag = nextTag;
-    }
+    SmallVector<Value> rowsOfV;
+    for (int64_t r = 0; r < rows; ++r)
+      rowsOfV.push_back(r < mr ? result[r * nv + v] : zero);
+    kiln::vec::Transposed tr = kiln::vec::transposeRows(b, loc(), rowsOfV);
     for (int64_t k = 0; k < rows; ++k)
       for (int64_t block = 0; block < lanes / rows; ++block) {
-        int64_t channel = tag[k][block * rows].second;
+        int64_t channel = tr.columns[k][block];
         if (channel >= lanesOf(v))
           continue;
-        Value column = state[k];
+        Value column = tr.vectors[k];
         if (rows < lanes) {
           SmallVector<int64_t> mask;
           for (int64_t e = 0; e < rows; ++e)
             mask.push_back(block * rows + e);
-          column = vector::ShuffleOp::create(b, loc(), state[k], state[k], mask);
+          column = vector::ShuffleOp::create(b, loc(), tr.vectors[k], tr.vectors[k], mask);
         }
         SmallVector<Value> idx = indices(b, c.outMap, ivs, 0, v * lanes + channel);
         Value value = applyEpilogue(b, column, idx, mr, posM);

@@ -44,6 +44,46 @@ Value stridedLoad(OpBuilder &b, Location loc, Value mem, ValueRange idx, int64_t
   return vector::ShuffleOp::create(b, loc, wide, wide, picks);
 }
 
+Transposed transposeRows(OpBuilder &b, Location loc, ArrayRef<Value> rows) {
+  int64_t count = rows.size();
+  int64_t lanes = cast<VectorType>(rows.front().getType()).getNumElements();
+  // state[k] holds, at lane l, element (row, column) tag[k][l].
+  SmallVector<Value> state(rows);
+  SmallVector<SmallVector<std::pair<int64_t, int64_t>>> tag(count);
+  for (int64_t r = 0; r < count; ++r)
+    for (int64_t l = 0; l < lanes; ++l)
+      tag[r].push_back({r, l});
+  for (int64_t unit = 1; unit < count; unit *= 2) {
+    // Pairs of vectors (2j, 2j + 1): units of `unit` lanes from the first
+    // half of both, alternating, into j; from the second half into
+    // j + count / 2 (lanes of the second vector count from `lanes`).
+    SmallVector<Value> next(count);
+    SmallVector<SmallVector<std::pair<int64_t, int64_t>>> nextTag(count);
+    int64_t half = count / 2, units = lanes / (2 * unit);
+    for (int64_t j = 0; j < half; ++j)
+      for (int64_t side = 0; side < 2; ++side) {
+        SmallVector<int64_t> mask;
+        int64_t at = j + side * half;
+        for (int64_t k = side * units; k < (side + 1) * units; ++k)
+          for (int64_t from = 0; from < 2; ++from)
+            for (int64_t e = 0; e < unit; ++e) {
+              mask.push_back(from * lanes + k * unit + e);
+              nextTag[at].push_back(tag[2 * j + from][k * unit + e]);
+            }
+        next[at] = vector::ShuffleOp::create(b, loc, state[2 * j], state[2 * j + 1], mask);
+      }
+    state = next;
+    tag = nextTag;
+  }
+  Transposed result{state, {}};
+  for (int64_t k = 0; k < count; ++k) {
+    result.columns.emplace_back();
+    for (int64_t block = 0; block < lanes / count; ++block)
+      result.columns.back().push_back(tag[k][block * count].second);
+  }
+  return result;
+}
+
 void stridedStore(OpBuilder &b, Location loc, Value value, Value mem, ValueRange idx,
                   int64_t stride, int64_t on) {
   if (stride == 1)

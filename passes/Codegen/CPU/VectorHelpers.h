@@ -72,6 +72,16 @@ mlir::Value laneOffsets(mlir::OpBuilder &b, mlir::Location loc, int64_t lanes, i
 mlir::Value gather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
                    mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on);
 
+/// `rows` (R vectors of `lanes` lanes, R a power of two no larger than
+/// `lanes`) transposed in log2(R) stages of two-vector shuffles: each
+/// result vector holds lanes / R blocks of R lanes, block j of vector k
+/// being rows 0..R-1 of lane (column) `columns[k][j]`.
+struct Transposed {
+  llvm::SmallVector<mlir::Value> vectors;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> columns;
+};
+Transposed transposeRows(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> rows);
+
 /// Strides up to this one are read with a wide load and a shuffle.
 constexpr int64_t kMaxShuffledStride = 4;
 

@@ -198,6 +198,8 @@ public:
     SmallVector<Value> ivs(ranges.size());
     unsigned last = ranges.size() - 1;
     SmallVector<scf::ForOp> vectorLoops;
+    if (std::optional<unsigned> q = blockDim())
+      return buildBlocks(b, *q);
     SmallVector<unsigned> outerDims = llvm::to_vector(llvm::seq<unsigned>(0, last));
     outerLoops(b, op, ranges, outerDims, ivs, parallelPending,
                [&](OpBuilder &b, SmallVector<Value> &ivs) {
@@ -223,11 +225,122 @@ private:
   Location loc() { return op.getLoc(); }
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
 
+
   SmallVector<Value> indices(OpBuilder &b, AffineMap map, ArrayRef<Value> ivs) {
     return kiln::vec::permutedIndices(b, loc(), map, ivs);
   }
 
   VectorType vectorOf(Type t) { return VectorType::get({lanes}, t); }
+
+  /// The dim q when the op transposes: every gathered input (a stride
+  /// beyond kMaxShuffledStride along the vector dim p) has q as its
+  /// contiguous last index, and every loop is parallel. It then runs in
+  /// blocks of lanes x lanes of (q, p): each gathered input's block read
+  /// as `lanes` contiguous vectors along q and transposed in registers
+  /// (kiln::vec::transposeRows), 16 loads and 64 shuffles where the
+  /// gathers took 256 element loads (a transposed key in attention).
+  std::optional<unsigned> blockDim() {
+    unsigned last = ranges.size() - 1;
+    if (combiner || !llvm::isPowerOf2_64(lanes) ||
+        llvm::any_of(op.getIteratorTypesArray(),
+                     [](utils::IteratorType t) { return t != utils::IteratorType::parallel; }))
+      return std::nullopt;
+    std::optional<unsigned> q;
+    for (OpOperand &operand : op->getOpOperands()) {
+      int64_t along = vectorOperand[operand.getOperandNumber()];
+      if (along >= 0 && along <= kiln::vec::kMaxShuffledStride)
+        continue;
+      if (along < 0)
+        return std::nullopt; // A strided window: not with blocks.
+      auto dim = dyn_cast<AffineDimExpr>(op.getMatchingIndexingMap(&operand).getResults().back());
+      if (!dim || dim.getPosition() == last || (q && *q != dim.getPosition()))
+        return std::nullopt;
+      q = dim.getPosition();
+    }
+    if (!q || ranges[*q] < lanes / 2 || ranges[last] < lanes / 2)
+      return std::nullopt;
+    for (OpOperand &out : op.getDpsInitsMutable())
+      if (!op.getMatchingIndexingMap(&out).isPermutation())
+        return std::nullopt;
+    return q;
+  }
+
+  /// The op in blocks of (q, p) (blockDim): loops over the other dims,
+  /// then blocks of q, then vector steps along p.
+  void buildBlocks(OpBuilder &b, unsigned q) {
+    unsigned last = ranges.size() - 1;
+    SmallVector<Value> ivs(ranges.size());
+    SmallVector<unsigned> outerDims;
+    for (unsigned d = 0; d < last; ++d)
+      if (d != q)
+        outerDims.push_back(d);
+    SmallVector<scf::ForOp> vectorLoops;
+    outerLoops(b, op, ranges, outerDims, ivs, parallelPending,
+               [&](OpBuilder &b, SmallVector<Value> &ivs) {
+      Value qStart;
+      scf::ForOp blocks =
+          vectorSteps(b, loc(), ranges[q], lanes, qStart, [&](OpBuilder &b, int64_t qOn) {
+            scf::ForOp loop = vectorSteps(b, loc(), ranges[last], lanes, ivs[last],
+                                          [&](OpBuilder &b, int64_t pOn) {
+                                            block(b, ivs, q, qStart, qOn, pOn);
+                                          });
+            if (loop)
+              vectorLoops.push_back(loop);
+          });
+      // No other loop to share (a 2-D transpose): the blocks of q are
+      // independent, each writing its own rows of the output.
+      if (parallelPending && blocks) {
+        blocks->setAttr("kiln.parallel", UnitAttr::get(blocks.getContext()));
+        parallelPending = false;
+      }
+    });
+    for (scf::ForOp loop : vectorLoops)
+      moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+  }
+
+  /// One block: `qOn` values of q from `qStart`, `pOn` lanes of p from
+  /// ivs[p]. Each gathered input's `pOn` rows (one per p, contiguous
+  /// along q; the others zero) are transposed into one vector along p
+  /// per q; then the body runs and stores once per q.
+  void block(OpBuilder &b, SmallVector<Value> &ivs, unsigned q, Value qStart, int64_t qOn,
+             int64_t pOn) {
+    unsigned last = ranges.size() - 1;
+    Block &body = op.getRegion().front();
+    VectorType type = vectorOf(b.getF32Type());
+    Value p0 = ivs[last];
+    Value zero = arith::ConstantOp::create(b, loc(), type, b.getZeroAttr(type));
+    // Per gathered input: the vector along p for each q of the block.
+    SmallVector<std::pair<BlockArgument, SmallVector<Value>>> columns;
+    for (OpOperand *in : op.getDpsInputOperands()) {
+      BlockArgument arg = body.getArgument(in->getOperandNumber());
+      if (arg.use_empty() || vectorOperand[in->getOperandNumber()] <= kiln::vec::kMaxShuffledStride)
+        continue;
+      SmallVector<Value> rows;
+      ivs[q] = qStart;
+      for (int64_t r = 0; r < lanes; ++r) {
+        if (r >= pOn) {
+          rows.push_back(zero);
+          continue;
+        }
+        ivs[last] = r ? arith::AddIOp::create(b, loc(), p0, index(b, r)).getResult() : p0;
+        SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(in), ivs);
+        rows.push_back(kiln::vec::load(b, loc(), in->get(), idx, type, qOn));
+      }
+      kiln::vec::Transposed tr = kiln::vec::transposeRows(b, loc(), rows);
+      SmallVector<Value> byColumn(lanes);
+      for (auto [k, cols] : llvm::enumerate(tr.columns))
+        byColumn[cols.front()] = tr.vectors[k];
+      columns.push_back({arg, byColumn});
+    }
+    for (int64_t c = 0; c < qOn; ++c) {
+      ivs[q] = c ? arith::AddIOp::create(b, loc(), qStart, index(b, c)).getResult() : qStart;
+      IRMapping map = invariants(b, ivs);
+      ivs[last] = p0;
+      for (auto &[arg, byColumn] : columns)
+        map.map(arg, byColumn[c]);
+      store(b, ivs, pOn, compute(b, ivs, pOn, map));
+    }
+  }
 
   Value splat(OpBuilder &b, Value scalar) {
     return vector::BroadcastOp::create(b, loc(), vectorOf(scalar.getType()), scalar);
@@ -424,6 +537,7 @@ public:
 private:
   Location loc() { return op.getLoc(); }
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+
 
   /// `on` lanes of operand `operand` at `ivs`.
   Value vectorOf(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs, int64_t on) {

@@ -287,6 +287,16 @@ def main():
         helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 3, 1]),
         helper.make_node("Add", ["t", "b"], ["y"])], x, {"b": b},
         x.astype(np.float64).transpose(0, 2, 3, 1) + b))
+    # A transpose of the last two dims (a key transposed in attention),
+    # with a bias along the new last dim and a residual: run in blocks of
+    # lanes x lanes transposed in registers, with tails in both dims
+    # (45 and 37 are no multiple of 16, 8 or 4).
+    x, b, z = rand(2, 37, 45), rand(37), rand(2, 45, 37)
+    names.append(save(out, "transpose_blocks", [
+        helper.make_node("Transpose", ["x"], ["t"], perm=[0, 2, 1]),
+        helper.make_node("Add", ["t", "b"], ["u"]),
+        helper.make_node("Add", ["u", "z"], ["y"])], x, {"b": b, "z": z},
+        x.astype(np.float64).transpose(0, 2, 1) + b + z))
     # Rounding on vectors: without SSE4.1 LLVM would call libm per lane.
     x = (rng.standard_normal((3, 37)) * 4).astype(np.float32)
     names.append(save(out, "floor_round", [
