@@ -225,7 +225,6 @@ private:
   Location loc() { return op.getLoc(); }
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
 
-
   SmallVector<Value> indices(OpBuilder &b, AffineMap map, ArrayRef<Value> ivs) {
     return kiln::vec::permutedIndices(b, loc(), map, ivs);
   }
@@ -537,7 +536,6 @@ public:
 private:
   Location loc() { return op.getLoc(); }
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
-
 
   /// `on` lanes of operand `operand` at `ivs`.
   Value vectorOf(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs, int64_t on) {
