@@ -206,8 +206,7 @@ void KernelBuilder::kernel(OpBuilder &b, ArrayRef<Value> ivs, int64_t mr, int64_
     for (int64_t v = 0; v < nv; ++v) {
       SmallVector<Value> idx = indices(b, c.outMap, ivs, i, v * t.lanes);
       Value value = applyEpilogue(b, result[i * nv + v], idx, lanesOf(v));
-      Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
-      storeAt(b, value, target, idx, c.outPosN, lanesOf(v));
+      storeAt(b, value, storeTarget(), idx, c.outPosN, lanesOf(v));
     }
 }
 

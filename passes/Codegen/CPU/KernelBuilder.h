@@ -57,6 +57,11 @@ private:
     return mlir::arith::ConstantIndexOp::create(b, loc(), v);
   }
   mlir::Location loc() { return c.op.getLoc(); }
+  /// The buffer the tile is stored to: the epilogue's output if one is
+  /// folded in, else the contraction's.
+  mlir::Value storeTarget() {
+    return c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
+  }
 
   /// Which panels of a packed operand a tile reads: the operand's tiles
   /// along its packed dim, times one set per value of the loops outside

@@ -231,24 +231,22 @@ void KernelBuilder::prefetchNextPanel(OpBuilder &b, ArrayRef<Value> ivs, Value t
   // are not read in tile order.
   if (tiles < 2 || width % kLineFloats || !rowPanel.outer.empty())
     return;
-  // Which visit of the panel this m tile is: the loops inside the n
-  // tiles, then its place among the m tiles.
+  // How often the panel is visited: the loops inside the n tiles, then
+  // the m tiles. Shared by many m tiles (a matmul's 197 rows: 33), the
+  // first one's wait is a small share of the panel's time, and
+  // prefetching did not pay off (vit_b_16, bert_encoder: even or slower).
   SmallVector<unsigned> around(c.outer);
   llvm::append_range(around, c.inner);
-  Value visit = linearIndex(b, ivs, around);
-  int64_t visits = 1;
+  int64_t mTiles = c.dimM ? (c.ranges[*c.dimM] + t.mr - 1) / t.mr : 1;
+  int64_t visits = mTiles;
   for (unsigned d : around)
     visits *= c.ranges[d];
-  if (c.dimM) {
-    int64_t mTiles = (c.ranges[*c.dimM] + t.mr - 1) / t.mr;
-    visit = nest(b, visit, mTiles, arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr)));
-    visits *= mTiles;
-  }
-  // Shared by many m tiles (a matmul's 197 rows: 33), the first one's
-  // wait is a small share of the panel's time, and prefetching did not
-  // pay off (vit_b_16, bert_encoder: even or slower).
   if (visits < 2 || visits >= 16)
     return;
+  // Which visit this m tile is.
+  Value visit = linearIndex(b, ivs, around);
+  if (c.dimM)
+    visit = nest(b, visit, mTiles, arith::DivUIOp::create(b, loc(), ivs[*c.dimM], index(b, t.mr)));
   Value line = arith::MinUIOp::create(b, loc(), visit, index(b, width / kLineFloats - 1));
   Value next = arith::MinUIOp::create(b, loc(), arith::AddIOp::create(b, loc(), tile, index(b, 1)),
                                       index(b, tiles - 1));

@@ -84,8 +84,7 @@ std::optional<unsigned> KernelBuilder::transposedOutput(int64_t mr) {
   if (!last || last.getPosition() != *c.dimM)
     return std::nullopt;
   unsigned pos = results.size() - 1;
-  Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
-  for (Value mem : {c.out, target})
+  for (Value mem : {c.out, storeTarget()})
     if (kiln::contraction::staticStride(mem, pos) != 1)
       return std::nullopt;
   return pos;
@@ -116,8 +115,7 @@ void KernelBuilder::storeTransposed(OpBuilder &b, ArrayRef<Value> ivs, ArrayRef<
         }
         SmallVector<Value> idx = indices(b, c.outMap, ivs, 0, v * lanes + channel);
         Value value = applyEpilogue(b, column, idx, mr, posM);
-        Value target = c.epilogue ? c.epilogue.getDpsInitOperand(0)->get() : c.out;
-        kiln::vec::store(b, loc(), value, target, idx, mr);
+        kiln::vec::store(b, loc(), value, storeTarget(), idx, mr);
       }
   }
 }
