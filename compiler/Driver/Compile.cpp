@@ -248,6 +248,7 @@ int compileModel(const CompileRequest &request) {
   pipelineOptions.vectorBits = targetDesc.vectorBits;
   pipelineOptions.vectorRegisters = targetDesc.vectorRegisters;
   pipelineOptions.prefetchDistance = targetDesc.prefetchDistance;
+  pipelineOptions.int8DotProduct = targetDesc.int8DotProduct;
   // Threads come from the runtime, which shared and static libraries for
   // the host carry; objects stay single-threaded and need no runtime.
   pipelineOptions.parallelLoops =

@@ -115,6 +115,10 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
       strip.parallel = options.parallelLoops;
       pm.addPass(createStripDynamicDimsPass(strip));
     }
+    VectorizeInt8MatmulPassOptions int8;
+    int8.kind = options.int8DotProduct;
+    int8.parallel = options.parallelLoops;
+    pm.addPass(createVectorizeInt8MatmulPass(int8));
     VectorizeContractionsPassOptions kernels;
     kernels.vectorBits = options.vectorBits;
     kernels.vectorRegisters = options.vectorRegisters;

@@ -14,6 +14,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kiln {
@@ -46,6 +47,10 @@ struct PipelineOptions {
   unsigned vectorRegisters = 16;
   /// Steps ahead the kernels prefetch far operands (0: no prefetches).
   unsigned prefetchDistance = 0;
+  /// The integer dot product int8 matmuls by constant weights run on
+  /// (kiln-vectorize-int8-matmul's kinds: vnni512, pmaddwd512,
+  /// pmaddwd256), or empty.
+  std::string int8DotProduct;
   /// Large kernels run their outer loop through the runtime's
   /// kiln_parallel_for (hosted targets, outputs linked with the runtime).
   bool parallelLoops = false;

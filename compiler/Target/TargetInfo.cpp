@@ -191,6 +191,12 @@ LogicalResult describeTarget(const TargetOptions &options, TargetDescription &de
       desc.vectorBits = 256, desc.vectorRegisters = 16;
     else if (sti.checkFeatures("+sse2"))
       desc.vectorBits = 128, desc.vectorRegisters = 16;
+    if (sti.checkFeatures("+avx512f,+avx512vnni"))
+      desc.int8DotProduct = "vnni512";
+    else if (sti.checkFeatures("+avx512f,+avx512bw"))
+      desc.int8DotProduct = "pmaddwd512";
+    else if (sti.checkFeatures("+avx2"))
+      desc.int8DotProduct = "pmaddwd256";
   } else if (triple.isAArch64() && sti.checkFeatures("+neon")) {
     desc.vectorBits = 128, desc.vectorRegisters = 32;
   }

@@ -28,10 +28,13 @@ using namespace mlir;
 
 namespace {
 
-/// A generic with a reduction whose body is out + x * y (in any order).
+/// A generic with a reduction whose body is out + x * y (in any order),
+/// or its int8 form out + ext(x) * ext(y).
 bool isContraction(Operation *op) {
   auto generic = dyn_cast<linalg::GenericOp>(op);
-  return generic && generic.getNumReductionLoops() > 0 && kiln::vec::isMultiplyAccumulate(generic);
+  return generic && generic.getNumReductionLoops() > 0 &&
+         (kiln::vec::isMultiplyAccumulate(generic) ||
+          kiln::vec::isInt8MultiplyAccumulate(generic));
 }
 
 /// Whether a generic's body has side effects (a call of the runtime's

@@ -138,12 +138,46 @@ def VectorizeContractionsPass
                            "::mlir::vector::VectorDialect"];
 }
 
+def VectorizeInt8MatmulPass
+    : Pass<"kiln-vectorize-int8-matmul", "mlir::ModuleOp"> {
+  let summary = "int8 dot-product kernels for integer matmuls by constant weights";
+  let description = [{
+    A `linalg.generic` on buffers computing
+    out[..., m, n] += ext(A[..., m, k]) * extsi(B[k, n]) in i32, with A
+    uint8 or int8 of static shape and B a constant int8 global (the form
+    the lowering of MatMulInteger and QLinearMatMul gives a constant B),
+    becomes a register-blocked kernel on the target's integer dot product
+    (`kind`): AVX-512 VNNI's `vpdpbusd` (four u8 x s8 products per i32
+    lane) or, without VNNI, `vpmaddwd` on words (two per lane) at 512 or
+    256 bits. B is packed at compile time into panels of G consecutive k
+    per i32 lane (new private globals); each step broadcasts G values of a
+    row of A and adds G products into every lane of MR x NV accumulators,
+    without saturation (exact). For vpdpbusd, signed A is read as A + 128
+    and corrected from a packed constant. The loop over tiles of columns
+    is marked kiln.parallel when large enough. Other generics stay as
+    they are.
+  }];
+  let options = [
+    Option<"kind", "kind", "std::string", "\"\"",
+           "The dot product: vnni512, pmaddwd512 (AVX-512BW), pmaddwd256 (AVX2), "
+           "or empty (do nothing)">,
+    Option<"parallel", "parallel", "bool", "false",
+           "Mark the loop over tiles of columns kiln.parallel when large enough">,
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def FuseElementwisePass : Pass<"kiln-fuse-elementwise"> {
   let summary = "Fuse elementwise linalg ops, but not into contractions";
   let description = [{
     Upstream's elementwise fusion (with its reshape propagation and
     constant folding), except that no producer is fused into a
-    multiply-accumulate contraction (MatMul, Gemm, Conv): those must keep
+    multiply-accumulate contraction (MatMul, Gemm, Conv, and the int8
+    form out + ext(x) * ext(y)): those must keep
     the two-input form the vector kernels of
     `kiln-vectorize-contractions` match. The producer stays a separate,
     vectorisable elementwise loop; fusing it would recompute it for every

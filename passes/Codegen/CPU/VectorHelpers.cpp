@@ -222,6 +222,39 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
          (mul->getOperand(0) == y && mul->getOperand(1) == x);
 }
 
+bool isInt8MultiplyAccumulate(linalg::GenericOp op, bool *signedX) {
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return false;
+  Block &body = op.getRegion().front();
+  if (body.getNumArguments() != 3 || body.getOperations().size() != 5 ||
+      !body.getArgument(0).getType().isInteger(8) || !body.getArgument(1).getType().isInteger(8) ||
+      !body.getArgument(2).getType().isInteger(32))
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getValues().size() == 1 ? yield.getValues()[0].getDefiningOp<arith::AddIOp>()
+                                           : nullptr;
+  Value acc = body.getArgument(2);
+  if (!add || (add.getLhs() != acc && add.getRhs() != acc))
+    return false;
+  auto mul = (add.getLhs() == acc ? add.getRhs() : add.getLhs()).getDefiningOp<arith::MulIOp>();
+  if (!mul)
+    return false;
+  auto widened = [&](Value v, unsigned arg, bool &isSigned) {
+    Operation *def = v.getDefiningOp();
+    if (!isa_and_nonnull<arith::ExtSIOp, arith::ExtUIOp>(def) ||
+        def->getOperand(0) != body.getArgument(arg))
+      return false;
+    isSigned = isa<arith::ExtSIOp>(def);
+    return true;
+  };
+  bool sx = false, sy = false;
+  if (!widened(mul.getLhs(), 0, sx) || !widened(mul.getRhs(), 1, sy) || !sy)
+    return false;
+  if (signedX)
+    *signedX = sx;
+  return true;
+}
+
 static bool isScalar(Type t) { return isa<FloatType>(t) || isa<IntegerType>(t); }
 
 bool vectorisableBody(linalg::GenericOp op) {

@@ -137,6 +137,11 @@ bool insideParallelLoop(mlir::Operation *op);
 /// The body of `op` (two inputs, one output) is out + x * y, float or
 /// integer, in either operand order: a matmul/conv contraction.
 bool isMultiplyAccumulate(mlir::linalg::GenericOp op);
+/// The body of `op` is out + ext(x) * extsi(y) in i32 on 8-bit x and y:
+/// the integer matmuls by constant weights that the lowering of
+/// MatMulInteger and QLinearMatMul makes. `signedX`, if given, is set to
+/// whether x widens signed.
+bool isInt8MultiplyAccumulate(mlir::linalg::GenericOp op, bool *signedX = nullptr);
 
 /// True if every op of `op`'s body (but the yield) is a one-result
 /// arith/math op on scalar ints and floats: the body can be rebuilt on

@@ -16,6 +16,9 @@
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
 #include "dialects/Onnx/IR/ShapeHelpers.h"
+#include "passes/Utils/ElementsData.h"
+
+#include "mlir/IR/DialectResourceBlobManager.h"
 
 using namespace mlir;
 using namespace kiln::lowering;
@@ -277,6 +280,127 @@ FailureOr<Value> perTensor(OpBuilder &b, Location loc, Value v) {
   return alongAxis(b, loc, v, 0, 1, 1);
 }
 
+/// The values of an 8-bit integer onnx constant, widened (signed or not
+/// as its ONNX type says); none if `v` is not one.
+std::optional<std::vector<int64_t>> constantInt8s(Value v) {
+  auto constant = v.getDefiningOp<onnx::ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  ElementsAttr value = constant.getValueAttr();
+  Type elem = elementTypeOf(v);
+  if (!elem.isInteger(8))
+    return std::nullopt;
+  bool isUnsigned = elem.isUnsignedInteger();
+  auto widen = [&](uint8_t byte) -> int64_t {
+    return isUnsigned ? int64_t(byte) : int64_t(int8_t(byte));
+  };
+  int64_t count = value.getNumElements();
+  std::vector<int64_t> out;
+  out.reserve(count);
+  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+    for (const APInt &x : dense.getValues<APInt>())
+      out.push_back(widen(uint8_t(x.getZExtValue())));
+    return out;
+  }
+  std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
+  if (!raw || int64_t(raw->size()) != count)
+    return std::nullopt;
+  for (char c : *raw)
+    out.push_back(widen(uint8_t(c)));
+  return out;
+}
+
+/// The int32 product A x (B - b_zero_point) - a_zero_point x colsum for a
+/// constant 2-D B [K, N] and a constant b_zero_point (scalar or per
+/// column): B - b_zero_point is folded at compile time into an int8
+/// constant B' (when every value fits), the contraction reads A's 8-bit
+/// values as they are, widened in its body (the form the int8
+/// dot-product kernels of kiln-vectorize-int8-matmul take), and
+/// a_zero_point (scalar or per row of A, possibly a run-time value)
+/// comes off afterwards as a_zero_point * sum_k B'[k, n]. Exact: the
+/// same integers as (A - a_zero_point) x (B - b_zero_point). None when
+/// B or its zero point is not a constant, B' does not fit int8, or the
+/// shapes are not a plain [..., M, K] x [K, N].
+std::optional<Value> matMulConstantB(OpBuilder &b, Location loc, Value aOrig, Value a,
+                                     Value bOrig, Value aZpOrig, Value aZp, Value bZpOrig,
+                                     RankedTensorType accType) {
+  auto aType = cast<RankedTensorType>(a.getType());
+  auto bType = dyn_cast<RankedTensorType>(bOrig.getType());
+  Type aElem = elementTypeOf(aOrig);
+  if (!bType || bType.getRank() != 2 || !bType.hasStaticShape() || aType.getRank() < 2 ||
+      !aElem.isInteger(8) || accType.getRank() != aType.getRank())
+    return std::nullopt;
+  int64_t k = bType.getDimSize(0), n = bType.getDimSize(1), r = aType.getRank();
+  if (aType.getDimSize(r - 1) != k || accType.getDimSize(r - 1) != n)
+    return std::nullopt;
+  std::optional<std::vector<int64_t>> weights = constantInt8s(bOrig);
+  std::optional<std::vector<int64_t>> zps =
+      onnx::isNone(bZpOrig) ? std::vector<int64_t>{0} : constantInt8s(bZpOrig);
+  if (!weights || int64_t(weights->size()) != k * n || !zps ||
+      (zps->size() != 1 && int64_t(zps->size()) != n))
+    return std::nullopt;
+  std::vector<int8_t> shifted(weights->size());
+  SmallVector<int32_t> colsum(n, 0);
+  for (int64_t i = 0; i < k; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t v = (*weights)[i * n + j] - (*zps)[zps->size() == 1 ? 0 : j];
+      if (v < -128 || v > 127)
+        return std::nullopt;
+      shifted[i * n + j] = int8_t(v);
+      colsum[j] += int32_t(v);
+    }
+  MLIRContext *ctx = b.getContext();
+  Type i8 = b.getI8Type(), i32 = b.getI32Type();
+  auto shiftedType = RankedTensorType::get({k, n}, i8);
+  Value weightsValue = arith::ConstantOp::create(
+      b, loc, shiftedType,
+      DenseResourceElementsAttr::get(
+          shiftedType, "int8_weights",
+          HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int8_t>(shifted))));
+  // Loops: A's dims but K (the output's), then K.
+  auto d = [&](int64_t i) { return getAffineDimExpr(unsigned(i), ctx); };
+  SmallVector<AffineExpr> aExprs, outExprs;
+  for (int64_t i = 0; i < r - 1; ++i)
+    aExprs.push_back(d(i)), outExprs.push_back(d(i));
+  aExprs.push_back(d(r));
+  outExprs.push_back(d(r - 1));
+  SmallVector<AffineMap> maps{AffineMap::get(r + 1, 0, aExprs, ctx),
+                              AffineMap::get(r + 1, 0, {d(r), d(r - 1)}, ctx),
+                              AffineMap::get(r + 1, 0, outExprs, ctx)};
+  SmallVector<utils::IteratorType> iters(r, utils::IteratorType::parallel);
+  iters.push_back(utils::IteratorType::reduction);
+  Value init = filledTensor(b, loc, accType, scalarConstant(b, loc, i32, 0));
+  bool aUnsigned = aElem.isUnsignedInteger();
+  Value acc =
+      linalg::GenericOp::create(
+          b, loc, accType, ValueRange{a, weightsValue}, ValueRange{init}, maps, iters,
+          [&](OpBuilder &nb, Location l, ValueRange args) {
+            Value x = aUnsigned ? Value(arith::ExtUIOp::create(nb, l, i32, args[0]))
+                                : Value(arith::ExtSIOp::create(nb, l, i32, args[0]));
+            Value w = arith::ExtSIOp::create(nb, l, i32, args[1]);
+            Value p = arith::MulIOp::create(nb, l, x, w);
+            linalg::YieldOp::create(nb, l, ValueRange{arith::AddIOp::create(nb, l, args[2], p)});
+          })
+          .getResult(0);
+  if (onnx::isNone(aZpOrig))
+    return acc;
+  auto zpType = cast<RankedTensorType>(aZp.getType());
+  FailureOr<Value> zp = alongAxis(b, loc, aZp, r - 2, r,
+                                  zpType.getNumElements() > 1 ? aType.getDimSize(r - 2) : 1);
+  if (failed(zp))
+    return std::nullopt;
+  auto sumType = RankedTensorType::get({n}, i32);
+  Value sums = arith::ConstantOp::create(
+      b, loc, sumType, DenseElementsAttr::get(sumType, ArrayRef<int32_t>(colsum)));
+  Type zpElem = elementTypeOf(aZpOrig);
+  return broadcastGeneric(b, loc, ValueRange{acc, *zp, sums}, accType,
+                          [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
+                            Value z = castScalar(nb, l, v[1], zpElem, i32);
+                            Value c = arith::MulIOp::create(nb, l, z, v[2]);
+                            return arith::SubIOp::create(nb, l, v[0], c);
+                          });
+}
+
 /// (A - a_zero_point) x (B - b_zero_point) in int32; a_zero_point may be
 /// per row of A, b_zero_point per column of B.
 struct MatMulIntegerPattern : public OpConversionPattern<onnx::MatMulIntegerOp> {
@@ -286,6 +410,14 @@ struct MatMulIntegerPattern : public OpConversionPattern<onnx::MatMulIntegerOp> 
                   ConversionPatternRewriter &rewriter) const override {
     int64_t ra = cast<RankedTensorType>(adaptor.getA().getType()).getRank();
     int64_t rb = cast<RankedTensorType>(adaptor.getB().getType()).getRank();
+    RankedTensorType yType = convertedResultType(*typeConverter, op);
+    if (std::optional<Value> y =
+            matMulConstantB(rewriter, op.getLoc(), op.getA(), adaptor.getA(), op.getB(),
+                            op.getAZeroPoint(), adaptor.getAZeroPoint(), op.getBZeroPoint(),
+                            yType)) {
+      rewriter.replaceOp(op, *y);
+      return success();
+    }
     SmallVector<Value> ops;
     if (failed(shiftOperands(rewriter, op, {op.getA(), op.getB()},
                              {adaptor.getA(), adaptor.getB()},
@@ -293,8 +425,7 @@ struct MatMulIntegerPattern : public OpConversionPattern<onnx::MatMulIntegerOp> 
                              {adaptor.getAZeroPoint(), adaptor.getBZeroPoint()},
                              {std::max<int64_t>(ra - 2, 0), rb - 1}, ops)))
       return failure();
-    FailureOr<Value> y = buildMatMul(rewriter, op.getLoc(), ops[0], ops[1],
-                                     convertedResultType(*typeConverter, op));
+    FailureOr<Value> y = buildMatMul(rewriter, op.getLoc(), ops[0], ops[1], yType);
     if (failed(y))
       return unsupported(rewriter, op, "inner dims differ");
     rewriter.replaceOp(op, *y);
@@ -314,17 +445,25 @@ struct QLinearMatMulPattern : public OpConversionPattern<onnx::QLinearMatMulOp> 
     int64_t rb = cast<RankedTensorType>(adaptor.getB().getType()).getRank();
     if (ra < 2 || rb < 2)
       return unsupported(rewriter, op, "1-D operands are not supported yet");
-    SmallVector<Value> ops;
-    if (failed(shiftOperands(rewriter, op, {op.getA(), op.getB()},
-                             {adaptor.getA(), adaptor.getB()},
-                             {op.getAZeroPoint(), op.getBZeroPoint()},
-                             {adaptor.getAZeroPoint(), adaptor.getBZeroPoint()},
-                             {ra - 2, rb - 1}, ops)))
-      return failure();
     RankedTensorType yType = convertedResultType(*typeConverter, op);
     int64_t r = yType.getRank();
-    FailureOr<Value> acc = buildMatMul(rewriter, loc, ops[0], ops[1],
-                                       yType.clone(rewriter.getI32Type()));
+    RankedTensorType accType = yType.clone(rewriter.getI32Type());
+    FailureOr<Value> acc = failure();
+    if (std::optional<Value> fast =
+            matMulConstantB(rewriter, loc, op.getA(), adaptor.getA(), op.getB(),
+                            op.getAZeroPoint(), adaptor.getAZeroPoint(), op.getBZeroPoint(),
+                            accType)) {
+      acc = *fast;
+    } else {
+      SmallVector<Value> ops;
+      if (failed(shiftOperands(rewriter, op, {op.getA(), op.getB()},
+                               {adaptor.getA(), adaptor.getB()},
+                               {op.getAZeroPoint(), op.getBZeroPoint()},
+                               {adaptor.getAZeroPoint(), adaptor.getBZeroPoint()},
+                               {ra - 2, rb - 1}, ops)))
+        return failure();
+      acc = buildMatMul(rewriter, loc, ops[0], ops[1], accType);
+    }
     if (failed(acc))
       return unsupported(rewriter, op, "inner dims differ");
     auto dimOf = [&](Value v, int64_t axis) {

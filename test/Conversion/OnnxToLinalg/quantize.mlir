@@ -349,3 +349,47 @@ func.func @qlinear_conv(%x: tensor<1x2x4x4xi8>, %xs: tensor<f32>, %xz: tensor<i8
   %0 = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) <{auto_pad = "NOTSET", group = 1 : i64}> : (tensor<1x2x4x4xi8>, tensor<f32>, tensor<i8>, tensor<3x2x3x3xi8>, tensor<3xf32>, tensor<i8>, tensor<f32>, tensor<i8>, tensor<3xi32>) -> tensor<1x3x2x2xi8>
   return %0 : tensor<1x3x2x2xi8>
 }
+
+// -----
+
+// MatMulInteger by a constant B (uint8, zero point 128): B - 128 folded
+// at compile time into an int8 constant (its column sums beside it), the
+// contraction reading A's bytes as they are (extui in its body, the form
+// of kiln-vectorize-int8-matmul), and a_zero_point taken off afterwards
+// as a_zero_point * sum_k (B - 128)[k, n].
+// CHECK-LABEL: func.func @matmul_integer_constant_b(
+// CHECK-SAME: %[[A:[a-z0-9_]+]]: tensor<2x3xi8>, %[[AZ:[a-z0-9_]+]]: tensor<i8>)
+// CHECK: %[[W:.*]] = arith.constant dense_resource<int8_weights{{.*}}> : tensor<3x2xi8>
+// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[A]], %[[W]] : tensor<2x3xi8>, tensor<3x2xi8>) outs(%{{.*}} : tensor<2x2xi32>)
+// CHECK-NEXT: ^bb0(%[[X:[a-z0-9_]+]]: i8, %[[Y:[a-z0-9_]+]]: i8, %[[S:[a-z0-9_]+]]: i32):
+// CHECK-NEXT: %[[XW:.*]] = arith.extui %[[X]] : i8 to i32
+// CHECK-NEXT: %[[YW:.*]] = arith.extsi %[[Y]] : i8 to i32
+// CHECK-NEXT: %[[P:.*]] = arith.muli %[[XW]], %[[YW]] : i32
+// CHECK-NEXT: %[[SUM:.*]] = arith.addi %[[S]], %[[P]] : i32
+// CHECK: %[[COLS:.*]] = arith.constant dense<[-126, 120]> : tensor<2xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %[[AZ]], %[[COLS]] : tensor<2x2xi32>, tensor<i8>, tensor<2xi32>)
+// CHECK: arith.extui %{{.*}} : i8 to i32
+// CHECK: arith.muli
+// CHECK: arith.subi
+func.func @matmul_integer_constant_b(%a: tensor<2x3xui8>, %az: tensor<ui8>) -> tensor<2x2xi32> {
+  %b = "onnx.Constant"() <{value = dense<[[130, 120], [128, 255], [0, 129]]> : tensor<3x2xui8>}> : () -> tensor<3x2xui8>
+  %bz = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %0 = "onnx.MatMulInteger"(%a, %b, %az, %bz) : (tensor<2x3xui8>, tensor<3x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<2x2xi32>
+  return %0 : tensor<2x2xi32>
+}
+
+// -----
+
+// B - b_zero_point beyond int8 (255 - 0): the general form, both operands
+// shifted in i32.
+// CHECK-LABEL: func.func @matmul_integer_constant_b_wide(
+// CHECK-NOT: int8_weights
+// CHECK: arith.subi
+// CHECK: arith.muli %{{.*}}, %{{.*}} : i32
+func.func @matmul_integer_constant_b_wide(%a: tensor<2x3xui8>, %az: tensor<ui8>) -> tensor<2x2xi32> {
+  %b = "onnx.Constant"() <{value = dense<[[130, 120], [128, 255], [0, 129]]> : tensor<3x2xui8>}> : () -> tensor<3x2xui8>
+  %bz = "onnx.Constant"() <{value = dense<0> : tensor<ui8>}> : () -> tensor<ui8>
+  %0 = "onnx.MatMulInteger"(%a, %b, %az, %bz) : (tensor<2x3xui8>, tensor<3x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<2x2xi32>
+  return %0 : tensor<2x2xi32>
+}

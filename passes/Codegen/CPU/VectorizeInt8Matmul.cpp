@@ -1,0 +1,417 @@
+//===- VectorizeInt8Matmul.cpp - int8 dot-product kernels -----*- C++ -*-===//
+//
+// kiln-vectorize-int8-matmul: the integer matmuls that the lowering of
+// MatMulInteger and QLinearMatMul makes for a constant B (Quantize.cpp,
+// matMulConstantB),
+//
+//   out[..., m, n] += ext(A[..., m, k]) * extsi(B'[k, n])   (i32; A u8 or s8)
+//
+// become register-blocked kernels on the target's integer dot product,
+// which adds G products of adjacent pairs into each i32 lane:
+//   vnni512     AVX-512 VNNI vpdpbusd: G = 4 bytes (u8 x s8), 16 lanes;
+//   pmaddwd512  AVX-512BW vpmaddwd + vpaddd: G = 2 words (s16 x s16);
+//   pmaddwd256  AVX2 vpmaddwd + vpaddd: G = 2 words, 8 lanes.
+//
+//   B' is packed at compile time into one panel per tile of NR = NV x L
+//   columns, G consecutive k of a column side by side (bytes for vnni512,
+//   sign-extended words otherwise):
+//     packed[tile][k / G][(v * L + lane) * G + k % G]   (zero-padded)
+//   for each tile of columns (the parallel loop), each dim of A before m,
+//   each tile of MR rows:
+//     MR x NV accumulators (vector<L x i32>) start from the output;
+//     per group of G k: NV panel vectors, and per row the row's G values
+//     of A (as bytes, or widened to words) broadcast to every lane as one
+//     i32, one dot product per accumulator;
+//     a last, partial group reads its values one by one;
+//   stores (masked in the last, partial tile of columns).
+//
+// Both dot products are exact: vpdpbusd multiplies unsigned bytes of its
+// first operand by signed bytes of its second without saturation (for
+// signed A it reads A + 128, its bytes xor 0x80, and 128 x sum_k B'[k, n]
+// is taken off by starting the accumulators from its negation, a packed
+// constant); vpmaddwd's two 16-bit products of 8-bit values sum far below
+// the i32 range. (vpmaddubsw, with its 16-bit saturation, is not used.)
+// Generics of other forms, dynamic shapes or other targets stay for the
+// loop lowering.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
+#include "passes/Utils/ElementsData.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
+
+#include <cstring>
+
+namespace kiln {
+#define GEN_PASS_DEF_VECTORIZEINT8MATMULPASS
+#include "passes/Codegen/CPU/Passes.h.inc"
+} // namespace kiln
+
+using namespace mlir;
+
+namespace {
+
+/// One target's integer dot product.
+struct DotKind {
+  int64_t lanes;     ///< i32 lanes of a vector.
+  int64_t group;     ///< Products summed per lane: 4 bytes or 2 words.
+  int64_t registers; ///< Vector registers.
+  StringRef intrinsic;
+  bool accumulates; ///< The intrinsic takes the accumulator (vpdpbusd).
+};
+
+std::optional<DotKind> dotKind(StringRef name) {
+  if (name == "vnni512")
+    return DotKind{16, 4, 32, "llvm.x86.avx512.vpdpbusd.512", true};
+  if (name == "pmaddwd512")
+    return DotKind{16, 2, 32, "llvm.x86.avx512.pmaddw.d.512", false};
+  if (name == "pmaddwd256")
+    return DotKind{8, 2, 16, "llvm.x86.avx2.pmadd.wd", false};
+  return std::nullopt;
+}
+
+/// The int8 matmul `op` is, if it is one the kernel takes.
+struct Int8Matmul {
+  linalg::GenericOp op;
+  Value a, out;
+  ArrayRef<char> weights; ///< B' [K, N], row-major int8.
+  bool signedA = false;
+  int64_t m = 0, n = 0, k = 0;
+  SmallVector<int64_t> batch; ///< A's and the output's dims before m.
+};
+
+/// The bytes of the constant 8-bit global `v` views (through reshapes).
+std::optional<ArrayRef<char>> constantBytes(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    auto get = dyn_cast<memref::GetGlobalOp>(def);
+    auto module = def->getParentOfType<ModuleOp>();
+    auto global = get && module ? module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()) : nullptr;
+    if (!global || !global.getConstant() || !global.getType().getLayout().isIdentity() ||
+        !global.getType().getElementType().isInteger(8))
+      return std::nullopt;
+    std::optional<ArrayRef<char>> raw = kiln::rawElementData(global.getInitialValueAttr());
+    if (!raw || int64_t(raw->size()) != global.getType().getNumElements())
+      return std::nullopt;
+    return raw;
+  }
+  return std::nullopt;
+}
+
+std::optional<Int8Matmul> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], out = op.getDpsInits()[0];
+  auto aType = dyn_cast<MemRefType>(a.getType());
+  auto wType = dyn_cast<MemRefType>(w.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!aType || !wType || !outType || !aType.getElementType().isInteger(8) ||
+      !wType.getElementType().isInteger(8) || !outType.getElementType().isInteger(32) ||
+      !aType.hasStaticShape() || !outType.hasStaticShape() || wType.getRank() != 2 ||
+      aType.getRank() < 2 || outType.getRank() != aType.getRank() ||
+      !kiln::vec::innermostContiguous(a) || !kiln::vec::innermostContiguous(out))
+    return std::nullopt;
+  int64_t r = aType.getRank();
+  MLIRContext *ctx = op.getContext();
+  auto d = [&](int64_t i) { return getAffineDimExpr(unsigned(i), ctx); };
+  SmallVector<AffineExpr> aExprs, outExprs;
+  for (int64_t i = 0; i < r - 1; ++i)
+    aExprs.push_back(d(i)), outExprs.push_back(d(i));
+  aExprs.push_back(d(r));
+  outExprs.push_back(d(r - 1));
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  if (maps[0] != AffineMap::get(r + 1, 0, aExprs, ctx) ||
+      maps[1] != AffineMap::get(r + 1, 0, {d(r), d(r - 1)}, ctx) ||
+      maps[2] != AffineMap::get(r + 1, 0, outExprs, ctx) ||
+      iters.back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  Int8Matmul mm;
+  mm.op = op;
+  mm.a = a;
+  mm.out = out;
+  if (!kiln::vec::isInt8MultiplyAccumulate(op, &mm.signedA))
+    return std::nullopt;
+  std::optional<ArrayRef<char>> weights = constantBytes(w);
+  if (!weights)
+    return std::nullopt;
+  mm.weights = *weights;
+  mm.k = wType.getDimSize(0);
+  mm.n = wType.getDimSize(1);
+  mm.m = aType.getDimSize(r - 2);
+  mm.batch.assign(aType.getShape().begin(), aType.getShape().end() - 2);
+  if (aType.getDimSize(r - 1) != mm.k || outType.getDimSize(r - 1) != mm.n ||
+      outType.getDimSize(r - 2) != mm.m ||
+      outType.getShape().drop_back(2) != ArrayRef<int64_t>(mm.batch))
+    return std::nullopt;
+  return mm;
+}
+
+/// Builds one kernel; the tile is MR rows by NV vectors.
+class Int8KernelBuilder {
+public:
+  Int8KernelBuilder(const Int8Matmul &mm, const DotKind &dot, bool parallel)
+      : mm(mm), dot(dot), parallel(parallel) {
+    nv = std::clamp<int64_t>((mm.n + dot.lanes - 1) / dot.lanes, 1, dot.registers / 8);
+    // Accumulators, the panel vectors and one broadcast in the registers
+    // (and for vpmaddwd one product).
+    mr = std::clamp<int64_t>((dot.registers - nv - 2) / nv, 1, 8);
+    mr = std::min(mr, mm.m);
+  }
+
+  void build(ModuleOp module, unsigned &globals);
+
+private:
+  Location loc() const { return mm.op->getLoc(); }
+  Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+  Value global(OpBuilder &b, ModuleOp module, unsigned &globals, Type elem,
+               ArrayRef<int64_t> shape, ArrayRef<char> bytes);
+  /// The tile of columns at `n0` (`vectors` vectors, the last with
+  /// `lastOn` lanes in bounds), for every dim before m.
+  void columnTile(OpBuilder &b, Value tile, Value n0, int64_t vectors, int64_t lastOn);
+  /// The tile of `rows` rows at `m0` of the columns at `n0`.
+  void rowTile(OpBuilder &b, ArrayRef<Value> outer, Value m0, int64_t rows, Value tile, Value n0,
+               int64_t vectors, int64_t lastOn);
+  /// The G values of A's row `row` at group `group` (k = G * group ...),
+  /// in bounds up to `valid` of them, as one i32: four bytes (xor 0x80
+  /// for signed A) or two words.
+  Value rowGroup(OpBuilder &b, ArrayRef<Value> outer, Value row, Value group, int64_t valid);
+
+  const Int8Matmul &mm;
+  const DotKind &dot;
+  bool parallel;
+  int64_t nv = 1, mr = 1;
+  Value packed, correction;
+};
+
+Value Int8KernelBuilder::global(OpBuilder &b, ModuleOp module, unsigned &globals, Type elem,
+                                ArrayRef<int64_t> shape, ArrayRef<char> bytes) {
+  std::string name = ("__kiln_int8_packed_" + Twine(globals++)).str();
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  auto type = MemRefType::get(shape, elem);
+  auto value = DenseResourceElementsAttr::get(
+      RankedTensorType::get(shape, elem), name,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, /*align=*/64));
+  memref::GlobalOp::create(mb, loc(), name, mb.getStringAttr("private"), type, value,
+                           /*constant=*/true, mb.getI64IntegerAttr(64));
+  return memref::GetGlobalOp::create(b, loc(), type, name);
+}
+
+void Int8KernelBuilder::build(ModuleOp module, unsigned &globals) {
+  OpBuilder b(mm.op);
+  int64_t g = dot.group, width = nv * dot.lanes, tiles = (mm.n + width - 1) / width;
+  int64_t groups = (mm.k + g - 1) / g;
+  // Bytes for vpdpbusd, sign-extended words for vpmaddwd.
+  int64_t elemBytes = g == 4 ? 1 : 2;
+  std::vector<char> panels(size_t(tiles * groups * width * g * elemBytes), 0);
+  std::vector<int32_t> sums(size_t(tiles * width), 0);
+  for (int64_t kk = 0; kk < mm.k; ++kk)
+    for (int64_t j = 0; j < mm.n; ++j) {
+      int8_t v = int8_t(mm.weights[size_t(kk * mm.n + j)]);
+      int64_t t = j / width, col = j % width;
+      size_t at = size_t(((t * groups + kk / g) * width + col) * g + kk % g);
+      if (elemBytes == 1) {
+        panels[at] = char(v);
+      } else {
+        int16_t word = v;
+        std::memcpy(&panels[at * 2], &word, 2);
+      }
+      sums[size_t(j)] -= 128 * int32_t(v);
+    }
+  packed = global(b, module, globals, b.getIntegerType(unsigned(8 * elemBytes)),
+                  {tiles, groups, width * g}, panels);
+  if (mm.signedA && dot.accumulates)
+    correction = global(b, module, globals, b.getI32Type(), {tiles * width},
+                        ArrayRef<char>(reinterpret_cast<const char *>(sums.data()),
+                                       sums.size() * sizeof(int32_t)));
+  int64_t full = mm.n / width, rest = mm.n % width;
+  auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, tiles), index(b, 1));
+  int64_t work = mm.m * mm.n * mm.k;
+  for (int64_t d : mm.batch)
+    work *= d;
+  if (parallel && tiles >= 2 && work >= (int64_t(1) << 18) &&
+      !kiln::vec::insideParallelLoop(mm.op))
+    loop->setAttr("kiln.parallel", b.getUnitAttr());
+  OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
+  Value tile = loop.getInductionVar();
+  Value n0 = arith::MulIOp::create(lb, loc(), tile, index(lb, width));
+  if (!rest)
+    return columnTile(lb, tile, n0, nv, dot.lanes);
+  int64_t restVectors = (rest + dot.lanes - 1) / dot.lanes;
+  int64_t lastOn = rest - (restVectors - 1) * dot.lanes;
+  if (!full)
+    return columnTile(lb, tile, n0, restVectors, lastOn);
+  Value whole = arith::CmpIOp::create(lb, loc(), arith::CmpIPredicate::slt, tile, index(lb, full));
+  auto branch = scf::IfOp::create(lb, loc(), whole, /*withElseRegion=*/true);
+  OpBuilder tb = branch.getThenBodyBuilder();
+  columnTile(tb, tile, n0, nv, dot.lanes);
+  OpBuilder eb = branch.getElseBodyBuilder();
+  columnTile(eb, tile, n0, restVectors, lastOn);
+}
+
+void Int8KernelBuilder::columnTile(OpBuilder &b, Value tile, Value n0, int64_t vectors,
+                                   int64_t lastOn) {
+  // The dims before m, then the row tiles.
+  SmallVector<Value> outer;
+  OpBuilder inner = b;
+  for (int64_t d : mm.batch) {
+    auto loop = scf::ForOp::create(inner, loc(), index(inner, 0), index(inner, d), index(inner, 1));
+    outer.push_back(loop.getInductionVar());
+    inner = OpBuilder::atBlockTerminator(loop.getBody());
+  }
+  int64_t fullRows = mm.m / mr * mr, restRows = mm.m % mr;
+  if (fullRows) {
+    auto rows = scf::ForOp::create(inner, loc(), index(inner, 0), index(inner, fullRows),
+                                   index(inner, mr));
+    OpBuilder rb = OpBuilder::atBlockTerminator(rows.getBody());
+    rowTile(rb, outer, rows.getInductionVar(), mr, tile, n0, vectors, lastOn);
+  }
+  if (restRows)
+    rowTile(inner, outer, index(inner, fullRows), restRows, tile, n0, vectors, lastOn);
+}
+
+Value Int8KernelBuilder::rowGroup(OpBuilder &b, ArrayRef<Value> outer, Value row, Value group,
+                                  int64_t valid) {
+  Type i32 = b.getI32Type();
+  int64_t g = dot.group;
+  Value k0 = arith::MulIOp::create(b, loc(), group, index(b, g));
+  SmallVector<Value> idx(outer.begin(), outer.end());
+  idx.push_back(row);
+  idx.push_back(k0);
+  auto constant = [&](int64_t v) { return arith::ConstantIntOp::create(b, loc(), i32, v); };
+  Value word;
+  if (valid == g) {
+    // One load of the group, widened to words for vpmaddwd.
+    Value values = vector::LoadOp::create(b, loc(), VectorType::get({g}, b.getI8Type()), mm.a, idx);
+    if (g == 2) {
+      auto words = VectorType::get({2}, b.getI16Type());
+      values = mm.signedA ? Value(arith::ExtSIOp::create(b, loc(), words, values))
+                          : Value(arith::ExtUIOp::create(b, loc(), words, values));
+    }
+    Value asWord = vector::BitCastOp::create(b, loc(), VectorType::get({1}, i32), values);
+    word = vector::ExtractOp::create(b, loc(), asWord, ArrayRef<int64_t>{0});
+  } else {
+    // A partial group: its values one by one, the rest zero (they meet
+    // the panel's zero padding).
+    int64_t bits = 32 / g;
+    word = constant(0);
+    for (int64_t j = 0; j < valid; ++j) {
+      idx.back() = arith::AddIOp::create(b, loc(), k0, index(b, j));
+      Value value = memref::LoadOp::create(b, loc(), mm.a, idx);
+      Value wide = g == 2 && mm.signedA ? Value(arith::ExtSIOp::create(b, loc(), i32, value))
+                                        : Value(arith::ExtUIOp::create(b, loc(), i32, value));
+      if (bits < 32)
+        wide = arith::AndIOp::create(b, loc(), wide, constant((int64_t(1) << bits) - 1));
+      if (j)
+        wide = arith::ShLIOp::create(b, loc(), wide, constant(bits * j));
+      word = arith::OrIOp::create(b, loc(), word, wide);
+    }
+  }
+  if (mm.signedA && dot.accumulates)
+    word = arith::XOrIOp::create(b, loc(), word, constant(int64_t(int32_t(0x80808080u))));
+  return word;
+}
+
+void Int8KernelBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value m0, int64_t rows,
+                                Value tile, Value n0, int64_t vectors, int64_t lastOn) {
+  Type i32 = b.getI32Type();
+  int64_t lanes = dot.lanes;
+  auto accType = VectorType::get({lanes}, i32);
+  // The dot product's operands: bytes or words.
+  auto operandType =
+      VectorType::get({lanes * dot.group}, b.getIntegerType(unsigned(32 / dot.group)));
+  auto on = [&](int64_t v) { return v + 1 == vectors ? lastOn : lanes; };
+  auto outIndex = [&](OpBuilder &b, int64_t r, int64_t v) {
+    SmallVector<Value> idx(outer.begin(), outer.end());
+    idx.push_back(arith::AddIOp::create(b, loc(), m0, index(b, r)));
+    idx.push_back(arith::AddIOp::create(b, loc(), n0, index(b, v * lanes)));
+    return idx;
+  };
+  SmallVector<Value> inits;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < vectors; ++v) {
+      Value acc = kiln::vec::load(b, loc(), mm.out, outIndex(b, r, v), accType, on(v));
+      if (correction) {
+        Value at = arith::AddIOp::create(b, loc(), n0, index(b, v * lanes));
+        acc = arith::AddIOp::create(
+            b, loc(), acc, vector::LoadOp::create(b, loc(), accType, correction, ValueRange{at}));
+      }
+      inits.push_back(acc);
+    }
+  auto intrinsic = StringAttr::get(b.getContext(), dot.intrinsic);
+  // One group of G k: NV panel vectors, a broadcast per row.
+  auto step = [&](OpBuilder &b, Value group, ValueRange accs, int64_t valid) {
+    SmallVector<Value> weights;
+    for (int64_t v = 0; v < vectors; ++v)
+      weights.push_back(vector::LoadOp::create(
+          b, loc(), operandType, packed, ValueRange{tile, group, index(b, v * lanes * dot.group)}));
+    SmallVector<Value> next;
+    for (int64_t r = 0; r < rows; ++r) {
+      Value row = arith::AddIOp::create(b, loc(), m0, index(b, r));
+      Value word = rowGroup(b, outer, row, group, valid);
+      Value values = vector::BitCastOp::create(
+          b, loc(), operandType, vector::BroadcastOp::create(b, loc(), accType, word));
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value acc = accs[size_t(r * vectors + v)];
+        if (dot.accumulates) {
+          next.push_back(LLVM::CallIntrinsicOp::create(b, loc(), accType, intrinsic,
+                                                       ValueRange{acc, values, weights[size_t(v)]})
+                             .getResult(0));
+          continue;
+        }
+        Value products = LLVM::CallIntrinsicOp::create(b, loc(), accType, intrinsic,
+                                                       ValueRange{values, weights[size_t(v)]})
+                             .getResult(0);
+        next.push_back(arith::AddIOp::create(b, loc(), acc, products));
+      }
+    }
+    return next;
+  };
+  int64_t fullGroups = mm.k / dot.group, tail = mm.k % dot.group;
+  SmallVector<Value> accs = inits;
+  if (fullGroups) {
+    auto groups = scf::ForOp::create(
+        b, loc(), index(b, 0), index(b, fullGroups), index(b, 1), inits,
+        [&](OpBuilder &gb, Location l, Value group, ValueRange iterArgs) {
+          scf::YieldOp::create(gb, l, step(gb, group, iterArgs, dot.group));
+        });
+    accs.assign(groups.getResults().begin(), groups.getResults().end());
+  }
+  if (tail)
+    accs = step(b, index(b, fullGroups), accs, tail);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < vectors; ++v)
+      kiln::vec::store(b, loc(), accs[size_t(r * vectors + v)], mm.out, outIndex(b, r, v), on(v));
+}
+
+struct VectorizeInt8MatmulPass
+    : public kiln::impl::VectorizeInt8MatmulPassBase<VectorizeInt8MatmulPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    std::optional<DotKind> dot = dotKind(kind);
+    if (!dot)
+      return;
+    ModuleOp module = getOperation();
+    SmallVector<Int8Matmul> found;
+    module.walk([&](linalg::GenericOp op) {
+      if (std::optional<Int8Matmul> mm = match(op))
+        found.push_back(*mm);
+    });
+    unsigned globals = 0;
+    for (Int8Matmul &mm : found) {
+      Int8KernelBuilder(mm, *dot, parallel).build(module, globals);
+      mm.op.erase();
+    }
+  }
+};
+
+} // namespace
