@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "models"))
 import models as suite  # noqa: E402
 
 DTYPES = {np.dtype(np.float32): "float32", np.dtype(np.int64): "int64",
-          np.dtype(np.int32): "int32"}
+          np.dtype(np.int32): "int32", np.dtype(np.uint8): "uint8", np.dtype(np.int8): "int8"}
 
 
 def run(cmd, **kw):
@@ -182,6 +182,18 @@ def micro_models(folder, conv_sweep=False):
                     [helper.make_tensor_value_info("c", TensorProto.FLOAT, [n, n])], [w])
         out.append(("sgemm %d^3" % n, 2.0 * n ** 3, path,
                     [rng.standard_normal((n, n)).astype(np.float32)]))
+    # Integer matmuls (MatMulInteger, uint8 activations by constant int8
+    # weights, as dynamically quantised transformers run them): 1024^3 and
+    # a BERT-base layer's shapes at sequence length 128.
+    for m, k, n in ((1024, 1024, 1024), (128, 768, 768), (128, 768, 3072), (128, 3072, 768)):
+        w = numpy_helper.from_array(rng.integers(-128, 128, (k, n)).astype(np.int8), "w")
+        zp = numpy_helper.from_array(np.array(128, np.uint8), "a_zp")
+        path = save("imatmul_%d_%d_%d" % (m, k, n),
+                    [helper.make_node("MatMulInteger", ["a", "w", "a_zp"], ["c"])],
+                    [helper.make_tensor_value_info("a", TensorProto.UINT8, [m, k])],
+                    [helper.make_tensor_value_info("c", TensorProto.INT32, [m, n])], [w, zp])
+        out.append(("imatmul %dx%dx%d" % (m, k, n), 2.0 * m * k * n, path,
+                    [rng.integers(0, 256, (m, k)).astype(np.uint8)]))
     # ResNet's most common convolutions: 3x3 64->64 and 1x1 256->64 at 56x56;
     # its small maps (stage 3 and 4, 14x14 and 7x7) and a strided one.
     convs = [("conv3x3 64->64 56x56", 64, 64, 3, 56, 1),
@@ -295,7 +307,10 @@ def main():
                                     "ort_fraction_of_peak": og / peak})
             print("%-24s %10.2f %10.2f %9.1f%% %9.1f%%" % (name, kg, og, 100 * kg / peak,
                                                              100 * og / peak), flush=True)
-        print("GF/s count a direct convolution's multiply-adds; kiln computes stride-1 3x3\n"
+        print("imatmul rows count integer multiply-adds (GOP/s) against the same FP32 peak;\n"
+              "an int8 dot product (AVX-512 VNNI vpdpbusd) does four per lane, so their\n"
+              "ceiling is about 4x that peak.\n"
+              "GF/s count a direct convolution's multiply-adds; kiln computes stride-1 3x3\n"
               "convs of 64+ channels on maps of 8x8 and up as Winograd, F(4x4, 3x3) from\n"
               "28x28 on (4x fewer) and F(2x2, 3x3) below (2.25x fewer), so they can exceed\n"
               "the peak.")

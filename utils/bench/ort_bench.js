@@ -3,7 +3,7 @@
 //
 //   node ort_bench.js MODEL.onnx INPUTS.json THREADS ITERATIONS WARMUP [OUT_DIR]
 //
-// INPUTS.json: [{"name", "dtype" ("float32" | "int64" | "int32"), "dims",
+// INPUTS.json: [{"name", "dtype" ("float32" | "int64" | "int32" | "uint8" | "int8"), "dims",
 // "file" (raw little-endian bytes)}]. The session uses graph optimisation
 // level 'all', intraOpNumThreads = THREADS, interOpNumThreads = 1, sequential
 // execution. Prints one JSON line: {"times_ms": [...], "median_ms": m}. With
@@ -14,7 +14,8 @@ const fs = require('fs');
 const path = require('path');
 const ort = require(path.join(__dirname, 'node_modules', 'onnxruntime-node'));
 
-const TYPED = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array};
+const TYPED = {float32: Float32Array, int64: BigInt64Array, int32: Int32Array,
+               uint8: Uint8Array, int8: Int8Array};
 
 async function main() {
   const [model, inputsJson, threads, iterations, warmup, outDir] = process.argv.slice(2);
