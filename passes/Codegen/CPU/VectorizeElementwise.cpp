@@ -3,7 +3,8 @@
 // The innermost loop of a linalg.generic on f32 buffers becomes a loop over
 // vectors when its dim is parallel and every operand either is contiguous
 // along it (a vector load/store) or does not depend on it (a scalar load,
-// broadcast). The body's arith/math ops are rebuilt on vectors; the outer
+// broadcast). Operands of 8-, 16- and 32-bit integers may take part in
+// those two ways (quantisation to int8, int32 accumulators' epilogues). The body's arith/math ops are rebuilt on vectors; the outer
 // loops keep the generic's order, so every output element sees the same
 // sequence of updates as in the scalar loops (reductions over outer dims
 // included). A static tail is one masked vector.
@@ -55,7 +56,14 @@ namespace {
 /// vectorised).
 std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsigned last) {
   auto type = dyn_cast<MemRefType>(operand.get().getType());
-  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+  if (!type || !type.hasStaticShape())
+    return std::nullopt;
+  // f32 moves in any of the ways below; 8-, 16- and 32-bit integers (a
+  // quantisation's int8 output, an int32 accumulator's epilogue) only
+  // contiguously or not at all.
+  Type elem = type.getElementType();
+  bool isFloat = elem.isF32();
+  if (!isFloat && !elem.isInteger(8) && !elem.isInteger(16) && !elem.isInteger(32))
     return std::nullopt;
   AffineMap map = op.getMatchingIndexingMap(&operand);
   if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
@@ -68,6 +76,8 @@ std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsig
     return 0;
   if (*at + 1 == map.getNumResults() && kiln::vec::innermostContiguous(operand.get()))
     return 1;
+  if (!isFloat)
+    return std::nullopt;
   // A stride-2..4 window of a buffer (a Winograd conv's taps and its
   // output's parities): read and written through that buffer, shuffled.
   if (*at + 1 == map.getNumResults()) {
