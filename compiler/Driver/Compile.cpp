@@ -249,6 +249,10 @@ int compileModel(const CompileRequest &request) {
   pipelineOptions.vectorRegisters = targetDesc.vectorRegisters;
   pipelineOptions.prefetchDistance = targetDesc.prefetchDistance;
   pipelineOptions.int8DotProduct = targetDesc.int8DotProduct;
+  if (!request.quantize.empty() && request.quantize != "dynamic")
+    return fail("--quantize=" + request.quantize +
+                ": expected 'dynamic' (calibrated static INT8, 'int8', is not built yet)");
+  pipelineOptions.quantize = request.quantize;
   // Threads come from the runtime, which shared and static libraries for
   // the host carry; objects stay single-threaded and need no runtime.
   pipelineOptions.parallelLoops =

@@ -29,6 +29,9 @@ struct CompileRequest {
   std::string header; ///< "" = NAME.h beside the output.
   bool onnxShapeInference = true;
   bool eraseInferredShapes = false;
+  /// "" (the model's own types) or "dynamic" (MatMul/Gemm weights to int8,
+  /// activations quantised at run time).
+  std::string quantize;
   bool timing = false; ///< Per-phase wall time and peak memory on stderr.
   bool quiet = false;  ///< Errors only (no progress line, no timing).
 };

@@ -57,6 +57,11 @@ cl::list<std::string> maxShapes(
              "static size (firmware) and larger values are refused at run time; "
              "repeatable"),
     cl::value_desc("DIM=VALUE"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> quantizeMode(
+    "quantize",
+    cl::desc("Quantise a float model: 'dynamic' = MatMul/Gemm weights to int8 (per output "
+             "column), their activations quantised at run time"),
+    cl::value_desc("mode"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> targetTriple(
     "target", cl::desc("Target triple (default: the host)"),
     cl::value_desc("triple"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
@@ -201,6 +206,7 @@ int main(int argc, char **argv) {
     r.compileTo = compileTo;
     r.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     r.maxShapes.assign(maxShapes.begin(), maxShapes.end());
+    r.quantize = quantizeMode;
     r.target = targetTriple;
     r.cpu = targetCpu;
     r.features = targetFeatures;

@@ -6,6 +6,7 @@
 #include "passes/Conversion/OnnxToLinalg/Passes.h"
 #include "passes/Memory/Passes.h"
 #include "passes/Onnx/Passes.h"
+#include "passes/Quantization/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -57,6 +58,11 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxLowerSequencesPass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldChannelScalePass());
+    if (options.quantize == "dynamic") {
+      pm.addNestedPass<func::FuncOp>(quantization::createQuantizeDynamicPass());
+      // One DynamicQuantizeLinear per activation that several projections read.
+      pm.addPass(createCSEPass());
+    }
     return;
   case Phase::Lower:
     // Before anything is lowered for one batch item: are items independent?
@@ -207,6 +213,7 @@ void registerKilnDialects(DialectRegistry &registry) {
 
 void registerKilnPasses() {
   onnx::registerOnnxPasses();
+  quantization::registerQuantizationPasses();
   registerOnnxToLinalgPasses();
   registerMemoryPasses();
   registerCodegenCPUPasses();

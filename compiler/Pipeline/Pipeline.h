@@ -47,6 +47,8 @@ struct PipelineOptions {
   unsigned vectorRegisters = 16;
   /// Steps ahead the kernels prefetch far operands (0: no prefetches).
   unsigned prefetchDistance = 0;
+  /// --quantize: "" (float as given) or "dynamic" (kiln-quantize-dynamic).
+  std::string quantize;
   /// The integer dot product int8 matmuls by constant weights run on
   /// (kiln-vectorize-int8-matmul's kinds: vnni512, pmaddwd512,
   /// pmaddwd256), or empty.

@@ -1,0 +1,29 @@
+//===- Passes.td - INT8 quantisation passes ----------------*- tablegen -*-===//
+
+#ifndef KILN_PASSES_QUANTIZATION_PASSES_TD
+#define KILN_PASSES_QUANTIZATION_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def QuantizeDynamicPass : Pass<"kiln-quantize-dynamic", "mlir::func::FuncOp"> {
+  let summary = "Dynamic INT8 quantisation of MatMul and Gemm by constant weights";
+  let description = [{
+    `kiln compile --quantize=dynamic`. Every float32 MatMul whose B is a
+    constant 2-D [K, N] weight (and every Gemm whose B is one, transA = 0,
+    beta = 1) becomes
+
+      q, s, zp = DynamicQuantizeLinear(A)        (uint8, per tensor, at run time)
+      acc = MatMulInteger(q, Wq, zp)             (int32)
+      y = Cast(acc, float32) * (s * w_scale)     (+ C for Gemm)
+
+    with Wq = round_half_even(W / w_scale) clamped to [-127, 127] (int8,
+    symmetric) and w_scale[n] = max_k |W[k, n]| / 127 per output column
+    (alpha folded in; 1 for an all-zero column). MatMuls of two run-time
+    values (attention's) and everything else stay in float. The integer
+    matmuls then run on the int8 dot-product kernels
+    (kiln-vectorize-int8-matmul).
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
+#endif // KILN_PASSES_QUANTIZATION_PASSES_TD
