@@ -9,6 +9,8 @@
 // panel of 2 vectors (32 columns, the last 12 padding), 2 groups (the
 // second holds k = 4, 5); one tile of 7 rows, a loop over the one full
 // group, then the partial group read byte by byte.
+// The original weights are read packed only: their global goes.
+// VNNI-NOT: constant @w
 // VNNI-LABEL: func.func @u8(
 // VNNI: memref.get_global @__kiln_int8_packed_0 : memref<1x2x128xi8>
 // VNNI: vector.maskedload %{{.*}} : memref<7x20xi32>, vector<16xi1>, vector<16xi32> into vector<16xi32>

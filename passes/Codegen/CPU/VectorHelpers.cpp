@@ -222,6 +222,20 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
          (mul->getOperand(0) == y && mul->getOperand(1) == x);
 }
 
+void eraseUnusedGlobals(ModuleOp module) {
+  SmallVector<Operation *> dead;
+  module.walk([&](Operation *op) {
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::GetGlobalOp>(op))
+      dead.push_back(op);
+  });
+  for (Operation *op : llvm::reverse(dead))
+    if (op->use_empty())
+      op->erase();
+  for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+    if (global.isPrivate() && SymbolTable::symbolKnownUseEmpty(global, module))
+      global.erase();
+}
+
 bool isInt8MultiplyAccumulate(linalg::GenericOp op, bool *signedX) {
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return false;

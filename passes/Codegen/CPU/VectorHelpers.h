@@ -12,6 +12,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
 
@@ -154,6 +155,9 @@ bool vectorisableBody(mlir::linalg::GenericOp op);
 llvm::SmallVector<mlir::Value> vectorizeBody(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                                              mlir::IRMapping &map, int64_t lanes);
 
+/// Erases views and memref.get_global ops nobody uses, then the private
+/// globals nobody reads: the weights a kernel pass packed into new globals.
+void eraseUnusedGlobals(mlir::ModuleOp module);
 /// The constant that `op` writes into every element of `buffer`, if it
 /// does: linalg.fill, or a linalg.map / linalg.generic without inputs
 /// whose body yields a constant defined outside it.

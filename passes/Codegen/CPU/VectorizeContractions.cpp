@@ -210,17 +210,7 @@ struct VectorizeContractionsPass
     if (!packCount)
       return;
     // Weights now only read packed: drop the dead views and globals.
-    SmallVector<Operation *> dead;
-    module.walk([&](Operation *op) {
-      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::GetGlobalOp>(op))
-        dead.push_back(op);
-    });
-    for (Operation *op : llvm::reverse(dead))
-      if (op->use_empty())
-        op->erase();
-    for (auto global : llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
-      if (global.isPrivate() && SymbolTable::symbolKnownUseEmpty(global, module))
-        global.erase();
+    kiln::vec::eraseUnusedGlobals(module);
   }
 };
 

@@ -411,6 +411,11 @@ struct VectorizeInt8MatmulPass
       Int8KernelBuilder(mm, *dot, parallel).build(module, globals);
       mm.op.erase();
     }
+    if (found.empty())
+      return;
+    // The weights are now only read packed: drop their dead views and
+    // globals (the packing read their bytes, so only now).
+    kiln::vec::eraseUnusedGlobals(module);
   }
 };
 
