@@ -37,6 +37,10 @@ SAME_AS(ReverseSequence, Input, Y)
 #undef SAME_AS
 
 LogicalResult DynamicQuantizeLinearOp::inferShapes() {
+  // y_scale and y_zero_point are scalars (rank 0) whatever x is.
+  if (failed(refineResult(*this, getYScale(), SmallVector<int64_t>{})) ||
+      failed(refineResult(*this, getYZeroPoint(), SmallVector<int64_t>{})))
+    return failure();
   return sameAs(*this, getX(), getY());
 }
 

@@ -71,7 +71,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape",
         "onnx.Split",        "onnx.Trilu",     "onnx.Range",     "onnx.Concat",
         "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
-        "onnx.GlobalMaxPool"};
+        "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);

@@ -157,9 +157,14 @@ struct DynamicQuantizePattern : public OpConversionPattern<onnx::DynamicQuantize
     Location loc = op.getLoc();
     Value x = adaptor.getX();
     auto xType = cast<RankedTensorType>(x.getType());
-    if (!xType.getElementType().isF32() || xType.getNumElements() == 0)
+    if (!xType.getElementType().isF32() ||
+        (xType.hasStaticShape() && xType.getNumElements() == 0))
       return unsupported(rewriter, op, "only non-empty float32 inputs are supported");
     int64_t rank = xType.getRank();
+    // A dynamic dim may not be 0 either (the entry point refuses it).
+    for (int64_t d = 0; d < rank; ++d)
+      if (xType.isDynamicDim(d))
+        requireNonZero(op, op.getX(), d);
     Type f32 = rewriter.getF32Type();
     auto scalarType = RankedTensorType::get({}, f32);
     MLIRContext *ctx = rewriter.getContext();

@@ -679,3 +679,14 @@ func.func @partial_shape_slice(%x: tensor<?x1x64xf32>, %w: tensor<192x64xf32>) -
   %y = "onnx.Slice"(%w, %c0, %e, %c0, %none) : (tensor<192x64xf32>, tensor<1xi64>, tensor<*xi64>, tensor<1xi64>, none) -> tensor<*xf32>
   return %y : tensor<*xf32>
 }
+
+// -----
+
+// DynamicQuantizeLinear: y has x's shape, y_scale and y_zero_point are
+// scalars whatever x is.
+// CHECK-LABEL: func.func @dynamic_quantize_linear(
+// CHECK: "onnx.DynamicQuantizeLinear"(%{{.*}}) : (tensor<2x?xf32>) -> (tensor<2x?xui8>, tensor<f32>, tensor<ui8>)
+func.func @dynamic_quantize_linear(%x: tensor<2x?xf32>) -> (tensor<*xui8>, tensor<*xf32>, tensor<*xui8>) {
+  %y, %s, %z = "onnx.DynamicQuantizeLinear"(%x) : (tensor<2x?xf32>) -> (tensor<*xui8>, tensor<*xf32>, tensor<*xui8>)
+  return %y, %s, %z : tensor<*xui8>, tensor<*xf32>, tensor<*xui8>
+}

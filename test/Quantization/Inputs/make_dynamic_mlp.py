@@ -65,6 +65,28 @@ def main():
     y_float = np.maximum(x @ w1, 0) @ w2.T * alpha + b2
     np.save(os.path.join(out, "y_float.npy"), y_float.astype(np.float32))
 
+    # The same layers over a dynamic sequence length: x [1, seq, 24].
+    w2t = np.ascontiguousarray(w2.T)
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+             helper.make_node("Relu", ["h"], ["r"], name="relu"),
+             helper.make_node("MatMul", ["r", "w2t"], ["p"], name="fc2"),
+             helper.make_node("Add", ["p", "b2"], ["y"], name="bias")]
+    graph = helper.make_graph(
+        nodes, "mlp_seq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, "seq", 24])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, "seq", 10])],
+        [numpy_helper.from_array(w1, "w1"), numpy_helper.from_array(w2t, "w2t"),
+         numpy_helper.from_array(b2, "b2")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out, "mlp_seq.onnx"))
+    for seq in (7, 19):
+        xs = RNG.standard_normal((1, seq, 24)).astype(np.float32)
+        r = np.maximum(linear(xs[0], w1), 0)
+        ys = (linear(r, w2t) + b2)[None]
+        np.save(os.path.join(out, "x_seq%d.npy" % seq), xs)
+        np.save(os.path.join(out, "y_seq%d.npy" % seq), ys.astype(np.float32))
+
 
 if __name__ == "__main__":
     main()
