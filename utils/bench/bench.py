@@ -3,7 +3,7 @@
 
     python3 utils/bench/bench.py KILN [--models a,b,...] [--threads 1,2]
         [--iterations 10] [--warmup 3] [--rounds 2] [--micro [--conv-sweep]]
-        [--no-models] [--work DIR] [--json F]
+        [--dynamic-int8 [--dynamic-models a,b]] [--no-models] [--work DIR] [--json F]
 
 Needs ONNX Runtime from npm, once: `npm install --ignore-scripts` in
 utils/bench (package.json pins onnxruntime-node; --ignore-scripts skips its
@@ -29,6 +29,15 @@ peak, which utils/bench/fma_peak.c measures here (12 chains of FMAs of the
 host's widest vectors: AVX-512 where the CPU has it, else AVX2). With
 --conv-sweep the convolutions are every conv shape of resnet50 instead
 (23 models, one conv each).
+
+--dynamic-int8 adds the dynamically quantised transformers (bert_encoder and
+vit_b_16 unless --dynamic-models says otherwise): kiln compiles each with
+--quantize=dynamic and without; ONNX Runtime runs the same quantised graph
+(quantize_dynamic.py writes it as ONNX; ORT fuses it into its
+DynamicQuantizeMatMul) and the float model; all four alternate as above. It
+prints the latencies, kiln's INT8 over its FP32, kiln's INT8 over ORT's, the
+SQNR of kiln's INT8 output against its FP32 one and the parity of kiln's and
+ORT's INT8 outputs.
 
 These are measurements, not tests: the machines are noisy, so compare the
 ratios of one run, not absolute times across runs.
@@ -135,6 +144,52 @@ def measure(kiln, lib, onnx_path, npys, inputs_json, args):
     return {n: (statistics.median(k[n]), statistics.median(o[n])) for n in args.threads}
 
 
+def sqnr_db(ref, got):
+    ref, got = ref.astype(np.float64).ravel(), got.astype(np.float64).ravel()
+    noise = float(np.sum((ref - got) ** 2))
+    return float("inf") if noise == 0 else 10 * math.log10(float(np.sum(ref ** 2)) / noise)
+
+
+def bench_dynamic(kiln, name, args):
+    """kiln --quantize=dynamic against kiln FP32 and ORT on the same
+    quantised graph."""
+    import onnx
+    import quantize_dynamic
+    onnx_path, in_path, _ = suite.export(name, args.work)
+    folder = os.path.join(args.work, "bench-dynamic-" + name)
+    os.makedirs(folder, exist_ok=True)
+    libs = {}
+    for kind, flags in (("int8", ["--quantize=dynamic"]), ("fp32", [])):
+        libs[kind] = os.path.join(folder, "lib%s_%s.so" % (name, kind))
+        run([kiln, "compile", onnx_path, "-o", libs[kind], "-q"] + flags)
+    q_path = os.path.join(folder, name + "_dynamic.onnx")
+    model, _ = quantize_dynamic.quantize_dynamic(onnx.load(onnx_path))
+    onnx.save(model, q_path)
+    inputs_json, npys = write_inputs(onnx_path, [np.load(in_path)], folder)
+    outs = {}
+    for kind, lib in libs.items():
+        d = os.path.join(folder, "out-" + kind)
+        cmd = [kiln, "run", lib, "--save-outputs", d]
+        for n in npys:
+            cmd += ["--input", n]
+        run(cmd)
+        outs[kind] = np.load(os.path.join(d, sorted(f for f in os.listdir(d)
+                                                    if f.endswith(".npy"))[0]))
+    row = {"model": name, "sqnr_db": sqnr_db(outs["fp32"], outs["int8"]),
+           "parity": parity(kiln, libs["int8"], q_path, npys, inputs_json, folder)}
+    for n in args.threads:
+        times = {k: [] for k in ("kiln_int8", "kiln_fp32", "ort_int8", "ort_fp32")}
+        for _ in range(args.rounds):
+            for kind in ("int8", "fp32"):
+                times["kiln_" + kind] += kiln_times(kiln, libs[kind], npys, n, args.iterations,
+                                                    args.warmup)
+                times["ort_" + kind] += ort_times(q_path if kind == "int8" else onnx_path,
+                                                  inputs_json, n, args.iterations, args.warmup)
+        for k, v in times.items():
+            row["%s_ms_%dt" % (k, n)] = statistics.median(v)
+    return row
+
+
 def bench_model(kiln, name, args):
     onnx_path, in_path, _ = suite.export(name, args.work)
     folder = os.path.join(args.work, "bench-" + name)
@@ -239,6 +294,8 @@ def main():
     ap.add_argument("--conv-sweep", action="store_true",
                     help="with --micro: every conv shape of resnet50 instead of the usual five")
     ap.add_argument("--no-models", action="store_true")
+    ap.add_argument("--dynamic-int8", action="store_true")
+    ap.add_argument("--dynamic-models", default="bert_encoder,vit_b_16")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-models"))
     ap.add_argument("--json")
     args = ap.parse_args()
@@ -252,7 +309,7 @@ def main():
                           "cores": os.cpu_count()},
               "settings": {"iterations": args.iterations, "warmup": args.warmup,
                            "rounds": args.rounds, "threads": args.threads},
-              "models": [], "micro": []}
+              "models": [], "micro": [], "dynamic_int8": []}
     head = "".join(" %9s %9s %7s" % ("kiln %dT" % n, "ORT %dT" % n, "ratio")
                    for n in args.threads)
     if not args.no_models:
@@ -284,6 +341,26 @@ def main():
                     r["ort_speedup"] = r["ort_ms_%dt" % lo] / r["ort_ms_%dt" % hi]
                     print("%-20s %7.2f %7.2f" % (r["model"], r["kiln_speedup"],
                                                  r["ort_speedup"]), flush=True)
+    if args.dynamic_int8:
+        print("\ndynamic INT8 (ms)    " + "".join(
+            " %10s %10s %10s %10s %8s %8s" % ("kiln i8 %dT" % n, "kiln f32", "ORT i8",
+                                                "ORT f32", "i8/f32", "kiln/ORT")
+            for n in args.threads) + "  SQNR dB   parity", flush=True)
+        for name in [m for m in args.dynamic_models.split(",") if m]:
+            try:
+                r = bench_dynamic(kiln, name, args)
+            except RuntimeError as e:
+                print("%-20s error: %s" % (name, e), flush=True)
+                report["dynamic_int8"].append({"model": name, "error": str(e)})
+                continue
+            report["dynamic_int8"].append(r)
+            print("%-20s" % name + "".join(
+                " %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f" % (
+                    r["kiln_int8_ms_%dt" % n], r["kiln_fp32_ms_%dt" % n],
+                    r["ort_int8_ms_%dt" % n], r["ort_fp32_ms_%dt" % n],
+                    r["kiln_int8_ms_%dt" % n] / r["kiln_fp32_ms_%dt" % n],
+                    r["kiln_int8_ms_%dt" % n] / r["ort_int8_ms_%dt" % n]) for n in args.threads)
+                + "  %7.1f %8.2g" % (r["sqnr_db"], r["parity"]), flush=True)
     if args.micro:
         folder = os.path.join(args.work, "bench-micro")
         os.makedirs(folder, exist_ok=True)
