@@ -58,6 +58,8 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxLowerSequencesPass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxShapeInferencePass());
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldChannelScalePass());
+    // Models that arrive quantised (QDQ): their MatMuls as integer ops.
+    pm.addNestedPass<func::FuncOp>(quantization::createFuseQdqPass());
     if (options.quantize == "dynamic") {
       pm.addNestedPass<func::FuncOp>(quantization::createQuantizeDynamicPass());
       // One DynamicQuantizeLinear per activation that several projections read.

@@ -5,6 +5,22 @@
 
 include "mlir/Pass/PassBase.td"
 
+def FuseQdqPass : Pass<"kiln-fuse-qdq", "mlir::func::FuncOp"> {
+  let summary = "QDQ MatMuls by constant int8 weights as integer matmuls";
+  let description = [{
+    MatMul(DequantizeLinear(xq, xs, xzp), DequantizeLinear(Wq, ws, wzp)),
+    with Wq a constant 2-D int8/uint8 weight (ws, wzp per tensor or per
+    output column, axis 1) and xs, xzp per tensor, becomes
+    QLinearMatMul(xq, xs, xzp, Wq, ws, wzp, ys, yzp) when a per-tensor
+    QuantizeLinear alone reads it (replacing that too), else
+    Cast(MatMulInteger(xq, Wq, xzp, wzp)) * (xs * ws). The integer sum is
+    exact where the float one rounded: a requantised result may differ by
+    one step at a tie, as in runtimes that fuse the same way.
+    DequantizeLinears left without users go.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
 def QuantizeDynamicPass : Pass<"kiln-quantize-dynamic", "mlir::func::FuncOp"> {
   let summary = "Dynamic INT8 quantisation of MatMul and Gemm by constant weights";
   let description = [{

@@ -41,7 +41,7 @@ namespace onnx = kiln::onnx;
 namespace {
 
 /// A constant 2-D f32 weight [K, N] (transposed from [N, K] when
-/// `transposed`), row-major.
+/// `transposed`), row-major; none unless every value is finite.
 struct Weights {
   int64_t k = 0, n = 0;
   std::vector<float> values;
@@ -66,6 +66,9 @@ std::optional<Weights> constantWeights(Value v, bool transposed) {
       return std::nullopt;
     std::memcpy(data.data(), raw->data(), raw->size());
   }
+  // Infinities and NaNs have no int8 step: such a weight stays float.
+  if (!llvm::all_of(data, [](float v) { return std::isfinite(v); }))
+    return std::nullopt;
   if (!transposed) {
     w.values = std::move(data);
     return w;

@@ -64,3 +64,15 @@ func.func @shared_and_kept(%a: tensor<4x3xf32>, %b: tensor<4x3xf32>, %c: tensor<
   %3 = "onnx.Gemm"(%a, %w, %none) <{alpha = 1.000000e+00 : f32, beta = 2.000000e+00 : f32, transA = 0 : i64, transB = 0 : i64}> : (tensor<4x3xf32>, tensor<3x3xf32>, none) -> tensor<4x3xf32>
   return %0, %1, %2, %3 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x4xf32>, tensor<4x3xf32>
 }
+
+// -----
+
+// A weight with an infinity has no int8 step: the MatMul stays float.
+// CHECK-LABEL: func.func @not_finite(
+// CHECK-NOT: onnx.MatMulInteger
+// CHECK: "onnx.MatMul"
+func.func @not_finite(%a: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  %w = "onnx.Constant"() <{value = dense<[[1.0, 0x7F800000], [-2.0, 1.0]]> : tensor<2x2xf32>}> : () -> tensor<2x2xf32>
+  %0 = "onnx.MatMul"(%a, %w) : (tensor<4x2xf32>, tensor<2x2xf32>) -> tensor<4x2xf32>
+  return %0 : tensor<4x2xf32>
+}

@@ -309,8 +309,7 @@ Value Int8KernelBuilder::rowGroup(OpBuilder &b, ArrayRef<Value> outer, Value row
       Value value = memref::LoadOp::create(b, loc(), mm.a, idx);
       Value wide = g == 2 && mm.signedA ? Value(arith::ExtSIOp::create(b, loc(), i32, value))
                                         : Value(arith::ExtUIOp::create(b, loc(), i32, value));
-      if (bits < 32)
-        wide = arith::AndIOp::create(b, loc(), wide, constant((int64_t(1) << bits) - 1));
+      wide = arith::AndIOp::create(b, loc(), wide, constant((int64_t(1) << bits) - 1));
       if (j)
         wide = arith::ShLIOp::create(b, loc(), wide, constant(bits * j));
       word = arith::OrIOp::create(b, loc(), word, wide);

@@ -344,6 +344,13 @@ std::optional<Value> matMulConstantB(OpBuilder &b, Location loc, Value aOrig, Va
   if (!weights || int64_t(weights->size()) != k * n || !zps ||
       (zps->size() != 1 && int64_t(zps->size()) != n))
     return std::nullopt;
+  // a_zero_point: one value, or one per row (checked before any IR is made).
+  if (!onnx::isNone(aZpOrig)) {
+    auto zpType = dyn_cast<RankedTensorType>(aZp.getType());
+    if (!zpType || !zpType.hasStaticShape() || zpType.getRank() > 1 ||
+        (zpType.getNumElements() != 1 && zpType.getDimSize(0) != aType.getDimSize(r - 2)))
+      return std::nullopt;
+  }
   std::vector<int8_t> shifted(weights->size());
   SmallVector<int32_t> colsum(n, 0);
   for (int64_t i = 0; i < k; ++i)
@@ -392,7 +399,7 @@ std::optional<Value> matMulConstantB(OpBuilder &b, Location loc, Value aOrig, Va
   auto zpType = cast<RankedTensorType>(aZp.getType());
   FailureOr<Value> zp = alongAxis(b, loc, aZp, r - 2, r,
                                   zpType.getNumElements() > 1 ? aType.getDimSize(r - 2) : 1);
-  if (failed(zp))
+  if (failed(zp)) // Not reached: the shapes were checked above.
     return std::nullopt;
   auto sumType = RankedTensorType::get({n}, i32);
   Value sums = arith::ConstantOp::create(

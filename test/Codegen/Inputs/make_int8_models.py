@@ -89,6 +89,34 @@ def qlinear_matmul(out, name, m, k, n):
     return save(out, name, node, a, consts, y)
 
 
+def qdq_matmul(out, name, a_type, shape_a, n, requantize):
+    """A QDQ MatMul (DequantizeLinear of the input and of constant int8
+    weights with one scale per output column, MatMul, and a
+    QuantizeLinear when `requantize`): kiln-fuse-qdq makes it a
+    QLinearMatMul, or an integer matmul scaled back to float."""
+    a = ints(a_type, *shape_a)
+    k = shape_a[-1]
+    w = ints(np.int8, k, n)
+    a_scale = np.array(0.03, np.float32)
+    a_zp = np.array(3 if a_type is np.int8 else 120, a_type)
+    w_scale = (RNG.random(n) * 0.01 + 0.002).astype(np.float32)
+    consts = {"a_scale": a_scale, "a_zp": a_zp, "w": w, "w_scale": w_scale}
+    nodes = [helper.make_node("DequantizeLinear", ["x", "a_scale", "a_zp"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w", "w_scale"], ["wd"], axis=1),
+             helper.make_node("MatMul", ["xd", "wd"], ["m" if requantize else "y"])]
+    acc = np.matmul(a.astype(np.int64) - int(a_zp), w.astype(np.int64))
+    if requantize:
+        y_scale, y_zp = np.array(0.7, np.float32), np.array(100, np.uint8)
+        consts.update({"y_scale": y_scale, "y_zp": y_zp})
+        nodes.append(helper.make_node("QuantizeLinear", ["m", "y_scale", "y_zp"], ["y"]))
+        scale = ((a_scale * w_scale) / y_scale).astype(np.float32).astype(np.float64)
+        y = np.clip(round_half_even(acc.astype(np.float64) * scale) + float(y_zp), 0, 255)
+        y = y.astype(np.uint8)
+    else:
+        y = acc.astype(np.float32) * (a_scale * w_scale)
+    return save(out, name, nodes, a, consts, y)
+
+
 def dynamic_quant_matmul(out, name, m, k, n):
     """x (float) -> DynamicQuantizeLinear -> MatMulInteger by int8 weights
     -> float, scaled back: a dynamically quantised linear layer."""
@@ -140,6 +168,8 @@ def main():
                                 a_zp=np.array(5, u8)) + exact)
     names.append(qlinear_matmul(out, "qlinearmatmul_23x96x80", 23, 96, 80) + exact)
     names.append(dynamic_quant_matmul(out, "dynamic_quant_matmul", 10, 64, 48) + " 1e-4")
+    names.append(qdq_matmul(out, "qdq_matmul_requantized", u8, (13, 72), 40, True) + exact)
+    names.append(qdq_matmul(out, "qdq_matmul_float", s8, (2, 7, 36), 20, False) + " 1e-5 1e-6")
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
 
