@@ -185,7 +185,8 @@ struct TargetDescription {
   /// 1 KiB or more apart per step (0: none; for cached application cores).
   unsigned prefetchDistance = 0;
   /// The integer dot product of int8 matmul kernels: "vnni512" (AVX-512
-  /// VNNI), "pmaddwd512" (AVX-512BW), "pmaddwd256" (AVX2), or empty.
+  /// VNNI), "pmaddwd512" (AVX-512BW), "pmaddwd256" (AVX2), "sdot128"
+  /// (AArch64 with the dot product extension), or empty.
   std::string int8DotProduct;
   /// "cortex-m4 (thumbv7em-unknown-none-eabihf)", for messages.
   std::string label() const;

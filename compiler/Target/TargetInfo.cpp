@@ -199,6 +199,8 @@ LogicalResult describeTarget(const TargetOptions &options, TargetDescription &de
       desc.int8DotProduct = "pmaddwd256";
   } else if (triple.isAArch64() && sti.checkFeatures("+neon")) {
     desc.vectorBits = 128, desc.vectorRegisters = 32;
+    if (sti.checkFeatures("+dotprod"))
+      desc.int8DotProduct = "sdot128";
   }
   // Eight steps of a kernel are some 100-200 cycles: about an L3 miss.
   if ((triple.isX86() || triple.isAArch64()) && !desc.bareMetal)

@@ -25,7 +25,10 @@ with its reason (they need kiln's C runtime, which is host-only).
 Prints one line per failure and ends with `N passed, M failed`.
 
 Usage: conformance.py KILN --target aarch64|m4 --list FILE [--work DIR]
-           [--jobs N] [--timeout S] [-v]
+           [--jobs N] [--timeout S] [--data DIR] [--mattr FEATURES] [-v]
+
+--data reads the folders from DIR instead of libonnx-testdata's (kiln's
+own tests written in the same layout); --mattr adds target features.
 """
 import argparse
 import concurrent.futures
@@ -278,6 +281,7 @@ def run_test(kiln, target, test_id, tol, timeout):
 
 
 def main():
+    global DATA
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kiln")
     ap.add_argument("--target", choices=["aarch64", "m4"], required=True)
@@ -286,8 +290,12 @@ def main():
                     "one, removed afterwards)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--data", default=DATA,
+                    help="where the listed folders are (default: %(default)s)")
+    ap.add_argument("--mattr", help="target features for kiln, e.g. +dotprod")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
+    DATA = args.data
 
     kiln = os.path.abspath(args.kiln)
     ids = host_conformance.read_list(args.list)
@@ -296,6 +304,8 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="kiln-cross-")
     os.makedirs(work, exist_ok=True)
     target = Target(args.target, os.path.abspath(work))
+    if args.mattr:
+        target.kiln_args.append("--mattr=" + args.mattr)
     target.prepare()
     print("running %d tests on %s, %d jobs" % (len(ids), args.target,
                                                args.jobs))

@@ -148,19 +148,19 @@ def VectorizeInt8MatmulPass
     the lowering of MatMulInteger and QLinearMatMul gives a constant B),
     becomes a register-blocked kernel on the target's integer dot product
     (`kind`): AVX-512 VNNI's `vpdpbusd` (four u8 x s8 products per i32
-    lane) or, without VNNI, `vpmaddwd` on words (two per lane) at 512 or
-    256 bits. B is packed at compile time into panels of G consecutive k
+    lane), without VNNI `vpmaddwd` on words (two per lane) at 512 or
+    256 bits, or AArch64's `sdot` (four s8 x s8 products per lane). B is packed at compile time into panels of G consecutive k
     per i32 lane (new private globals); each step broadcasts G values of a
     row of A and adds G products into every lane of MR x NV accumulators,
-    without saturation (exact). For vpdpbusd, signed A is read as A + 128
-    and corrected from a packed constant. The loop over tiles of columns
+    without saturation (exact). For vpdpbusd, signed A is read as A + 128,
+    for sdot unsigned A as A - 128, corrected from a packed constant. The loop over tiles of columns
     is marked kiln.parallel when large enough. Other generics stay as
     they are.
   }];
   let options = [
     Option<"kind", "kind", "std::string", "\"\"",
            "The dot product: vnni512, pmaddwd512 (AVX-512BW), pmaddwd256 (AVX2), "
-           "or empty (do nothing)">,
+           "sdot128 (AArch64 dotprod), or empty (do nothing)">,
     Option<"parallel", "parallel", "bool", "false",
            "Mark the loop over tiles of columns kiln.parallel when large enough">,
   ];

@@ -10,11 +10,12 @@
 // which adds G products of adjacent pairs into each i32 lane:
 //   vnni512     AVX-512 VNNI vpdpbusd: G = 4 bytes (u8 x s8), 16 lanes;
 //   pmaddwd512  AVX-512BW vpmaddwd + vpaddd: G = 2 words (s16 x s16);
-//   pmaddwd256  AVX2 vpmaddwd + vpaddd: G = 2 words, 8 lanes.
+//   pmaddwd256  AVX2 vpmaddwd + vpaddd: G = 2 words, 8 lanes;
+//   sdot128     AArch64 (dotprod) sdot: G = 4 bytes (s8 x s8), 4 lanes.
 //
 //   B' is packed at compile time into one panel per tile of NR = NV x L
-//   columns, G consecutive k of a column side by side (bytes for vnni512,
-//   sign-extended words otherwise):
+//   columns, G consecutive k of a column side by side (bytes for the
+//   byte kinds, sign-extended words for vpmaddwd):
 //     packed[tile][k / G][(v * L + lane) * G + k % G]   (zero-padded)
 //   for each tile of columns (the parallel loop), each dim of A before m,
 //   each tile of MR rows:
@@ -25,12 +26,13 @@
 //     a last, partial group reads its values one by one;
 //   stores (masked in the last, partial tile of columns).
 //
-// Both dot products are exact: vpdpbusd multiplies unsigned bytes of its
-// first operand by signed bytes of its second without saturation (for
-// signed A it reads A + 128, its bytes xor 0x80, and 128 x sum_k B'[k, n]
-// is taken off by starting the accumulators from its negation, a packed
-// constant); vpmaddwd's two 16-bit products of 8-bit values sum far below
-// the i32 range. (vpmaddubsw, with its 16-bit saturation, is not used.)
+// All are exact: vpdpbusd multiplies unsigned bytes of its first operand
+// by signed bytes of its second, sdot signed by signed, both without
+// saturation (A of the other signedness is read with its bytes' top bit
+// flipped, A + 128 or A - 128, and 128 x sum_k B'[k, n] is taken off or
+// added by starting the accumulators from a packed constant); vpmaddwd's
+// two 16-bit products of 8-bit values sum far below the i32 range.
+// (vpmaddubsw, with its 16-bit saturation, is not used.)
 // Generics of other forms, dynamic shapes or other targets stay for the
 // loop lowering.
 //
@@ -57,22 +59,32 @@ using namespace mlir;
 
 namespace {
 
+/// How a dot product reads A's bytes.
+enum class ByteOperand {
+  Unsigned, ///< u8 (vpdpbusd): int8 A is read as A + 128.
+  Signed,   ///< s8 (sdot): uint8 A is read as A - 128.
+  Words,    ///< Widened to 16 bits by A's own signedness (vpmaddwd).
+};
+
 /// One target's integer dot product.
 struct DotKind {
   int64_t lanes;     ///< i32 lanes of a vector.
   int64_t group;     ///< Products summed per lane: 4 bytes or 2 words.
   int64_t registers; ///< Vector registers.
   StringRef intrinsic;
-  bool accumulates; ///< The intrinsic takes the accumulator (vpdpbusd).
+  bool accumulates; ///< The intrinsic takes the accumulator (vpdpbusd, sdot).
+  ByteOperand a;
 };
 
 std::optional<DotKind> dotKind(StringRef name) {
   if (name == "vnni512")
-    return DotKind{16, 4, 32, "llvm.x86.avx512.vpdpbusd.512", true};
+    return DotKind{16, 4, 32, "llvm.x86.avx512.vpdpbusd.512", true, ByteOperand::Unsigned};
   if (name == "pmaddwd512")
-    return DotKind{16, 2, 32, "llvm.x86.avx512.pmaddw.d.512", false};
+    return DotKind{16, 2, 32, "llvm.x86.avx512.pmaddw.d.512", false, ByteOperand::Words};
   if (name == "pmaddwd256")
-    return DotKind{8, 2, 16, "llvm.x86.avx2.pmadd.wd", false};
+    return DotKind{8, 2, 16, "llvm.x86.avx2.pmadd.wd", false, ByteOperand::Words};
+  if (name == "sdot128")
+    return DotKind{4, 4, 32, "llvm.aarch64.neon.sdot.v4i32.v16i8", true, ByteOperand::Signed};
   return std::nullopt;
 }
 
@@ -160,7 +172,9 @@ std::optional<Int8Matmul> match(linalg::GenericOp op) {
 class Int8KernelBuilder {
 public:
   Int8KernelBuilder(const Int8Matmul &mm, const DotKind &dot, bool parallel)
-      : mm(mm), dot(dot), parallel(parallel) {
+      : mm(mm), dot(dot), parallel(parallel),
+        flipA(dot.a == ByteOperand::Unsigned ? mm.signedA
+                                             : dot.a == ByteOperand::Signed && !mm.signedA) {
     nv = std::clamp<int64_t>((mm.n + dot.lanes - 1) / dot.lanes, 1, dot.registers / 8);
     // Accumulators, the panel vectors and one broadcast in the registers
     // (and for vpmaddwd one product).
@@ -189,6 +203,10 @@ private:
   const Int8Matmul &mm;
   const DotKind &dot;
   bool parallel;
+  /// A's bytes are read with their top bit flipped (xor 0x80: A + 128 as
+  /// u8, or A - 128 as s8), the other signedness than A's; the packed
+  /// correction constant takes the difference off.
+  bool flipA;
   int64_t nv = 1, mr = 1;
   Value packed, correction;
 };
@@ -225,11 +243,12 @@ void Int8KernelBuilder::build(ModuleOp module, unsigned &globals) {
         int16_t word = v;
         std::memcpy(&panels[at * 2], &word, 2);
       }
-      sums[size_t(j)] -= 128 * int32_t(v);
+      // sum_k (A +- 128) B' = sum_k A B' +- 128 sum_k B'.
+      sums[size_t(j)] += (dot.a == ByteOperand::Unsigned ? -128 : 128) * int32_t(v);
     }
   packed = global(b, module, globals, b.getIntegerType(unsigned(8 * elemBytes)),
                   {tiles, groups, width * g}, panels);
-  if (mm.signedA && dot.accumulates)
+  if (flipA)
     correction = global(b, module, globals, b.getI32Type(), {tiles * width},
                         ArrayRef<char>(reinterpret_cast<const char *>(sums.data()),
                                        sums.size() * sizeof(int32_t)));
@@ -315,7 +334,7 @@ Value Int8KernelBuilder::rowGroup(OpBuilder &b, ArrayRef<Value> outer, Value row
       word = arith::OrIOp::create(b, loc(), word, wide);
     }
   }
-  if (mm.signedA && dot.accumulates)
+  if (flipA)
     word = arith::XOrIOp::create(b, loc(), word, constant(int64_t(int32_t(0x80808080u))));
   return word;
 }

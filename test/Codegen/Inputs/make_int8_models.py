@@ -4,7 +4,11 @@ transformers, all with constant B) and their exact numpy references, for
 check_kernels.py: every tile and tail shape of the int8 dot-product kernels
 (kiln-vectorize-int8-matmul) and the loop lowering they replace.
 
-    python3 make_int8_models.py OUT
+    python3 make_int8_models.py OUT [--folders]
+
+With --folders each model is also written as an ONNX test folder,
+OUT/int8/NAME/{model.onnx, test_data_set_0/{input,output}_0.pb}, listed in
+OUT/cross-list.txt, for test/cross/conformance.py --data OUT.
 """
 import os
 import sys
@@ -172,6 +176,22 @@ def main():
     names.append(qdq_matmul(out, "qdq_matmul_float", s8, (2, 7, 36), 20, False) + " 1e-5 1e-6")
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
+    if "--folders" in sys.argv[2:]:
+        listed = []
+        for line in names:
+            name = line.split()[0]
+            folder = os.path.join(out, "int8", name)
+            data = os.path.join(folder, "test_data_set_0")
+            os.makedirs(data, exist_ok=True)
+            model = onnx.load(os.path.join(out, name + ".onnx"))
+            onnx.save(model, os.path.join(folder, "model.onnx"))
+            for kind, io in (("input", "x"), ("output", "y")):
+                t = numpy_helper.from_array(np.load(os.path.join(out, "%s_%s.npy" % (name, io))), io)
+                with open(os.path.join(data, kind + "_0.pb"), "wb") as f:
+                    f.write(t.SerializeToString())
+            listed.append("int8/" + name)
+        with open(os.path.join(out, "cross-list.txt"), "w") as f:
+            f.write("\n".join(listed) + "\n")
 
 
 if __name__ == "__main__":
