@@ -41,6 +41,7 @@
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
 #include "passes/Utils/ElementsData.h"
+#include "passes/Utils/Int8Matmul.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -133,18 +134,10 @@ std::optional<Int8Matmul> match(linalg::GenericOp op) {
       !kiln::vec::innermostContiguous(a) || !kiln::vec::innermostContiguous(out))
     return std::nullopt;
   int64_t r = aType.getRank();
-  MLIRContext *ctx = op.getContext();
-  auto d = [&](int64_t i) { return getAffineDimExpr(unsigned(i), ctx); };
-  SmallVector<AffineExpr> aExprs, outExprs;
-  for (int64_t i = 0; i < r - 1; ++i)
-    aExprs.push_back(d(i)), outExprs.push_back(d(i));
-  aExprs.push_back(d(r));
-  outExprs.push_back(d(r - 1));
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<AffineMap, 3> expected = kiln::int8MatmulMaps(op.getContext(), r);
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  if (maps[0] != AffineMap::get(r + 1, 0, aExprs, ctx) ||
-      maps[1] != AffineMap::get(r + 1, 0, {d(r), d(r - 1)}, ctx) ||
-      maps[2] != AffineMap::get(r + 1, 0, outExprs, ctx) ||
+  if (ArrayRef<AffineMap>(maps) != ArrayRef<AffineMap>(expected) ||
       iters.back() != utils::IteratorType::reduction)
     return std::nullopt;
   Int8Matmul mm;

@@ -17,6 +17,7 @@
 
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "passes/Utils/ElementsData.h"
+#include "passes/Utils/Int8Matmul.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 
@@ -370,15 +371,7 @@ std::optional<Value> matMulConstantB(OpBuilder &b, Location loc, Value aOrig, Va
           shiftedType, "int8_weights",
           HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int8_t>(shifted))));
   // Loops: A's dims but K (the output's), then K.
-  auto d = [&](int64_t i) { return getAffineDimExpr(unsigned(i), ctx); };
-  SmallVector<AffineExpr> aExprs, outExprs;
-  for (int64_t i = 0; i < r - 1; ++i)
-    aExprs.push_back(d(i)), outExprs.push_back(d(i));
-  aExprs.push_back(d(r));
-  outExprs.push_back(d(r - 1));
-  SmallVector<AffineMap> maps{AffineMap::get(r + 1, 0, aExprs, ctx),
-                              AffineMap::get(r + 1, 0, {d(r), d(r - 1)}, ctx),
-                              AffineMap::get(r + 1, 0, outExprs, ctx)};
+  SmallVector<AffineMap, 3> maps = kiln::int8MatmulMaps(ctx, r);
   SmallVector<utils::IteratorType> iters(r, utils::IteratorType::parallel);
   iters.push_back(utils::IteratorType::reduction);
   Value init = filledTensor(b, loc, accType, scalarConstant(b, loc, i32, 0));
