@@ -104,13 +104,19 @@ std::optional<Verdict> Analysis::channelsFirstRule(Operation *op) {
   return std::nullopt;
 }
 
-/// MatMul and Gemm: where each operand's batch lands in the result.
+/// MatMul, MatMulInteger, QLinearMatMul and Gemm: where each operand's batch
+/// lands in the result.
 std::optional<Verdict> Analysis::matmulRule(Operation *op) {
-  if (isa<onnx::MatMulOp, onnx::MatMulIntegerOp>(op)) {
-    for (unsigned i = 2; i < op->getNumOperands(); ++i)
-      if (axisOf(op->getOperand(i)))
-        return Verdict::no("its zero point depends on the batch");
-    Value a = op->getOperand(0), b = op->getOperand(1);
+  if (isa<onnx::MatMulOp, onnx::MatMulIntegerOp, onnx::QLinearMatMulOp>(op)) {
+    // QLinearMatMul: a, a_scale, a_zero_point, b, ...; the others: a, b,
+    // then zero points.
+    bool qlinear = isa<onnx::QLinearMatMulOp>(op);
+    unsigned bIndex = qlinear ? 3 : 1;
+    for (unsigned i = 1; i < op->getNumOperands(); ++i)
+      if (i != bIndex && axisOf(op->getOperand(i)))
+        return Verdict::no(qlinear ? "a scale or zero point depends on the batch"
+                                   : "its zero point depends on the batch");
+    Value a = op->getOperand(0), b = op->getOperand(bIndex);
     int64_t ra = rankOf(a), rb = rankOf(b), r = rankOf(op->getResult(0));
     Axis aa = axisOf(a), ab = axisOf(b);
     // Where each operand's batch dim lands in the result.

@@ -71,7 +71,8 @@ struct ConvertOnnxToLinalgPass
         "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape",
         "onnx.Split",        "onnx.Trilu",     "onnx.Range",     "onnx.Concat",
         "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
-        "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger"};
+        "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger",
+        "onnx.QLinearMatMul"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);
