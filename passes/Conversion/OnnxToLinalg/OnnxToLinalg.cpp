@@ -331,7 +331,8 @@ struct ConvertOnnxToLinalgPass
                   "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, reductions, Transpose, "
                   "Reshape-like ops, Slice, "
                   "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
-                  "Trilu, Shape, Size); pin it with --input-shape";
+                  "Trilu, Shape, Size, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul); "
+                  "pin it with --input-shape";
         ok = false;
         return false;
       };
