@@ -88,7 +88,9 @@ LogicalResult fuse(onnx::MatMulOp mm) {
   if (!perTensor(dqa.getXScale()) ||
       (!onnx::isNone(dqa.getXZeroPoint()) && !perTensor(dqa.getXZeroPoint())) ||
       (!wPerTensor && (wAxis != 1 || !perTensorOrColumn(dqb.getXScale(), n))) ||
-      (!onnx::isNone(dqb.getXZeroPoint()) && !perTensorOrColumn(dqb.getXZeroPoint(), n)))
+      (!onnx::isNone(dqb.getXZeroPoint()) &&
+       !(wPerTensor ? perTensor(dqb.getXZeroPoint())
+                    : perTensorOrColumn(dqb.getXZeroPoint(), n))))
     return failure();
   OpBuilder b(mm);
   Location loc = mm.getLoc();
