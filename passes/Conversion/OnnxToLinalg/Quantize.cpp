@@ -169,23 +169,40 @@ struct DynamicQuantizePattern : public OpConversionPattern<onnx::DynamicQuantize
     Type f32 = rewriter.getF32Type();
     auto scalarType = RankedTensorType::get({}, f32);
     MLIRContext *ctx = rewriter.getContext();
-    SmallVector<AffineExpr> none;
-    auto reduce = [&](bool isMax) {
-      Value init = filledTensor(rewriter, loc, scalarType, scalarConstant(rewriter, loc, f32, 0));
+    // The max or min of `in` over its last `reduced` dims (the rest kept),
+    // starting from 0.
+    auto reduce = [&](Value in, int64_t reduced, bool isMax) {
+      auto inType = cast<RankedTensorType>(in.getType());
+      int64_t r = inType.getRank(), kept = r - reduced;
+      auto outType = RankedTensorType::get(inType.getShape().take_front(kept), f32);
+      SmallVector<AffineExpr> outExprs;
+      for (int64_t d = 0; d < kept; ++d)
+        outExprs.push_back(getAffineDimExpr(unsigned(d), ctx));
+      SmallVector<utils::IteratorType> iters(r, utils::IteratorType::reduction);
+      std::fill_n(iters.begin(), kept, utils::IteratorType::parallel);
+      Value init = filledTensor(rewriter, loc, outType, scalarConstant(rewriter, loc, f32, 0));
       return linalg::GenericOp::create(
-                 rewriter, loc, scalarType, ValueRange{x}, ValueRange{init},
-                 ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank),
-                                     AffineMap::get(rank, 0, none, ctx)},
-                 SmallVector<utils::IteratorType>(rank, utils::IteratorType::reduction),
+                 rewriter, loc, outType, ValueRange{in}, ValueRange{init},
+                 ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(r),
+                                     AffineMap::get(r, 0, outExprs, ctx)},
+                 iters,
                  [&](OpBuilder &b, Location l, ValueRange a) {
-                   Value r = isMax ? Value(arith::MaximumFOp::create(b, l, a[1], a[0]))
+                   Value v = isMax ? Value(arith::MaximumFOp::create(b, l, a[1], a[0]))
                                    : Value(arith::MinimumFOp::create(b, l, a[1], a[0]));
-                   linalg::YieldOp::create(b, l, r);
+                   linalg::YieldOp::create(b, l, v);
                  })
           .getResult(0);
     };
+    // Rows first (each row's innermost dim, the rows split over threads),
+    // then what the rows give; one pass over x where it is 1-D. Max and min
+    // are exact in any order.
+    auto range = [&](bool isMax) {
+      if (rank < 2)
+        return reduce(x, rank, isMax);
+      return reduce(reduce(x, 1, isMax), rank - 1, isMax);
+    };
     // The range always includes 0 (the fills start at 0).
-    Value mx = reduce(true), mn = reduce(false);
+    Value mx = range(true), mn = range(false);
     RankedTensorType scaleType = convertedResultType(*typeConverter, op, 1);
     RankedTensorType zpType = convertedResultType(*typeConverter, op, 2);
     RankedTensorType yType = convertedResultType(*typeConverter, op, 0);

@@ -146,17 +146,22 @@ func.func @dequantize_per_axis(%x: tensor<2x3xi8>, %s: tensor<3xf32>) -> tensor<
 // -----
 
 // DynamicQuantizeLinear: max and min over every dim, both starting at 0
-// so the range holds 0; scale = (max - min) / 255; zero point =
-// saturate(roundeven(-min / scale)) as uint8; then the uint8 quantize of
-// x with them. The scale and zero point are 0-D results.
+// so the range holds 0, each in two steps: per row over the innermost dim
+// (parallel over the rows), then over the rows; scale = (max - min) /
+// 255; zero point = saturate(roundeven(-min / scale)) as uint8; then the
+// uint8 quantize of x with them. The scale and zero point are 0-D results.
 // CHECK-LABEL: func.func @dynamic_quantize(
 // CHECK-SAME: %[[X:.*]]: tensor<2x3xf32>) -> (tensor<2x3xi8>, tensor<f32>, tensor<i8>)
 // CHECK: %[[Z0:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK: %[[INIT0:.*]] = linalg.fill ins(%[[Z0]] : f32) outs(%{{.*}} : tensor<f32>)
-// CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT0]] : tensor<f32>)
+// CHECK: %[[INIT0:.*]] = linalg.fill ins(%[[Z0]] : f32) outs(%{{.*}} : tensor<2xf32>)
+// CHECK: %[[ROWMAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT0]] : tensor<2xf32>)
 // CHECK: arith.maximumf
-// CHECK: %[[INIT1:.*]] = linalg.fill
-// CHECK: %[[MIN:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%[[X]] : tensor<2x3xf32>) outs(%[[INIT1]] : tensor<f32>)
+// CHECK: %[[INIT1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<f32>)
+// CHECK: %[[MAX:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[ROWMAX]] : tensor<2xf32>) outs(%[[INIT1]] : tensor<f32>)
+// CHECK: arith.maximumf
+// CHECK: %[[ROWMIN:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[X]] : tensor<2x3xf32>)
+// CHECK: arith.minimumf
+// CHECK: %[[MIN:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[ROWMIN]] : tensor<2xf32>)
 // CHECK: arith.minimumf
 // CHECK: %[[SCALE:.*]] = linalg.generic {{.*}} ins(%[[MAX]], %[[MIN]] : tensor<f32>, tensor<f32>)
 // CHECK: arith.subf
