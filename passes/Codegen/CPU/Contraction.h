@@ -73,6 +73,10 @@ std::optional<Contraction> match(mlir::linalg::GenericOp op, Variant variant = V
 /// identity layout), if it is one.
 std::optional<llvm::ArrayRef<float>> constantData(mlir::Value v);
 
+/// The raw bytes of the constant global `v` views (through reshapes of
+/// identity layout), if it is one with `elementType` elements.
+std::optional<llvm::ArrayRef<char>> constantBytes(mlir::Value v, mlir::Type elementType);
+
 /// The row operand's indices depend on N and the reduction dims only, so
 /// that one packed panel per tile of N serves every other loop.
 bool rowPanelIndependent(const Contraction &c);

@@ -165,6 +165,13 @@ std::optional<int64_t> byteStride(Value operand, AffineMap map, unsigned dim) {
 }
 
 std::optional<ArrayRef<float>> constantData(Value v) {
+  std::optional<ArrayRef<char>> raw = constantBytes(v, Float32Type::get(v.getContext()));
+  if (!raw)
+    return std::nullopt;
+  return ArrayRef<float>(reinterpret_cast<const float *>(raw->data()), raw->size() / 4);
+}
+
+std::optional<ArrayRef<char>> constantBytes(Value v, Type elementType) {
   while (Operation *def = v.getDefiningOp()) {
     if (auto e = dyn_cast<memref::ExpandShapeOp>(def)) {
       v = e.getSrc();
@@ -180,11 +187,14 @@ std::optional<ArrayRef<float>> constantData(Value v) {
         get && module ? module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()) : nullptr;
     if (!global || !global.getConstant() || !global.getType().getLayout().isIdentity())
       return std::nullopt;
-    std::optional<ArrayRef<char>> raw = kiln::rawElementData(global.getInitialValueAttr());
-    if (!raw || !global.getType().getElementType().isF32() ||
-        raw->size() != size_t(global.getType().getNumElements()) * 4)
+    Type elem = global.getType().getElementType();
+    if (elem != elementType || !elem.isIntOrFloat() || elem.getIntOrFloatBitWidth() % 8)
       return std::nullopt;
-    return ArrayRef<float>(reinterpret_cast<const float *>(raw->data()), raw->size() / 4);
+    std::optional<ArrayRef<char>> raw = kiln::rawElementData(global.getInitialValueAttr());
+    if (!raw || raw->size() != size_t(global.getType().getNumElements()) *
+                                   (elem.getIntOrFloatBitWidth() / 8))
+      return std::nullopt;
+    return raw;
   }
   return std::nullopt;
 }

@@ -38,9 +38,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
-#include "passes/Utils/ElementsData.h"
 #include "passes/Utils/Int8Matmul.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -99,27 +99,6 @@ struct Int8Matmul {
   SmallVector<int64_t> batch; ///< A's and the output's dims before m.
 };
 
-/// The bytes of the constant 8-bit global `v` views (through reshapes).
-std::optional<ArrayRef<char>> constantBytes(Value v) {
-  while (Operation *def = v.getDefiningOp()) {
-    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def)) {
-      v = def->getOperand(0);
-      continue;
-    }
-    auto get = dyn_cast<memref::GetGlobalOp>(def);
-    auto module = def->getParentOfType<ModuleOp>();
-    auto global = get && module ? module.lookupSymbol<memref::GlobalOp>(get.getNameAttr()) : nullptr;
-    if (!global || !global.getConstant() || !global.getType().getLayout().isIdentity() ||
-        !global.getType().getElementType().isInteger(8))
-      return std::nullopt;
-    std::optional<ArrayRef<char>> raw = kiln::rawElementData(global.getInitialValueAttr());
-    if (!raw || int64_t(raw->size()) != global.getType().getNumElements())
-      return std::nullopt;
-    return raw;
-  }
-  return std::nullopt;
-}
-
 std::optional<Int8Matmul> match(linalg::GenericOp op) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return std::nullopt;
@@ -146,7 +125,8 @@ std::optional<Int8Matmul> match(linalg::GenericOp op) {
   mm.out = out;
   if (!kiln::vec::isInt8MultiplyAccumulate(op, &mm.signedA))
     return std::nullopt;
-  std::optional<ArrayRef<char>> weights = constantBytes(w);
+  std::optional<ArrayRef<char>> weights =
+      kiln::contraction::constantBytes(w, IntegerType::get(op.getContext(), 8));
   if (!weights)
     return std::nullopt;
   mm.weights = *weights;
