@@ -249,6 +249,7 @@ int compileModel(const CompileRequest &request) {
   pipelineOptions.vectorRegisters = targetDesc.vectorRegisters;
   pipelineOptions.prefetchDistance = targetDesc.prefetchDistance;
   pipelineOptions.int8DotProduct = targetDesc.int8DotProduct;
+  pipelineOptions.nativeRounding = targetDesc.nativeRounding;
   if (!request.quantize.empty() && request.quantize != "dynamic")
     return fail("--quantize=" + request.quantize +
                 ": expected 'dynamic' (calibrated static INT8, 'int8', is not built yet)");

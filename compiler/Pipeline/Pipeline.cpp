@@ -143,7 +143,9 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
       outline.indexBitwidth = options.indexBitwidth;
       pm.addPass(createOutlineParallelLoopsPass(outline));
     }
-    pm.addPass(createExpandMathPass());
+    ExpandMathPassOptions math;
+    math.nativeRounding = options.nativeRounding;
+    pm.addPass(createExpandMathPass(math));
     pm.addPass(createExpandDynamicGroupsPass());
     pm.addPass(memref::createExpandStridedMetadataPass());
     pm.addPass(createLowerAffinePass());

@@ -53,6 +53,9 @@ struct PipelineOptions {
   /// (kiln-vectorize-int8-matmul's kinds: vnni512, pmaddwd512,
   /// pmaddwd256), or empty.
   std::string int8DotProduct;
+  /// The target rounds (floor, ceil, trunc, roundeven) in one instruction:
+  /// kiln-expand-math leaves those ops to LLVM.
+  bool nativeRounding = false;
   /// Large kernels run their outer loop through the runtime's
   /// kiln_parallel_for (hosted targets, outputs linked with the runtime).
   bool parallelLoops = false;

@@ -188,6 +188,9 @@ struct TargetDescription {
   /// VNNI), "pmaddwd512" (AVX-512BW), "pmaddwd256" (AVX2), "sdot128"
   /// (AArch64 with the dot product extension), or empty.
   std::string int8DotProduct;
+  /// Floor, ceil, trunc and round-half-even are one instruction, scalar
+  /// and vector (x86 with SSE4.1, AArch64): LLVM emits them, no libm call.
+  bool nativeRounding = false;
   /// "cortex-m4 (thumbv7em-unknown-none-eabihf)", for messages.
   std::string label() const;
 };

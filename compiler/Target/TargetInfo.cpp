@@ -197,8 +197,10 @@ LogicalResult describeTarget(const TargetOptions &options, TargetDescription &de
       desc.int8DotProduct = "pmaddwd512";
     else if (sti.checkFeatures("+avx2"))
       desc.int8DotProduct = "pmaddwd256";
+    desc.nativeRounding = sti.checkFeatures("+sse4.1");
   } else if (triple.isAArch64() && sti.checkFeatures("+neon")) {
     desc.vectorBits = 128, desc.vectorRegisters = 32;
+    desc.nativeRounding = true;
     if (sti.checkFeatures("+dotprod"))
       desc.int8DotProduct = "sdot128";
   }

@@ -291,6 +291,7 @@ void ignoreSignOfZeroInMinMax(Operation *root) {
 }
 
 struct ExpandMathPass : public kiln::impl::ExpandMathPassBase<ExpandMathPass> {
+  using Base::Base;
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
     ignoreSignOfZeroInMinMax(getOperation());
@@ -300,9 +301,11 @@ struct ExpandMathPass : public kiln::impl::ExpandMathPassBase<ExpandMathPass> {
                                          "acosh", "atanh", "tan", "powf",
                                          "fpowi", "exp2", "ctlz"});
     populateMathPolynomialApproximationPatterns(patterns);
-    patterns.add<ExpandRounding<math::FloorOp>, ExpandRounding<math::CeilOp>,
-                 ExpandRounding<math::TruncOp>, ExpandRounding<math::RoundEvenOp>,
-                 ExpandRounding<math::RoundOp>>(ctx);
+    // math.round (half away from zero) has no one instruction on x86.
+    patterns.add<ExpandRounding<math::RoundOp>>(ctx);
+    if (!nativeRounding)
+      patterns.add<ExpandRounding<math::FloorOp>, ExpandRounding<math::CeilOp>,
+                   ExpandRounding<math::TruncOp>, ExpandRounding<math::RoundEvenOp>>(ctx);
     // bfloat16 conversions as integer arithmetic (no compiler-rt calls).
     arith::populateExpandBFloat16Patterns(patterns);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))

@@ -11,9 +11,17 @@ def ExpandMathPass : Pass<"kiln-expand-math", "mlir::ModuleOp"> {
     Generated code must not call libm. f64 and f16 transcendentals are
     computed in f32; then MLIR's math expansions and polynomial
     approximations turn exp, log, log1p, tanh, erf, sin, cos, ... into
-    arithmetic. What remains (sqrt, fabs, floor, ceil, fma...) maps to LLVM
-    intrinsics with instructions on the CPU targets kiln supports.
+    arithmetic. What remains (sqrt, fabs, fma...) maps to LLVM
+    intrinsics with instructions on the CPU targets kiln supports. floor,
+    ceil, trunc, round and roundeven become integer conversions and
+    selects, unless `native-rounding` says the target rounds in one
+    instruction (x86 with SSE4.1: roundps/vrndscaleps; AArch64: frint*).
   }];
+  let options = [
+    Option<"nativeRounding", "native-rounding", "bool", "false",
+           "Leave floor/ceil/trunc/roundeven to LLVM (the target has rounding "
+           "instructions, scalar and vector)">,
+  ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect",
                            "::mlir::vector::VectorDialect"];
