@@ -272,6 +272,32 @@ def micro_models(folder, conv_sweep=False):
                     [w])
         out.append((name, 2.0 * cout * cin * k * k * ohw * ohw, path,
                     [rng.standard_normal((1, cin, hw, hw)).astype(np.float32)]))
+    # The same convolutions as QLinearConv (uint8 activations, int8
+    # weights with a scale per output channel, int32 bias, uint8 output),
+    # as a statically quantised CNN runs them.
+    for name, cin, cout, k, hw, s in convs:
+        stem = "q" + name.split()[0].replace("/", "s") + "_%d_%d_%d" % (cin, cout, hw)
+        ohw = (hw + 2 * (k // 2) - k) // s + 1
+        consts = [
+            numpy_helper.from_array(np.array(0.02, np.float32), "x_scale"),
+            numpy_helper.from_array(np.array(128, np.uint8), "x_zp"),
+            numpy_helper.from_array(rng.integers(-127, 128, (cout, cin, k, k)).astype(np.int8),
+                                    "w"),
+            numpy_helper.from_array((rng.random(cout) * 0.002 + 0.001).astype(np.float32),
+                                    "w_scale"),
+            numpy_helper.from_array(np.zeros(cout, np.int8), "w_zp"),
+            numpy_helper.from_array(np.array(0.5, np.float32), "y_scale"),
+            numpy_helper.from_array(np.array(100, np.uint8), "y_zp"),
+            numpy_helper.from_array(rng.integers(-1000, 1000, cout).astype(np.int32), "bias")]
+        node = helper.make_node("QLinearConv", ["x", "x_scale", "x_zp", "w", "w_scale", "w_zp",
+                                                "y_scale", "y_zp", "bias"], ["y"],
+                                pads=[k // 2] * 4, strides=[s, s])
+        path = save(stem, [node],
+                    [helper.make_tensor_value_info("x", TensorProto.UINT8, [1, cin, hw, hw])],
+                    [helper.make_tensor_value_info("y", TensorProto.UINT8, [1, cout, ohw, ohw])],
+                    consts)
+        out.append(("q" + name, 2.0 * cout * cin * k * k * ohw * ohw, path,
+                    [rng.integers(0, 256, (1, cin, hw, hw)).astype(np.uint8)]))
     return out
 
 
@@ -384,7 +410,8 @@ def main():
                                     "ort_fraction_of_peak": og / peak})
             print("%-24s %10.2f %10.2f %9.1f%% %9.1f%%" % (name, kg, og, 100 * kg / peak,
                                                              100 * og / peak), flush=True)
-        print("imatmul rows count integer multiply-adds (GOP/s) against the same FP32 peak;\n"
+        print("imatmul and qconv rows count integer multiply-adds (GOP/s) against the same\n"
+              "FP32 peak;\n"
               "an int8 dot product (AVX-512 VNNI vpdpbusd) does four per lane, so their\n"
               "ceiling is about 4x that peak.\n"
               "GF/s count a direct convolution's multiply-adds; kiln computes stride-1 3x3\n"

@@ -8,7 +8,9 @@
 // where @fn(ctx, begin, end) runs iterations [begin, end) and ctx holds
 // every value the loop body takes from outside it: memrefs as their LLVM
 // descriptors, index values as i64, other scalars as they are. Constants
-// and constant globals are recreated inside @fn instead. The descriptors
+// and constant globals are recreated inside @fn instead, and so are static
+// allocas marked `kiln.scratch` (a kernel's buffer whose contents do not
+// outlive an iteration): each thread then has its own, on its stack. The descriptors
 // cross as `builtin.unrealized_conversion_cast`s that the memref lowering
 // and reconcile-unrealized-casts remove.
 //
@@ -68,6 +70,8 @@ std::string nodeSuffix(Location loc) {
 /// Recreated inside the outlined function rather than passed.
 bool rematerialisable(Value v) {
   Operation *def = v.getDefiningOp();
+  if (auto alloca = dyn_cast_or_null<memref::AllocaOp>(def))
+    return alloca->hasAttr("kiln.scratch") && alloca.getType().hasStaticShape();
   return def && (def->hasTrait<OpTrait::ConstantLike>() || isa<memref::GetGlobalOp>(def));
 }
 

@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Contraction.h"
+#include "passes/Codegen/CPU/Int8Dot.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
 #include "passes/Utils/Int8Matmul.h"
@@ -60,34 +61,8 @@ using namespace mlir;
 
 namespace {
 
-/// How a dot product reads A's bytes.
-enum class ByteOperand {
-  Unsigned, ///< u8 (vpdpbusd): int8 A is read as A + 128.
-  Signed,   ///< s8 (sdot): uint8 A is read as A - 128.
-  Words,    ///< Widened to 16 bits by A's own signedness (vpmaddwd).
-};
-
-/// One target's integer dot product.
-struct DotKind {
-  int64_t lanes;     ///< i32 lanes of a vector.
-  int64_t group;     ///< Products summed per lane: 4 bytes or 2 words.
-  int64_t registers; ///< Vector registers.
-  StringRef intrinsic;
-  bool accumulates; ///< The intrinsic takes the accumulator (vpdpbusd, sdot).
-  ByteOperand a;
-};
-
-std::optional<DotKind> dotKind(StringRef name) {
-  if (name == "vnni512")
-    return DotKind{16, 4, 32, "llvm.x86.avx512.vpdpbusd.512", true, ByteOperand::Unsigned};
-  if (name == "pmaddwd512")
-    return DotKind{16, 2, 32, "llvm.x86.avx512.pmaddw.d.512", false, ByteOperand::Words};
-  if (name == "pmaddwd256")
-    return DotKind{8, 2, 16, "llvm.x86.avx2.pmadd.wd", false, ByteOperand::Words};
-  if (name == "sdot128")
-    return DotKind{4, 4, 32, "llvm.aarch64.neon.sdot.v4i32.v16i8", true, ByteOperand::Signed};
-  return std::nullopt;
-}
+using kiln::int8::ByteOperand;
+using kiln::int8::DotKind;
 
 /// The int8 matmul `op` is, if it is one the kernel takes.
 struct Int8Matmul {
@@ -186,15 +161,7 @@ private:
 
 Value Int8KernelBuilder::global(OpBuilder &b, ModuleOp module, unsigned &globals, Type elem,
                                 ArrayRef<int64_t> shape, ArrayRef<char> bytes) {
-  std::string name = ("__kiln_int8_packed_" + Twine(globals++)).str();
-  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
-  auto type = MemRefType::get(shape, elem);
-  auto value = DenseResourceElementsAttr::get(
-      RankedTensorType::get(shape, elem), name,
-      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, /*align=*/64));
-  memref::GlobalOp::create(mb, loc(), name, mb.getStringAttr("private"), type, value,
-                           /*constant=*/true, mb.getI64IntegerAttr(64));
-  return memref::GetGlobalOp::create(b, loc(), type, name);
+  return kiln::int8::packedGlobal(b, loc(), module, globals, elem, shape, bytes);
 }
 
 void Int8KernelBuilder::build(ModuleOp module, unsigned &globals) {
@@ -388,7 +355,7 @@ struct VectorizeInt8MatmulPass
     : public kiln::impl::VectorizeInt8MatmulPassBase<VectorizeInt8MatmulPass> {
   using Base::Base;
   void runOnOperation() override {
-    std::optional<DotKind> dot = dotKind(kind);
+    std::optional<DotKind> dot = kiln::int8::dotKind(kind);
     if (!dot)
       return;
     ModuleOp module = getOperation();
@@ -397,12 +364,21 @@ struct VectorizeInt8MatmulPass
       if (std::optional<Int8Matmul> mm = match(op))
         found.push_back(*mm);
     });
+    SmallVector<linalg::GenericOp> others;
+    module.walk([&](linalg::GenericOp op) { others.push_back(op); });
     unsigned globals = 0;
+    bool changed = !found.empty();
     for (Int8Matmul &mm : found) {
       Int8KernelBuilder(mm, *dot, parallel).build(module, globals);
+      llvm::erase(others, mm.op);
       mm.op.erase();
     }
-    if (found.empty())
+    for (linalg::GenericOp op : others)
+      if (kiln::int8::vectorizeWeightsLeft(op, *dot, parallel, module, globals)) {
+        op.erase();
+        changed = true;
+      }
+    if (!changed)
       return;
     // The weights are now only read packed: drop their dead views and
     // globals (the packing read their bytes, so only now).
@@ -411,3 +387,16 @@ struct VectorizeInt8MatmulPass
 };
 
 } // namespace
+
+Value kiln::int8::packedGlobal(OpBuilder &b, Location loc, ModuleOp module, unsigned &globals,
+                               Type elem, ArrayRef<int64_t> shape, ArrayRef<char> bytes) {
+  std::string name = ("__kiln_int8_packed_" + Twine(globals++)).str();
+  OpBuilder mb = OpBuilder::atBlockEnd(module.getBody());
+  auto type = MemRefType::get(shape, elem);
+  auto value = DenseResourceElementsAttr::get(
+      RankedTensorType::get(shape, elem), name,
+      HeapAsmResourceBlob::allocateAndCopyWithAlign(bytes, /*align=*/64));
+  memref::GlobalOp::create(mb, loc, name, mb.getStringAttr("private"), type, value,
+                           /*constant=*/true, mb.getI64IntegerAttr(64));
+  return memref::GetGlobalOp::create(b, loc, type, name);
+}

@@ -1,6 +1,7 @@
 """Writes integer matmul models (MatMulInteger, QLinearMatMul and the
 DynamicQuantizeLinear -> MatMulInteger pattern of dynamically quantised
-transformers, all with constant B) and their exact numpy references, for
+transformers, all with constant B) and integer convolutions (ConvInteger,
+QLinearConv, constant weights) and their exact numpy references, for
 check_kernels.py: every tile and tail shape of the int8 dot-product kernels
 (kiln-vectorize-int8-matmul) and the loop lowering they replace.
 
@@ -143,6 +144,74 @@ def dynamic_quant_matmul(out, name, m, k, n):
     return save(out, name, nodes, x, {"w": w, "w_scale": w_scale}, y.astype(np.float32))
 
 
+def conv_reference(x, w, pads, strides, dilations):
+    """The int64 2-D convolution of x [N, C, H, W] (already shifted by its
+    zero point, so that padding reads 0) by w [M, C, KH, KW]; pads as
+    ONNX gives them (begins, then ends)."""
+    kh, kw = w.shape[2:]
+    xp = np.pad(x, ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    oh = (xp.shape[2] - (kh - 1) * dilations[0] - 1) // strides[0] + 1
+    ow = (xp.shape[3] - (kw - 1) * dilations[1] - 1) // strides[1] + 1
+    y = np.zeros((x.shape[0], w.shape[0], oh, ow), np.int64)
+    for i in range(kh):
+        for j in range(kw):
+            r, c = i * dilations[0], j * dilations[1]
+            patch = xp[:, :, r:r + (oh - 1) * strides[0] + 1:strides[0],
+                       c:c + (ow - 1) * strides[1] + 1:strides[1]]
+            y += np.einsum("nchw,mc->nmhw", patch, w[:, :, i, j])
+    return y
+
+
+def conv_integer(out, name, x_type, shape_x, m, kernel, x_zp=None, w_zp=None, pads=(0, 0, 0, 0),
+                 strides=(1, 1), dilations=(1, 1), narrow=False):
+    """ConvInteger by constant int8 weights. narrow: weights within +-100,
+    so that w - w_zp fits int8 (the kernels' form; otherwise the loop
+    lowering's)."""
+    x = ints(x_type, *shape_x)
+    w = ints(np.int8, m, shape_x[1], *kernel)
+    if narrow:
+        w = (w.astype(np.int64) * 100 // 128).astype(np.int8)
+    consts = {"w": w}
+    inputs = ["x", "w"]
+    xs = x.astype(np.int64)
+    ws = w.astype(np.int64)
+    if x_zp is not None or w_zp is not None:
+        zp = x_zp if x_zp is not None else np.array(0, x_type)
+        consts["x_zp"] = zp
+        inputs.append("x_zp")
+        xs = xs - int(zp)
+    if w_zp is not None:
+        consts["w_zp"] = w_zp
+        inputs.append("w_zp")
+        ws = ws - (w_zp.astype(np.int64)[:, None, None, None] if w_zp.ndim == 1 else int(w_zp))
+    y = conv_reference(xs, ws, pads, strides, dilations).astype(np.int32)
+    node = helper.make_node("ConvInteger", inputs, ["y"], pads=list(pads), strides=list(strides),
+                            dilations=list(dilations))
+    return save(out, name, node, x, consts, y)
+
+
+def qlinear_conv(out, name, shape_x, m, kernel, pads, strides):
+    """QLinearConv: uint8 input, int8 weights with a scale per output
+    channel, an int32 bias, requantised to uint8."""
+    x = ints(np.uint8, *shape_x)
+    w = ints(np.int8, m, shape_x[1], *kernel)
+    bias = RNG.integers(-5000, 5000, m).astype(np.int32)
+    x_scale, x_zp = np.array(0.02, np.float32), np.array(129, np.uint8)
+    w_scale = (RNG.random(m) * 0.004 + 0.001).astype(np.float32)
+    y_scale, y_zp = np.array(0.8, np.float32), np.array(110, np.uint8)
+    consts = {"x_scale": x_scale, "x_zp": x_zp, "w": w, "w_scale": w_scale,
+              "w_zp": np.zeros(m, np.int8), "y_scale": y_scale, "y_zp": y_zp, "bias": bias}
+    node = helper.make_node("QLinearConv", ["x", "x_scale", "x_zp", "w", "w_scale", "w_zp",
+                                            "y_scale", "y_zp", "bias"], ["y"],
+                            pads=list(pads), strides=list(strides))
+    acc = conv_reference(x.astype(np.int64) - int(x_zp), w.astype(np.int64), pads, strides,
+                         (1, 1)) + bias[None, :, None, None]
+    # kiln's requantisation: the scale in float32, the product in float64.
+    scale = ((x_scale * w_scale) / y_scale).astype(np.float32).astype(np.float64)
+    v = round_half_even(acc.astype(np.float64) * scale[None, :, None, None]) + float(y_zp)
+    return save(out, name, node, x, consts, np.clip(v, 0, 255).astype(np.uint8))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -174,6 +243,27 @@ def main():
     names.append(dynamic_quant_matmul(out, "dynamic_quant_matmul", 10, 64, 48) + " 1e-4")
     names.append(qdq_matmul(out, "qdq_matmul_requantized", u8, (13, 72), 40, True) + exact)
     names.append(qdq_matmul(out, "qdq_matmul_float", s8, (2, 7, 36), 20, False) + " 1e-5 1e-6")
+    # Convs: 1x1 (read as they are), and im2col'd (padding, strides,
+    # dilations, K not a multiple of 4, a batch, chunks of K, threads).
+    names.append(conv_integer(out, "convint_1x1_64x14x14_to_48", u8, (1, 64, 14, 14), 48, (1, 1),
+                              x_zp=np.array(128, u8)) + exact)
+    names.append(conv_integer(out, "convint_3x3_pad", u8, (1, 16, 9, 11), 20, (3, 3),
+                              x_zp=np.array(7, u8), pads=(1, 1, 1, 1)) + exact)
+    names.append(conv_integer(out, "convint_3x3_s2_c3_batch2", u8, (2, 3, 15, 15), 10, (3, 3),
+                              x_zp=np.array(200, u8), pads=(1, 1, 1, 1), strides=(2, 2)) + exact)
+    names.append(conv_integer(out, "convint_s8_dilated_row_zp", s8, (1, 8, 12, 12), 6, (3, 3),
+                              x_zp=np.array(-5, s8), w_zp=RNG.integers(-20, 20, 6).astype(s8),
+                              pads=(2, 2, 2, 2), dilations=(2, 2), narrow=True) + exact)
+    names.append(conv_integer(out, "convint_3x3_256ch_chunks", u8, (1, 256, 16, 16), 64, (3, 3),
+                              x_zp=np.array(90, u8), pads=(1, 1, 1, 1)) + exact)
+    names.append(conv_integer(out, "convint_2x2_no_zp", u8, (1, 5, 7, 7), 7, (2, 2)) + exact)
+    names.append(conv_integer(out, "convint_1x1_s2", u8, (1, 32, 14, 14), 16, (1, 1),
+                              x_zp=np.array(3, u8), strides=(2, 2)) + exact)
+    # w - w_zp beyond int8: the loop lowering.
+    names.append(conv_integer(out, "convint_wide_w_zp", s8, (1, 4, 6, 6), 5, (3, 3),
+                              x_zp=np.array(1, s8), w_zp=np.array(60, s8)) + exact)
+    names.append(qlinear_conv(out, "qlinearconv_3x3", (1, 32, 10, 10), 24, (3, 3), (1, 1, 1, 1),
+                              (1, 1)) + exact)
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
     if "--folders" in sys.argv[2:]:

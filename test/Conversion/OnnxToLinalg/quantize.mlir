@@ -398,3 +398,73 @@ func.func @matmul_integer_constant_b_wide(%a: tensor<2x3xui8>, %az: tensor<ui8>)
   %0 = "onnx.MatMulInteger"(%a, %b, %az, %bz) : (tensor<2x3xui8>, tensor<3x2xui8>, tensor<ui8>, tensor<ui8>) -> tensor<2x2xi32>
   return %0 : tensor<2x2xi32>
 }
+
+// -----
+
+// ConvInteger 1x1, stride 1, no padding, by constant int8 weights: x is
+// read as it is, reshaped to [N, C, P]; the weights become an int8
+// constant [M, C] and the contraction the weights-left form of
+// kiln-vectorize-int8-matmul (x's bytes widened in its body); x_zero_point
+// comes off afterwards as x_zero_point * (the weights' row sums).
+// CHECK-LABEL: func.func @conv_integer_constant_w_1x1(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<1x3x2x2xi8>, %[[XZ:[a-z0-9_]+]]: tensor<i8>)
+// CHECK: %[[XC:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 3, 4] : tensor<12xi8> into tensor<1x3x4xi8>
+// CHECK: %[[W:.*]] = arith.constant dense_resource<int8_weights{{.*}}> : tensor<2x3xi8>
+// CHECK: %[[ACC:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d1, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+// CHECK-SAME: ins(%[[XC]], %[[W]] : tensor<1x3x4xi8>, tensor<2x3xi8>) outs(%{{.*}} : tensor<1x2x4xi32>)
+// CHECK-NEXT: ^bb0(%[[XV:[a-z0-9_]+]]: i8, %[[WV:[a-z0-9_]+]]: i8, %[[S:[a-z0-9_]+]]: i32):
+// CHECK-NEXT: %[[XW:.*]] = arith.extui %[[XV]] : i8 to i32
+// CHECK-NEXT: %[[WW:.*]] = arith.extsi %[[WV]] : i8 to i32
+// CHECK-NEXT: %[[P:.*]] = arith.muli %[[XW]], %[[WW]] : i32
+// CHECK-NEXT: arith.addi %[[S]], %[[P]] : i32
+// CHECK: %[[SUMS:.*]] = arith.constant dense<{{\[\[}}2], [-1]]> : tensor<2x1xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %[[XZ]], %[[SUMS]] : tensor<1x2x4xi32>, tensor<i8>, tensor<2x1xi32>)
+// CHECK: arith.muli
+// CHECK: arith.subi
+// CHECK: tensor.expand_shape %{{.*}} output_shape [1, 2, 2, 2] : tensor<8xi32> into tensor<1x2x2x2xi32>
+func.func @conv_integer_constant_w_1x1(%x: tensor<1x3x2x2xui8>, %xz: tensor<ui8>) -> tensor<1x2x2x2xi32> {
+  %w = "onnx.Constant"() <{value = dense<[[[[1]], [[-2]], [[3]]], [[[127]], [[0]], [[-128]]]]> : tensor<2x3x1x1xi8>}> : () -> tensor<2x3x1x1xi8>
+  %n = onnx.NoValue
+  %0 = "onnx.ConvInteger"(%x, %w, %xz, %n) <{auto_pad = "NOTSET", group = 1 : i64}> : (tensor<1x3x2x2xui8>, tensor<2x3x1x1xi8>, tensor<ui8>, none) -> tensor<1x2x2x2xi32>
+  return %0 : tensor<1x2x2x2xi32>
+}
+
+// -----
+
+// QLinearConv 2x2, stride 2, padded, by constant weights with a zero point
+// per output channel: x padded with x_zero_point, im2col'd one strided
+// window copy per tap into [N, C, KH, KW, OH, OW], read as [N, K, P]; the
+// weights minus their zero points ([1, 2, 3, 4] and [5, 6, 7, 8] - 1)
+// folded into the int8 constant; x_zero_point * row sums (10 and 22)
+// off and the bias on in one generic; then the usual requantisation.
+// CHECK-LABEL: func.func @qlinear_conv_constant_w_2x2(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<1x1x3x3xi8>, %[[XS:[a-z0-9_]+]]: tensor<f32>, %[[XZ:[a-z0-9_]+]]: tensor<i8>
+// CHECK: %[[ZV:.*]] = tensor.extract %[[XZ]][] : tensor<i8>
+// CHECK: %[[XP:.*]] = tensor.pad %[[X]] low[0, 0, 1, 1] high[0, 0, 0, 0]
+// CHECK: tensor.yield %[[ZV]] : i8
+// CHECK: %[[COL:.*]] = tensor.empty() : tensor<1x1x2x2x2x2xi8>
+// CHECK: %[[T0:.*]] = tensor.extract_slice %[[XP]][0, 0, 0, 0] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: %[[C0:.*]] = linalg.generic {{.*}} ins(%[[T0]] : tensor<1x1x2x2xi8>)
+// CHECK: %[[I0:.*]] = tensor.insert_slice %[[C0]] into %[[COL]][0, 0, 0, 0, 0, 0] [1, 1, 1, 1, 2, 2]
+// CHECK: tensor.extract_slice %[[XP]][0, 0, 0, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: tensor.extract_slice %[[XP]][0, 0, 1, 0] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: tensor.extract_slice %[[XP]][0, 0, 1, 1] [1, 1, 2, 2] [1, 1, 2, 2]
+// CHECK: %[[I3:.*]] = tensor.insert_slice %{{.*}} into %{{.*}}[0, 0, 1, 1, 0, 0] [1, 1, 1, 1, 2, 2]
+// CHECK: %[[XC:.*]] = tensor.expand_shape %{{.*}} output_shape [1, 4, 4] : tensor<16xi8> into tensor<1x4x4xi8>
+// CHECK: %[[W:.*]] = arith.constant dense_resource<int8_weights{{.*}}> : tensor<2x4xi8>
+// CHECK: %[[ACC:.*]] = linalg.generic {{.*}} ins(%[[XC]], %[[W]] : tensor<1x4x4xi8>, tensor<2x4xi8>) outs(%{{.*}} : tensor<1x2x4xi32>)
+// CHECK: %[[SUMS:.*]] = arith.constant dense<{{\[\[}}10], [22]]> : tensor<2x1xi32>
+// CHECK: %[[BIAS:.*]] = tensor.expand_shape %{{.*}} output_shape [2, 1] : tensor<2xi32> into tensor<2x1xi32>
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %[[XZ]], %[[SUMS]], %[[BIAS]] : tensor<1x2x4xi32>, tensor<i8>, tensor<2x1xi32>, tensor<2x1xi32>)
+// CHECK: arith.subi
+// CHECK: arith.addi
+// CHECK: math.roundeven
+// CHECK: arith.fptoui %{{.*}} : f64 to i8
+func.func @qlinear_conv_constant_w_2x2(%x: tensor<1x1x3x3xui8>, %xs: tensor<f32>, %xz: tensor<ui8>, %ys: tensor<f32>, %yz: tensor<ui8>) -> tensor<1x2x2x2xui8> {
+  %w = "onnx.Constant"() <{value = dense<[[[[1, 2], [3, 4]]], [[[5, 6], [7, 8]]]]> : tensor<2x1x2x2xi8>}> : () -> tensor<2x1x2x2xi8>
+  %ws = "onnx.Constant"() <{value = dense<[0.5, 0.25]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() <{value = dense<[0, 1]> : tensor<2xi8>}> : () -> tensor<2xi8>
+  %b = "onnx.Constant"() <{value = dense<[10, -10]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %0 = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 0, 0>, strides = array<i64: 2, 2>}> : (tensor<1x1x3x3xui8>, tensor<f32>, tensor<ui8>, tensor<2x1x2x2xi8>, tensor<2xf32>, tensor<2xi8>, tensor<f32>, tensor<ui8>, tensor<2xi32>) -> tensor<1x2x2x2xui8>
+  return %0 : tensor<1x2x2x2xui8>
+}

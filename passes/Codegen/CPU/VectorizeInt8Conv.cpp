@@ -1,0 +1,356 @@
+//===- VectorizeInt8Conv.cpp - int8 dot-product kernels for convs -*- C++ -*-===//
+//
+// The second form kiln-vectorize-int8-matmul takes: the integer convs by
+// constant weights (ConvInteger, QLinearConv; Quantize.cpp,
+// convConstantWeights), a matmul with the weights on the left,
+//
+//   out[..., m, p] += ext(X[..., k, p]) * extsi(W'[m, k])   (i32; X u8 or s8)
+//
+// X [..., K, P] the input (im2col'd unless the conv is 1x1), W' [M, K] an
+// int8 constant, out [..., M, P] the output in NCHW order. The lanes run
+// along the output positions p, so the output needs no transpose; the dot
+// product wants G = 4 consecutive k of one position side by side, which X
+// has a row apart. So, for each tile of NR = NV x L positions (the
+// parallel loop), for each dim before k, for each chunk of K:
+//   pack: per group of 4 k, the 4 rows' NR bytes (vector loads, masked in
+//     the last tile) interleaved into NR x 4 bytes, in a per-thread
+//     buffer on the stack [chunk / 4][NR * 4] (about 32 KiB), top bits
+//     flipped when the dot product reads the other signedness than X's;
+//   per tile of MR output channels: MR x NV accumulators (vector<L x i32>)
+//     start from the output; per group, NV buffer vectors, and per row
+//     the row's 4 weights as one i32 (a compile-time packed [M, K / 4]
+//     global) broadcast to every lane; one dot product per accumulator;
+//     stores.
+// The packing costs one pass over X per tile, shared by all M rows.
+// Byte kinds only (vnni512: vpdpbusd, u8 x s8; sdot128: s8 x s8); the
+// word kinds (vpmaddwd) leave these generics to the loop lowering. Exact
+// as the matmul kernels are: flipped bytes (X + 128 or X - 128) are
+// corrected by -+128 x sum_k W'[m, k] from a constant, added to the
+// accumulators with the first chunk.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/CPU/Contraction.h"
+#include "passes/Codegen/CPU/Int8Dot.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
+#include "passes/Utils/Int8Matmul.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+#include <cstring>
+
+using namespace mlir;
+using kiln::int8::ByteOperand;
+using kiln::int8::DotKind;
+
+namespace {
+
+/// The weights-left int8 matmul `op` is, if the kernel takes it.
+struct WeightsLeft {
+  linalg::GenericOp op;
+  Value x, out;
+  ArrayRef<char> weights; ///< W' [M, K], row-major int8.
+  bool signedX = false;
+  int64_t m = 0, p = 0, k = 0;
+  SmallVector<int64_t> batch; ///< X's and the output's dims before k and m.
+};
+
+std::optional<WeightsLeft> match(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1], out = op.getDpsInits()[0];
+  auto xType = dyn_cast<MemRefType>(x.getType());
+  auto wType = dyn_cast<MemRefType>(w.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!xType || !wType || !outType || !xType.getElementType().isInteger(8) ||
+      !wType.getElementType().isInteger(8) || !outType.getElementType().isInteger(32) ||
+      !xType.hasStaticShape() || !outType.hasStaticShape() || wType.getRank() != 2 ||
+      !wType.hasStaticShape() || xType.getRank() < 2 || outType.getRank() != xType.getRank() ||
+      !kiln::vec::innermostContiguous(x) || !kiln::vec::innermostContiguous(out))
+    return std::nullopt;
+  int64_t r = xType.getRank();
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<AffineMap, 3> expected = kiln::int8WeightsLeftMaps(op.getContext(), r);
+  if (ArrayRef<AffineMap>(maps) != ArrayRef<AffineMap>(expected) ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+    return std::nullopt;
+  WeightsLeft wl;
+  wl.op = op;
+  wl.x = x;
+  wl.out = out;
+  if (!kiln::vec::isInt8MultiplyAccumulate(op, &wl.signedX))
+    return std::nullopt;
+  std::optional<ArrayRef<char>> weights =
+      kiln::contraction::constantBytes(w, IntegerType::get(op.getContext(), 8));
+  if (!weights)
+    return std::nullopt;
+  wl.weights = *weights;
+  wl.m = wType.getDimSize(0);
+  wl.k = wType.getDimSize(1);
+  wl.p = xType.getDimSize(r - 1);
+  wl.batch.assign(xType.getShape().begin(), xType.getShape().end() - 2);
+  if (xType.getDimSize(r - 2) != wl.k || outType.getDimSize(r - 2) != wl.m ||
+      outType.getDimSize(r - 1) != wl.p ||
+      outType.getShape().drop_back(2) != ArrayRef<int64_t>(wl.batch) || wl.k < 1)
+    return std::nullopt;
+  return wl;
+}
+
+class WeightsLeftBuilder {
+public:
+  WeightsLeftBuilder(const WeightsLeft &wl, const DotKind &dot, bool parallel)
+      : wl(wl), dot(dot), parallel(parallel),
+        flip(dot.a == ByteOperand::Unsigned ? wl.signedX : !wl.signedX) {
+    int64_t lanes = dot.lanes;
+    // 32 positions per tile on 16 lanes, 16 on 4 (NEON).
+    nv = std::clamp<int64_t>((wl.p + lanes - 1) / lanes, 1, lanes >= 16 ? 2 : 4);
+    // Accumulators, the buffer vectors and one broadcast in the registers;
+    // of the row counts that fit, one that divides M if there is one.
+    int64_t most = std::min<int64_t>((dot.registers - nv - 1) / nv, 12);
+    mr = std::min(most, wl.m);
+    for (int64_t rows = mr; rows >= std::min<int64_t>(4, mr); --rows)
+      if (wl.m % rows == 0) {
+        mr = rows;
+        break;
+      }
+    groups = (wl.k + 3) / 4;
+    int64_t groupBytes = nv * lanes * 4;
+    chunk = std::clamp<int64_t>((int64_t(32) << 10) / groupBytes, 1, groups);
+    chunks = (groups + chunk - 1) / chunk;
+  }
+
+  void build(ModuleOp module, unsigned &globals);
+
+private:
+  Location loc() const { return wl.op->getLoc(); }
+  Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
+  /// The tile of positions at `p0` (`vectors` vectors, the last with
+  /// `lastOn` lanes in bounds), for every dim before k.
+  void positionTile(OpBuilder &b, Value p0, int64_t vectors, int64_t lastOn);
+  /// Packs groups [g0, g0 + count) of the tile into the buffer.
+  void pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Value count, Value p0,
+            int64_t vectors, int64_t lastOn);
+  /// The tile of `rows` output channels at `m0`, groups [g0, g0 + count)
+  /// from the buffer; `first` is true in the first chunk.
+  void rowTile(OpBuilder &b, ArrayRef<Value> outer, Value first, Value g0, Value count,
+               Value m0, int64_t rows, Value p0, int64_t vectors, int64_t lastOn);
+
+  const WeightsLeft &wl;
+  const DotKind &dot;
+  bool parallel;
+  /// X's bytes are read with their top bit flipped (the dot product's
+  /// other signedness); the correction constant takes the difference off.
+  bool flip;
+  int64_t nv = 1, mr = 1, groups = 1, chunk = 1, chunks = 1;
+  Value weights, correction, buffer;
+};
+
+void WeightsLeftBuilder::build(ModuleOp module, unsigned &globals) {
+  OpBuilder b(wl.op);
+  // W' as one i32 per row and group of 4 k (zero past K), and the
+  // correction for flipped bytes: sum_k (X +- 128) W' = sum_k X W' +- 128
+  // sum_k W'.
+  std::vector<char> packed(size_t(wl.m * groups * 4), 0);
+  std::vector<int32_t> sums(size_t(wl.m), 0);
+  for (int64_t i = 0; i < wl.m; ++i)
+    for (int64_t kk = 0; kk < wl.k; ++kk) {
+      char v = wl.weights[size_t(i * wl.k + kk)];
+      packed[size_t(i * groups * 4 + kk)] = v;
+      sums[size_t(i)] += (dot.a == ByteOperand::Unsigned ? -128 : 128) * int32_t(int8_t(v));
+    }
+  weights = kiln::int8::packedGlobal(b, loc(), module, globals, b.getI32Type(),
+                                     {wl.m, groups}, packed);
+  if (flip)
+    correction = kiln::int8::packedGlobal(
+        b, loc(), module, globals, b.getI32Type(), {wl.m},
+        ArrayRef<char>(reinterpret_cast<const char *>(sums.data()), sums.size() * 4));
+  // The buffer: a scratch alloca (each thread of a parallel loop makes
+  // its own; kiln-outline-parallel-loops remakes it), its stack freed
+  // after the kernel.
+  auto ptr = LLVM::LLVMPointerType::get(b.getContext());
+  Value stack = LLVM::StackSaveOp::create(b, loc(), ptr);
+  int64_t width = nv * dot.lanes;
+  buffer = memref::AllocaOp::create(b, loc(), MemRefType::get({chunk, width * 4}, b.getI8Type()),
+                                    b.getI64IntegerAttr(64));
+  buffer.getDefiningOp()->setAttr("kiln.scratch", b.getUnitAttr());
+  int64_t tiles = (wl.p + width - 1) / width, full = wl.p / width, rest = wl.p % width;
+  auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, tiles), index(b, 1));
+  LLVM::StackRestoreOp::create(b, loc(), stack);
+  int64_t work = wl.m * wl.p * wl.k;
+  for (int64_t d : wl.batch)
+    work *= d;
+  if (parallel && tiles >= 2 && work >= (int64_t(1) << 18) &&
+      !kiln::vec::insideParallelLoop(wl.op))
+    loop->setAttr("kiln.parallel", b.getUnitAttr());
+  OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
+  Value p0 = arith::MulIOp::create(lb, loc(), loop.getInductionVar(), index(lb, width));
+  if (!rest)
+    return positionTile(lb, p0, nv, dot.lanes);
+  int64_t restVectors = (rest + dot.lanes - 1) / dot.lanes;
+  int64_t lastOn = rest - (restVectors - 1) * dot.lanes;
+  if (!full)
+    return positionTile(lb, p0, restVectors, lastOn);
+  Value whole = arith::CmpIOp::create(lb, loc(), arith::CmpIPredicate::slt,
+                                      loop.getInductionVar(), index(lb, full));
+  auto branch = scf::IfOp::create(lb, loc(), whole, /*withElseRegion=*/true);
+  OpBuilder tb = branch.getThenBodyBuilder();
+  positionTile(tb, p0, nv, dot.lanes);
+  OpBuilder eb = branch.getElseBodyBuilder();
+  positionTile(eb, p0, restVectors, lastOn);
+}
+
+void WeightsLeftBuilder::positionTile(OpBuilder &b, Value p0, int64_t vectors, int64_t lastOn) {
+  SmallVector<Value> outer;
+  OpBuilder inner = b;
+  for (int64_t d : wl.batch) {
+    auto loop = scf::ForOp::create(inner, loc(), index(inner, 0), index(inner, d), index(inner, 1));
+    outer.push_back(loop.getInductionVar());
+    inner = OpBuilder::atBlockTerminator(loop.getBody());
+  }
+  auto chunkLoop =
+      scf::ForOp::create(inner, loc(), index(inner, 0), index(inner, chunks), index(inner, 1));
+  OpBuilder cb = OpBuilder::atBlockTerminator(chunkLoop.getBody());
+  Value c = chunkLoop.getInductionVar();
+  Value g0 = arith::MulIOp::create(cb, loc(), c, index(cb, chunk));
+  Value count = arith::MinSIOp::create(
+      cb, loc(), index(cb, chunk), arith::SubIOp::create(cb, loc(), index(cb, groups), g0));
+  Value first = arith::CmpIOp::create(cb, loc(), arith::CmpIPredicate::eq, c, index(cb, 0));
+  pack(cb, outer, g0, count, p0, vectors, lastOn);
+  int64_t fullRows = wl.m / mr * mr, restRows = wl.m % mr;
+  if (fullRows) {
+    auto rows =
+        scf::ForOp::create(cb, loc(), index(cb, 0), index(cb, fullRows), index(cb, mr));
+    OpBuilder rb = OpBuilder::atBlockTerminator(rows.getBody());
+    rowTile(rb, outer, first, g0, count, rows.getInductionVar(), mr, p0, vectors, lastOn);
+  }
+  if (restRows)
+    rowTile(cb, outer, first, g0, count, index(cb, fullRows), restRows, p0, vectors, lastOn);
+}
+
+void WeightsLeftBuilder::pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Value count,
+                              Value p0, int64_t vectors, int64_t lastOn) {
+  int64_t lanes = dot.lanes;
+  Type i8 = b.getI8Type();
+  auto rowType = VectorType::get({lanes}, i8);
+  auto packedType = VectorType::get({lanes * 4}, i8);
+  // Lane i of the first operand, then lane i of the second.
+  SmallVector<int64_t> interleave;
+  for (int64_t i = 0; i < lanes; ++i) {
+    interleave.push_back(i);
+    interleave.push_back(lanes + i);
+  }
+  auto loop = scf::ForOp::create(b, loc(), index(b, 0), count, index(b, 1));
+  OpBuilder gb = OpBuilder::atBlockTerminator(loop.getBody());
+  Value g = loop.getInductionVar();
+  Value k0 = arith::MulIOp::create(gb, loc(), arith::AddIOp::create(gb, loc(), g0, g),
+                                   index(gb, 4));
+  Value zero = arith::ConstantOp::create(gb, loc(), rowType, gb.getZeroAttr(rowType));
+  for (int64_t v = 0; v < vectors; ++v) {
+    int64_t on = v + 1 == vectors ? lastOn : lanes;
+    Value at = arith::AddIOp::create(gb, loc(), p0, index(gb, v * lanes));
+    SmallVector<Value> rows;
+    for (int64_t j = 0; j < 4; ++j) {
+      Value kk = arith::AddIOp::create(gb, loc(), k0, index(gb, j));
+      if (wl.k % 4 == 0) {
+        SmallVector<Value> idx(outer.begin(), outer.end());
+        idx.append({kk, at});
+        rows.push_back(kiln::vec::load(gb, loc(), wl.x, idx, rowType, on));
+        continue;
+      }
+      // The last group is partial: rows past K read row K - 1 and become
+      // zero (their weights are zero too).
+      Value in = arith::CmpIOp::create(gb, loc(), arith::CmpIPredicate::slt, kk, index(gb, wl.k));
+      SmallVector<Value> idx(outer.begin(), outer.end());
+      idx.append({arith::MinSIOp::create(gb, loc(), kk, index(gb, wl.k - 1)), at});
+      Value row = kiln::vec::load(gb, loc(), wl.x, idx, rowType, on);
+      rows.push_back(arith::SelectOp::create(gb, loc(), in, row, zero));
+    }
+    // Bytes (r0 r1) and (r2 r3) paired, then the pairs as words.
+    Value low = vector::ShuffleOp::create(gb, loc(), rows[0], rows[1], interleave);
+    Value high = vector::ShuffleOp::create(gb, loc(), rows[2], rows[3], interleave);
+    auto wordType = VectorType::get({lanes}, gb.getI16Type());
+    Value words = vector::ShuffleOp::create(
+        gb, loc(), vector::BitCastOp::create(gb, loc(), wordType, low),
+        vector::BitCastOp::create(gb, loc(), wordType, high), interleave);
+    Value bytes = vector::BitCastOp::create(gb, loc(), packedType, words);
+    if (flip) {
+      auto top = arith::ConstantOp::create(
+          gb, loc(), packedType, DenseElementsAttr::get(packedType, gb.getI8IntegerAttr(-128)));
+      bytes = arith::XOrIOp::create(gb, loc(), bytes, top);
+    }
+    vector::StoreOp::create(gb, loc(), bytes, buffer, ValueRange{g, index(gb, v * lanes * 4)});
+  }
+}
+
+void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value first, Value g0,
+                                 Value count, Value m0, int64_t rows, Value p0, int64_t vectors,
+                                 int64_t lastOn) {
+  Type i32 = b.getI32Type();
+  int64_t lanes = dot.lanes;
+  auto accType = VectorType::get({lanes}, i32);
+  auto byteType = VectorType::get({lanes * 4}, b.getI8Type());
+  auto on = [&](int64_t v) { return v + 1 == vectors ? lastOn : lanes; };
+  auto outIndex = [&](OpBuilder &b, int64_t r, int64_t v) {
+    SmallVector<Value> idx(outer.begin(), outer.end());
+    idx.push_back(arith::AddIOp::create(b, loc(), m0, index(b, r)));
+    idx.push_back(arith::AddIOp::create(b, loc(), p0, index(b, v * lanes)));
+    return idx;
+  };
+  SmallVector<Value> inits;
+  for (int64_t r = 0; r < rows; ++r) {
+    Value add;
+    if (correction) {
+      Value row = arith::AddIOp::create(b, loc(), m0, index(b, r));
+      Value c = memref::LoadOp::create(b, loc(), correction, ValueRange{row});
+      c = arith::SelectOp::create(b, loc(), first, c,
+                                  arith::ConstantIntOp::create(b, loc(), i32, 0));
+      add = vector::BroadcastOp::create(b, loc(), accType, c);
+    }
+    for (int64_t v = 0; v < vectors; ++v) {
+      Value acc = kiln::vec::load(b, loc(), wl.out, outIndex(b, r, v), accType, on(v));
+      inits.push_back(add ? Value(arith::AddIOp::create(b, loc(), acc, add)) : acc);
+    }
+  }
+  auto intrinsic = StringAttr::get(b.getContext(), dot.intrinsic);
+  auto groupLoop = scf::ForOp::create(
+      b, loc(), index(b, 0), count, index(b, 1), inits,
+      [&](OpBuilder &gb, Location l, Value g, ValueRange accs) {
+        SmallVector<Value> panel;
+        for (int64_t v = 0; v < vectors; ++v)
+          panel.push_back(vector::LoadOp::create(gb, l, byteType, buffer,
+                                                 ValueRange{g, index(gb, v * lanes * 4)}));
+        Value group = arith::AddIOp::create(gb, l, g0, g);
+        SmallVector<Value> next;
+        for (int64_t r = 0; r < rows; ++r) {
+          Value row = arith::AddIOp::create(gb, l, m0, index(gb, r));
+          Value w = memref::LoadOp::create(gb, l, weights, ValueRange{row, group});
+          Value ws = vector::BitCastOp::create(gb, l, byteType,
+                                               vector::BroadcastOp::create(gb, l, accType, w));
+          for (int64_t v = 0; v < vectors; ++v)
+            next.push_back(LLVM::CallIntrinsicOp::create(
+                               gb, l, accType, intrinsic,
+                               ValueRange{accs[size_t(r * vectors + v)], panel[size_t(v)], ws})
+                               .getResult(0));
+        }
+        scf::YieldOp::create(gb, l, next);
+      });
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t v = 0; v < vectors; ++v)
+      kiln::vec::store(b, loc(), groupLoop.getResult(unsigned(r * vectors + v)), wl.out,
+                       outIndex(b, r, v), on(v));
+}
+
+} // namespace
+
+bool kiln::int8::vectorizeWeightsLeft(linalg::GenericOp op, const DotKind &dot, bool parallel,
+                                      ModuleOp module, unsigned &globals) {
+  if (dot.group != 4 || !dot.accumulates)
+    return false;
+  std::optional<WeightsLeft> wl = match(op);
+  if (!wl)
+    return false;
+  WeightsLeftBuilder(*wl, dot, parallel).build(module, globals);
+  return true;
+}
