@@ -7,13 +7,19 @@
 //   MatMul(DequantizeLinear(xq, xs, xzp), DequantizeLinear(Wq, ws, wzp))
 //     [-> QuantizeLinear(ys, yzp)]
 //
-// Run as written, that is a dequantised copy of the activation, a float
-// matmul and a quantisation. When Wq is a constant 2-D weight (scale and
+// and a Conv the same way (W [M, C, K...], per tensor or per output
+// channel, axis 0). Run as written, that is a dequantised copy of the
+// activation, a float matmul and a quantisation. When Wq is a constant 2-D weight (scale and
 // zero point per tensor or per output column) and xq's scale and zero
 // point are per tensor, this pass makes it the integer op it stands for:
 //
 //   with the QuantizeLinear:  QLinearMatMul(xq, xs, xzp, Wq, ws, wzp, ys, yzp)
 //   without:                  Cast(MatMulInteger(xq, Wq, xzp, wzp)) * (xs * ws)
+//
+//   Conv with the QuantizeLinear (bias none or DequantizeLinear(int32
+//   constant) at scale xs * ws):  QLinearConv(xq, ..., ys, yzp, Bq)
+//   else:  Cast(ConvInteger(xq, Wq, xzp, wzp)) * (xs * ws) + B
+//   (per-channel factors reshaped to [M, 1...])
 //
 // which run on the int8 dot-product kernels. The integer sum is exact
 // where the float one rounded, so a result may differ from the QDQ
@@ -27,6 +33,8 @@
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
 #include "llvm/ADT/SetVector.h"
+
+#include <cmath>
 
 #define DEBUG_TYPE "kiln-fuse-qdq"
 
@@ -123,22 +131,155 @@ LogicalResult fuse(onnx::MatMulOp mm) {
   return success();
 }
 
+/// `v` (a 1-D tensor of M values, or one value) reshaped to broadcast
+/// along the channels of an [N, M, S...] tensor of rank `rank`: [M, 1...].
+Value alongChannels(OpBuilder &b, Location loc, Value v, int64_t rank) {
+  auto type = cast<RankedTensorType>(v.getType());
+  if (type.getRank() == 0 || type.getNumElements() == 1)
+    return v;
+  SmallVector<int64_t> shape(size_t(rank - 1), 1);
+  shape[0] = type.getDimSize(0);
+  auto shapeType = RankedTensorType::get({rank - 1}, b.getI64Type());
+  Value dims = onnx::ConstantOp::create(b, loc, shapeType, nullptr,
+                                        DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(shape)),
+                                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  return onnx::ReshapeOp::create(b, loc, type.clone(shape), v, dims, int64_t(0));
+}
+
+/// The int32 bias QLinearConv takes for `bias` (none, or a
+/// DequantizeLinear of a constant int32 tensor with zero point 0 whose
+/// scale is xs * ws, which QDQ exporters write), or failure.
+FailureOr<Value> int32Bias(OpBuilder &b, Value bias) {
+  if (onnx::isNone(bias))
+    return bias;
+  auto dq = bias.getDefiningOp<onnx::DequantizeLinearOp>();
+  auto type = dq ? dyn_cast<RankedTensorType>(dq.getX().getType()) : nullptr;
+  if (!type || !type.getElementType().isInteger(32) || type.getRank() != 1 ||
+      !dq.getX().getDefiningOp<onnx::ConstantOp>())
+    return failure();
+  // A zero point, if any, must be a constant 0 (checked by the caller's
+  // scale comparison otherwise being meaningless).
+  if (!onnx::isNone(dq.getXZeroPoint())) {
+    auto zp = dq.getXZeroPoint().getDefiningOp<onnx::ConstantOp>();
+    auto dense = zp ? dyn_cast<DenseElementsAttr>(zp.getValueAttr()) : nullptr;
+    if (!dense || !llvm::all_of(dense.getValues<APInt>(), [](const APInt &v) { return v.isZero(); }))
+      return failure();
+  }
+  return dq.getX();
+}
+
+/// The float values of a constant (dense) float32 tensor.
+std::optional<SmallVector<float>> constantFloats(Value v) {
+  auto constant = v.getDefiningOp<onnx::ConstantOp>();
+  auto dense = constant ? dyn_cast_or_null<DenseElementsAttr>(constant.getValueAttr()) : nullptr;
+  if (!dense || !dense.getElementType().isF32())
+    return std::nullopt;
+  return llvm::to_vector(dense.getValues<float>());
+}
+
+/// True when the bias DequantizeLinear's scale is xs * ws (each value,
+/// within float rounding), all three constants.
+bool biasScaleMatches(Value bias, Value xs, Value ws) {
+  if (onnx::isNone(bias))
+    return true;
+  auto dq = bias.getDefiningOp<onnx::DequantizeLinearOp>();
+  std::optional<SmallVector<float>> bs = constantFloats(dq.getXScale());
+  std::optional<SmallVector<float>> x = constantFloats(xs), w = constantFloats(ws);
+  if (!bs || !x || !w || x->size() != 1)
+    return false;
+  for (size_t i = 0; i < bs->size(); ++i) {
+    float expected = (*x)[0] * (*w)[w->size() == 1 ? 0 : i];
+    if (std::fabs((*bs)[i] - expected) > 1e-6f * std::fabs(expected))
+      return false;
+  }
+  return bs->size() == 1 || w->size() == 1 || bs->size() == w->size();
+}
+
+/// The integer form of `conv` if it is a QDQ Conv this pass takes:
+/// QLinearConv when a per-tensor QuantizeLinear alone reads it (and the
+/// bias is none or int32 at scale xs * ws), else Cast(ConvInteger) *
+/// (xs * ws) + B.
+LogicalResult fuse(onnx::ConvOp conv) {
+  auto dqx = conv.getX().getDefiningOp<onnx::DequantizeLinearOp>();
+  auto dqw = conv.getW().getDefiningOp<onnx::DequantizeLinearOp>();
+  if (!dqx || !dqw || !isInt8Tensor(dqx.getX()) || !isInt8Tensor(dqw.getX()))
+    return failure();
+  auto wType = dyn_cast<RankedTensorType>(dqw.getX().getType());
+  auto yType = dyn_cast<RankedTensorType>(conv.getY().getType());
+  if (!wType || !yType || !wType.hasStaticShape() || wType.getRank() < 3 ||
+      !yType.getElementType().isF32() || !dqw.getX().getDefiningOp<onnx::ConstantOp>())
+    return failure();
+  int64_t m = wType.getDimSize(0), rank = wType.getRank();
+  // x per tensor; W per tensor or per output channel (axis 0).
+  int64_t wAxis = dqw.getAxis() < 0 ? dqw.getAxis() + rank : dqw.getAxis();
+  bool wPerTensor = perTensor(dqw.getXScale());
+  if (!perTensor(dqx.getXScale()) ||
+      (!onnx::isNone(dqx.getXZeroPoint()) && !perTensor(dqx.getXZeroPoint())) ||
+      (!wPerTensor && (wAxis != 0 || !perTensorOrColumn(dqw.getXScale(), m))) ||
+      (!onnx::isNone(dqw.getXZeroPoint()) &&
+       !(wPerTensor ? perTensor(dqw.getXZeroPoint())
+                    : perTensorOrColumn(dqw.getXZeroPoint(), m))))
+    return failure();
+  OpBuilder b(conv);
+  Location loc = conv.getLoc();
+  Value xzp = zeroPointOf(b, dqx), wzp = zeroPointOf(b, dqw);
+  auto q = conv.getY().hasOneUse() ? dyn_cast<onnx::QuantizeLinearOp>(*conv.getY().user_begin())
+                                   : nullptr;
+  FailureOr<Value> bias = int32Bias(b, conv.getB());
+  if (q && perTensor(q.getYScale()) && isInt8Tensor(q.getY()) &&
+      !onnx::isNone(q.getYZeroPoint()) && perTensor(q.getYZeroPoint()) && succeeded(bias) &&
+      biasScaleMatches(conv.getB(), dqx.getXScale(), dqw.getXScale())) {
+    b.setInsertionPoint(q);
+    Value y = onnx::QLinearConvOp::create(
+        b, loc, q.getY().getType(), dqx.getX(), dqx.getXScale(), xzp, dqw.getX(),
+        dqw.getXScale(), wzp, q.getYScale(), q.getYZeroPoint(), *bias, conv.getAutoPadAttr(),
+        conv.getDilationsAttr(), conv.getGroupAttr(), conv.getKernelShapeAttr(),
+        conv.getPadsAttr(), conv.getStridesAttr());
+    q.getY().replaceAllUsesWith(y);
+    q.erase();
+    conv.erase();
+    return success();
+  }
+  Value acc = onnx::ConvIntegerOp::create(
+      b, loc, yType.clone(b.getI32Type()), dqx.getX(), dqw.getX(), xzp, wzp,
+      conv.getAutoPadAttr(), conv.getDilationsAttr(), conv.getGroupAttr(),
+      conv.getKernelShapeAttr(), conv.getPadsAttr(), conv.getStridesAttr());
+  Value accF = onnx::CastOp::create(b, loc, yType, acc, int64_t(1) /*FLOAT*/);
+  // xs * ws, per tensor or per channel ([M, 1...]).
+  Value ws = alongChannels(b, loc, dqw.getXScale(), rank);
+  Value scale = onnx::MulOp::create(b, loc, ws.getType(), ws, dqx.getXScale());
+  Value y = onnx::MulOp::create(b, loc, yType, accF, scale);
+  if (!onnx::isNone(conv.getB())) {
+    Value bv = alongChannels(b, loc, conv.getB(), rank);
+    y = onnx::AddOp::create(b, loc, yType, y, bv);
+  }
+  conv.getY().replaceAllUsesWith(y);
+  conv.erase();
+  return success();
+}
+
 struct FuseQdqPass : public kiln::quantization::impl::FuseQdqPassBase<FuseQdqPass> {
   void runOnOperation() override {
-    SmallVector<onnx::MatMulOp> matmuls;
-    getOperation().walk([&](onnx::MatMulOp mm) { matmuls.push_back(mm); });
-    // A DequantizeLinear may feed several MatMuls (a shared weight).
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<onnx::MatMulOp, onnx::ConvOp>(op))
+        ops.push_back(op);
+    });
+    // A DequantizeLinear may feed several ops (a shared weight).
     llvm::SetVector<Operation *> dequantized;
-    for (onnx::MatMulOp mm : matmuls) {
-      Operation *a = mm.getA().getDefiningOp(), *b = mm.getB().getDefiningOp();
-      if (succeeded(fuse(mm))) {
-        dequantized.insert(a);
-        dequantized.insert(b);
-      }
+    for (Operation *op : ops) {
+      SmallVector<Operation *, 3> inputs;
+      for (Value v : op->getOperands())
+        if (Operation *def = v.getDefiningOp())
+          inputs.push_back(def);
+      LogicalResult fused = isa<onnx::MatMulOp>(op) ? fuse(cast<onnx::MatMulOp>(op))
+                                                    : fuse(cast<onnx::ConvOp>(op));
+      if (succeeded(fused))
+        dequantized.insert(inputs.begin(), inputs.end());
     }
     // The DequantizeLinears nothing else reads.
     for (Operation *op : dequantized)
-      if (op->use_empty())
+      if (isa<onnx::DequantizeLinearOp>(op) && op->use_empty())
         op->erase();
   }
 };

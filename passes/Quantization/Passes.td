@@ -6,7 +6,7 @@
 include "mlir/Pass/PassBase.td"
 
 def FuseQdqPass : Pass<"kiln-fuse-qdq", "mlir::func::FuncOp"> {
-  let summary = "QDQ MatMuls by constant int8 weights as integer matmuls";
+  let summary = "QDQ MatMuls and Convs by constant int8 weights as integer ops";
   let description = [{
     MatMul(DequantizeLinear(xq, xs, xzp), DequantizeLinear(Wq, ws, wzp)),
     with Wq a constant 2-D int8/uint8 weight (ws, wzp per tensor or per
@@ -16,6 +16,12 @@ def FuseQdqPass : Pass<"kiln-fuse-qdq", "mlir::func::FuncOp"> {
     Cast(MatMulInteger(xq, Wq, xzp, wzp)) * (xs * ws). The integer sum is
     exact where the float one rounded: a requantised result may differ by
     one step at a tie, as in runtimes that fuse the same way.
+    Conv(DequantizeLinear(xq), DequantizeLinear(constant Wq), B) the same
+    way (ws, wzp per tensor or per output channel, axis 0): QLinearConv
+    when a per-tensor QuantizeLinear alone reads it and B is none or a
+    DequantizeLinear of a constant int32 tensor (zero point 0) whose scale
+    is xs * ws; else Cast(ConvInteger(xq, Wq, xzp, wzp)) * (xs * ws) + B,
+    per-channel factors reshaped to [M, 1...].
     DequantizeLinears left without users go.
   }];
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];

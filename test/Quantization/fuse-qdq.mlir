@@ -71,3 +71,64 @@ func.func @kept(%x: tensor<4x3xui8>, %w: tensor<3x2xi8>) -> (tensor<4x2xf32>, te
   %m1 = "onnx.MatMul"(%xdc, %cd) : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
   return %m0, %m1 : tensor<4x2xf32>, tensor<4x2xf32>
 }
+
+// -----
+
+// A QDQ Conv requantised per tensor, its bias an int32 DequantizeLinear at
+// scale xs * ws (0.5 * [0.25, 0.125]): one QLinearConv taking the int32
+// bias, the conv's attributes kept; every DequantizeLinear and the
+// QuantizeLinear gone.
+// CHECK-LABEL: func.func @conv_requantized(
+// CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<1x3x4x4xui8>
+// CHECK-NOT: onnx.DequantizeLinear
+// CHECK: %[[Y:.*]] = "onnx.QLinearConv"(%[[X]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[B:.*]]) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>, tensor<2x3x3x3xi8>, tensor<2xf32>, tensor<i8>, tensor<f32>, tensor<ui8>, tensor<2xi32>) -> tensor<1x2x4x4xui8>
+// CHECK-NOT: onnx.QuantizeLinear
+// CHECK: return %[[Y]]
+func.func @conv_requantized(%x: tensor<1x3x4x4xui8>) -> tensor<1x2x4x4xui8> {
+  %xs = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %xz = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %w = "onnx.Constant"() <{value = dense<3> : tensor<2x3x3x3xi8>}> : () -> tensor<2x3x3x3xi8>
+  %ws = "onnx.Constant"() <{value = dense<[0.25, 0.125]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+  %bq = "onnx.Constant"() <{value = dense<[100, -7]> : tensor<2xi32>}> : () -> tensor<2xi32>
+  %bs = "onnx.Constant"() <{value = dense<[0.125, 0.0625]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %ys = "onnx.Constant"() <{value = dense<2.0> : tensor<f32>}> : () -> tensor<f32>
+  %yz = "onnx.Constant"() <{value = dense<10> : tensor<ui8>}> : () -> tensor<ui8>
+  %none = onnx.NoValue
+  %xd = "onnx.DequantizeLinear"(%x, %xs, %xz) <{axis = 1 : i64}> : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %wd = "onnx.DequantizeLinear"(%w, %ws, %wz) <{axis = 0 : i64}> : (tensor<2x3x3x3xi8>, tensor<2xf32>, tensor<i8>) -> tensor<2x3x3x3xf32>
+  %bd = "onnx.DequantizeLinear"(%bq, %bs, %none) <{axis = 0 : i64}> : (tensor<2xi32>, tensor<2xf32>, none) -> tensor<2xf32>
+  %c = "onnx.Conv"(%xd, %wd, %bd) <{auto_pad = "NOTSET", group = 1 : i64, pads = array<i64: 1, 1, 1, 1>}> : (tensor<1x3x4x4xf32>, tensor<2x3x3x3xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %y = "onnx.QuantizeLinear"(%c, %ys, %yz) <{axis = 1 : i64}> : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  return %y : tensor<1x2x4x4xui8>
+}
+
+// -----
+
+// A float bias (not at scale xs * ws as int32): the conv stays float out,
+// an integer conv scaled back by xs * ws per channel ([2, 1, 1]) plus the
+// bias reshaped to [2, 1, 1]; the QuantizeLinear stays.
+// CHECK-LABEL: func.func @conv_float_bias(
+// CHECK: %[[ACC:.*]] = "onnx.ConvInteger"(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) <{auto_pad = "NOTSET", group = 1 : i64}> : (tensor<1x3x4x4xui8>, tensor<2x3x1x1xi8>, tensor<ui8>, tensor<i8>) -> tensor<1x2x4x4xi32>
+// CHECK: %[[F:.*]] = "onnx.Cast"(%[[ACC]]) <{to = 1 : i64}>
+// CHECK: %[[WS:.*]] = "onnx.Reshape"(%{{.*}}, %{{.*}}) <{allowzero = 0 : i64}> : (tensor<2xf32>, tensor<3xi64>) -> tensor<2x1x1xf32>
+// CHECK: %[[S:.*]] = "onnx.Mul"(%[[WS]], %{{.*}}) : (tensor<2x1x1xf32>, tensor<f32>) -> tensor<2x1x1xf32>
+// CHECK: %[[M:.*]] = "onnx.Mul"(%[[F]], %[[S]])
+// CHECK: %[[B:.*]] = "onnx.Reshape"(%{{.*}}, %{{.*}}) <{allowzero = 0 : i64}> : (tensor<2xf32>, tensor<3xi64>) -> tensor<2x1x1xf32>
+// CHECK: %[[Y:.*]] = "onnx.Add"(%[[M]], %[[B]])
+// CHECK: "onnx.QuantizeLinear"(%[[Y]]
+func.func @conv_float_bias(%x: tensor<1x3x4x4xui8>) -> tensor<1x2x4x4xui8> {
+  %xs = "onnx.Constant"() <{value = dense<0.5> : tensor<f32>}> : () -> tensor<f32>
+  %xz = "onnx.Constant"() <{value = dense<128> : tensor<ui8>}> : () -> tensor<ui8>
+  %w = "onnx.Constant"() <{value = dense<3> : tensor<2x3x1x1xi8>}> : () -> tensor<2x3x1x1xi8>
+  %ws = "onnx.Constant"() <{value = dense<[0.25, 0.125]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() <{value = dense<0> : tensor<i8>}> : () -> tensor<i8>
+  %b = "onnx.Constant"() <{value = dense<[1.5, -2.0]> : tensor<2xf32>}> : () -> tensor<2xf32>
+  %ys = "onnx.Constant"() <{value = dense<2.0> : tensor<f32>}> : () -> tensor<f32>
+  %yz = "onnx.Constant"() <{value = dense<10> : tensor<ui8>}> : () -> tensor<ui8>
+  %xd = "onnx.DequantizeLinear"(%x, %xs, %xz) <{axis = 1 : i64}> : (tensor<1x3x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x3x4x4xf32>
+  %wd = "onnx.DequantizeLinear"(%w, %ws, %wz) <{axis = 0 : i64}> : (tensor<2x3x1x1xi8>, tensor<2xf32>, tensor<i8>) -> tensor<2x3x1x1xf32>
+  %c = "onnx.Conv"(%xd, %wd, %b) <{auto_pad = "NOTSET", group = 1 : i64}> : (tensor<1x3x4x4xf32>, tensor<2x3x1x1xf32>, tensor<2xf32>) -> tensor<1x2x4x4xf32>
+  %y = "onnx.QuantizeLinear"(%c, %ys, %yz) <{axis = 1 : i64}> : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  return %y : tensor<1x2x4x4xui8>
+}

@@ -212,6 +212,39 @@ def qlinear_conv(out, name, shape_x, m, kernel, pads, strides):
     return save(out, name, node, x, consts, np.clip(v, 0, 255).astype(np.uint8))
 
 
+def qdq_conv(out, name, shape_x, m, kernel, pads, requantize):
+    """A QDQ Conv (DequantizeLinear of the uint8 input and of constant
+    int8 weights with one scale per output channel, the bias as a
+    DequantizeLinear of int32 at scale xs * ws, Conv, and a QuantizeLinear
+    when `requantize`): kiln-fuse-qdq makes it a QLinearConv, or an integer
+    conv scaled back to float."""
+    x = ints(np.uint8, *shape_x)
+    w = ints(np.int8, m, shape_x[1], *kernel)
+    xs, xzp = np.array(0.05, np.float32), np.array(100, np.uint8)
+    ws = (RNG.random(m) * 0.01 + 0.002).astype(np.float32)
+    bs = (xs * ws).astype(np.float32)
+    bq = RNG.integers(-3000, 3000, m).astype(np.int32)
+    consts = {"xs": xs, "xzp": xzp, "w": w, "ws": ws, "bq": bq, "bs": bs}
+    nodes = [helper.make_node("DequantizeLinear", ["x", "xs", "xzp"], ["xd"]),
+             helper.make_node("DequantizeLinear", ["w", "ws"], ["wd"], axis=0),
+             helper.make_node("DequantizeLinear", ["bq", "bs"], ["bd"], axis=0),
+             helper.make_node("Conv", ["xd", "wd", "bd"], ["c" if requantize else "y"],
+                              pads=list(pads))]
+    acc = conv_reference(x.astype(np.int64) - int(xzp), w.astype(np.int64), pads, (1, 1),
+                         (1, 1)) + bq[None, :, None, None]
+    if requantize:
+        ys, yzp = np.array(0.6, np.float32), np.array(90, np.uint8)
+        consts.update({"ys": ys, "yzp": yzp})
+        nodes.append(helper.make_node("QuantizeLinear", ["c", "ys", "yzp"], ["y"]))
+        scale = ((xs * ws) / ys).astype(np.float32).astype(np.float64)[None, :, None, None]
+        y = np.clip(round_half_even(acc.astype(np.float64) * scale) + float(yzp), 0, 255)
+        y = y.astype(np.uint8)
+    else:
+        y = (acc.astype(np.float64) * (xs * ws).astype(np.float64)[None, :, None, None])
+        y = y.astype(np.float32)
+    return save(out, name, nodes, x, consts, y)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -264,6 +297,10 @@ def main():
                               x_zp=np.array(1, s8), w_zp=np.array(60, s8)) + exact)
     names.append(qlinear_conv(out, "qlinearconv_3x3", (1, 32, 10, 10), 24, (3, 3), (1, 1, 1, 1),
                               (1, 1)) + exact)
+    names.append(qdq_conv(out, "qdq_conv_requantized", (1, 16, 9, 9), 24, (3, 3), (1, 1, 1, 1),
+                          True) + exact)
+    names.append(qdq_conv(out, "qdq_conv_float", (1, 12, 8, 8), 20, (1, 1), (0, 0, 0, 0),
+                          False) + " 1e-5 1e-5")
     with open(os.path.join(out, "names.txt"), "w") as f:
         f.write("\n".join(names) + "\n")
     if "--folders" in sys.argv[2:]:
