@@ -51,6 +51,11 @@ mlir::Value packedGlobal(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp 
                          unsigned &globals, mlir::Type elem, llvm::ArrayRef<int64_t> shape,
                          llvm::ArrayRef<char> bytes);
 
+/// The linalg.fill of 0 into `out` that comes just before `op` (views and
+/// constants between), or null: the kernels then start their
+/// accumulators from zero, and the caller erases the fill.
+mlir::Operation *zeroFillBefore(mlir::linalg::GenericOp op, mlir::Value out);
+
 /// Replaces `op`, if it is the weights-left int8 matmul of Int8Matmul.h
 /// (an integer conv) on static buffers with constant weights, by a kernel
 /// on `dot` (byte kinds only: vnni512, sdot128); false (and nothing

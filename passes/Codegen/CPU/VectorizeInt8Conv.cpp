@@ -51,6 +51,9 @@ namespace {
 struct WeightsLeft {
   linalg::GenericOp op;
   Value x, out;
+  /// The zero fill of `out` before the op (erased with it): the first
+  /// chunk's accumulators start from zero instead of loading the output.
+  Operation *zeroFill = nullptr;
   ArrayRef<char> weights; ///< W' [M, K], row-major int8.
   bool signedX = false;
   int64_t m = 0, p = 0, k = 0;
@@ -87,6 +90,7 @@ std::optional<WeightsLeft> match(linalg::GenericOp op) {
   if (!weights)
     return std::nullopt;
   wl.weights = *weights;
+  wl.zeroFill = kiln::int8::zeroFillBefore(op, out);
   wl.m = wType.getDimSize(0);
   wl.k = wType.getDimSize(1);
   wl.p = xType.getDimSize(r - 1);
@@ -298,20 +302,42 @@ void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value firs
     idx.push_back(arith::AddIOp::create(b, loc(), p0, index(b, v * lanes)));
     return idx;
   };
+  // The accumulators: the output so far, or in the first chunk zero when
+  // a zero fill came before; plus the correction in the first chunk.
+  auto loaded = [&](OpBuilder &b) {
+    SmallVector<Value> accs;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        accs.push_back(kiln::vec::load(b, loc(), wl.out, outIndex(b, r, v), accType, on(v)));
+    return accs;
+  };
+  auto zeros = [&](OpBuilder &b) {
+    Value zero = arith::ConstantOp::create(b, loc(), accType, b.getZeroAttr(accType));
+    return SmallVector<Value>(size_t(rows * vectors), zero);
+  };
   SmallVector<Value> inits;
-  for (int64_t r = 0; r < rows; ++r) {
-    Value add;
-    if (correction) {
-      Value row = arith::AddIOp::create(b, loc(), m0, index(b, r));
-      Value c = memref::LoadOp::create(b, loc(), correction, ValueRange{row});
-      c = arith::SelectOp::create(b, loc(), first, c,
-                                  arith::ConstantIntOp::create(b, loc(), i32, 0));
-      add = vector::BroadcastOp::create(b, loc(), accType, c);
-    }
-    for (int64_t v = 0; v < vectors; ++v) {
-      Value acc = kiln::vec::load(b, loc(), wl.out, outIndex(b, r, v), accType, on(v));
-      inits.push_back(add ? Value(arith::AddIOp::create(b, loc(), acc, add)) : acc);
-    }
+  if (!wl.zeroFill) {
+    inits = loaded(b);
+  } else if (chunks == 1) {
+    inits = zeros(b);
+  } else {
+    SmallVector<Type> types(size_t(rows * vectors), accType);
+    auto branch = scf::IfOp::create(b, loc(), types, first, /*withElseRegion=*/true);
+    OpBuilder tb = branch.getThenBodyBuilder();
+    scf::YieldOp::create(tb, loc(), zeros(tb));
+    OpBuilder eb = branch.getElseBodyBuilder();
+    scf::YieldOp::create(eb, loc(), loaded(eb));
+    inits.assign(branch.getResults().begin(), branch.getResults().end());
+  }
+  for (int64_t r = 0; correction && r < rows; ++r) {
+    Value row = arith::AddIOp::create(b, loc(), m0, index(b, r));
+    Value c = memref::LoadOp::create(b, loc(), correction, ValueRange{row});
+    c = arith::SelectOp::create(b, loc(), first, c,
+                                arith::ConstantIntOp::create(b, loc(), i32, 0));
+    Value add = vector::BroadcastOp::create(b, loc(), accType, c);
+    for (int64_t v = 0; v < vectors; ++v)
+      inits[size_t(r * vectors + v)] =
+          arith::AddIOp::create(b, loc(), inits[size_t(r * vectors + v)], add);
   }
   auto intrinsic = StringAttr::get(b.getContext(), dot.intrinsic);
   auto groupLoop = scf::ForOp::create(
@@ -352,5 +378,7 @@ bool kiln::int8::vectorizeWeightsLeft(linalg::GenericOp op, const DotKind &dot, 
   if (!wl)
     return false;
   WeightsLeftBuilder(*wl, dot, parallel).build(module, globals);
+  if (wl->zeroFill)
+    wl->zeroFill->erase();
   return true;
 }

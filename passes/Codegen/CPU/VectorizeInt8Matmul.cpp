@@ -49,6 +49,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include <cstring>
 
@@ -68,6 +70,9 @@ using kiln::int8::DotKind;
 struct Int8Matmul {
   linalg::GenericOp op;
   Value a, out;
+  /// The zero fill of `out` before the op (erased with it): the
+  /// accumulators start from zero instead of loading the output.
+  Operation *zeroFill = nullptr;
   ArrayRef<char> weights; ///< B' [K, N], row-major int8.
   bool signedA = false;
   int64_t m = 0, n = 0, k = 0;
@@ -105,6 +110,7 @@ std::optional<Int8Matmul> match(linalg::GenericOp op) {
   if (!weights)
     return std::nullopt;
   mm.weights = *weights;
+  mm.zeroFill = kiln::int8::zeroFillBefore(op, out);
   mm.k = wType.getDimSize(0);
   mm.n = wType.getDimSize(1);
   mm.m = aType.getDimSize(r - 2);
@@ -297,7 +303,10 @@ void Int8KernelBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value m0, i
   SmallVector<Value> inits;
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t v = 0; v < vectors; ++v) {
-      Value acc = kiln::vec::load(b, loc(), mm.out, outIndex(b, r, v), accType, on(v));
+      Value acc = mm.zeroFill ? Value(arith::ConstantOp::create(b, loc(), accType,
+                                                                  b.getZeroAttr(accType)))
+                              : kiln::vec::load(b, loc(), mm.out, outIndex(b, r, v), accType,
+                                                on(v));
       if (correction) {
         Value at = arith::AddIOp::create(b, loc(), n0, index(b, v * lanes));
         acc = arith::AddIOp::create(
@@ -372,6 +381,8 @@ struct VectorizeInt8MatmulPass
       Int8KernelBuilder(mm, *dot, parallel).build(module, globals);
       llvm::erase(others, mm.op);
       mm.op.erase();
+      if (mm.zeroFill)
+        mm.zeroFill->erase();
     }
     for (linalg::GenericOp op : others)
       if (kiln::int8::vectorizeWeightsLeft(op, *dot, parallel, module, globals)) {
@@ -387,6 +398,16 @@ struct VectorizeInt8MatmulPass
 };
 
 } // namespace
+
+Operation *kiln::int8::zeroFillBefore(linalg::GenericOp op, Value out) {
+  Operation *before = op->getPrevNode();
+  while (before && isMemoryEffectFree(before))
+    before = before->getPrevNode();
+  // A linalg.fill only (no generic the pass may still visit).
+  std::optional<Value> value =
+      isa_and_nonnull<linalg::FillOp>(before) ? kiln::vec::constantFill(before, out) : std::nullopt;
+  return value && matchPattern(*value, m_Zero()) ? before : nullptr;
+}
 
 Value kiln::int8::packedGlobal(OpBuilder &b, Location loc, ModuleOp module, unsigned &globals,
                                Type elem, ArrayRef<int64_t> shape, ArrayRef<char> bytes) {
