@@ -250,10 +250,25 @@ int compileModel(const CompileRequest &request) {
   pipelineOptions.prefetchDistance = targetDesc.prefetchDistance;
   pipelineOptions.int8DotProduct = targetDesc.int8DotProduct;
   pipelineOptions.nativeRounding = targetDesc.nativeRounding;
-  if (!request.quantize.empty() && request.quantize != "dynamic")
-    return fail("--quantize=" + request.quantize +
-                ": expected 'dynamic' (calibrated static INT8, 'int8', is not built yet)");
+  if (!request.quantize.empty() && request.quantize != "dynamic" && request.quantize != "int8")
+    return fail("--quantize=" + request.quantize + ": expected 'dynamic' or 'int8'");
+  if (request.quantize == "int8" && request.calibrationData.empty())
+    return fail("--quantize=int8 needs --calibration-data=DIR: input samples to measure the "
+                "activations' ranges on");
+  if (request.quantize != "int8" &&
+      (!request.calibrationData.empty() || !request.calibrationMethod.empty()))
+    return fail("--calibration-data and --calibration-method go with --quantize=int8");
+  if (!request.calibrationMethod.empty() && request.calibrationMethod != "minmax")
+    return fail("--calibration-method=" + request.calibrationMethod +
+                ": only 'minmax' is built yet (percentile and entropy are not)");
   pipelineOptions.quantize = request.quantize;
+  pipelineOptions.exposeActivationRanges = request.exposeActivationRanges;
+  std::vector<double> ranges;
+  if (request.quantize == "int8" && request.compileTo != "import") {
+    if (calibrateModel(request, ranges) != 0)
+      return 1;
+    pipelineOptions.activationRanges = ranges;
+  }
   // Threads come from the runtime, which shared and static libraries for
   // the host carry; objects stay single-threaded and need no runtime.
   pipelineOptions.parallelLoops =

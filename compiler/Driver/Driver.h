@@ -9,6 +9,7 @@
 #ifndef KILN_COMPILER_DRIVER_DRIVER_H
 #define KILN_COMPILER_DRIVER_DRIVER_H
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,12 +33,24 @@ struct CompileRequest {
   /// "" (the model's own types) or "dynamic" (MatMul/Gemm weights to int8,
   /// activations quantised at run time).
   std::string quantize;
+  /// --quantize=int8: the calibration samples (a folder: one .npy/.pb file
+  /// per sample, or one folder of them per sample for several inputs) and
+  /// how their ranges are taken ("minmax").
+  std::string calibrationData, calibrationMethod;
+  /// The calibration run's own build: the ranges of the activations
+  /// --quantize=int8 quantises as more outputs (kiln-expose-activation-
+  /// ranges); set by calibrateModel, not by the command line.
+  bool exposeActivationRanges = false;
   bool timing = false; ///< Per-phase wall time and peak memory on stderr.
   bool quiet = false;  ///< Errors only (no progress line, no timing).
 };
 
 /// `kiln compile`: 0 on success, 1 on any error (already printed).
 int compileModel(const CompileRequest &request);
+/// For --quantize=int8: compiles `request`'s model for the host with its
+/// activation ranges as outputs, runs it on every calibration sample and
+/// sets `ranges` (lo, hi per quantised op). 0, or 1 on an error (printed).
+int calibrateModel(const CompileRequest &request, std::vector<double> &ranges);
 
 struct RunRequest {
   std::string model; ///< A compiled .so, or an .onnx compiled first.
@@ -59,6 +72,11 @@ int runModel(const RunRequest &request);
 
 /// `kiln bench`: 0 on success, 2 on errors.
 int benchModel(const RunRequest &request);
+/// Runs the compiled library `library` once on `inputs` ([NAME=]FILE, as
+/// for kiln run) and calls `output(name, values, count)` for each float32
+/// output. 0, or 2 on an error (printed).
+int runLibraryOnce(const std::string &library, const std::vector<std::string> &inputs,
+                   const std::function<void(const std::string &, const float *, int64_t)> &output);
 
 struct CheckRequest {
   std::string model;

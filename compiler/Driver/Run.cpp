@@ -300,6 +300,30 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
   return 0;
 }
 
+} // namespace
+
+int runLibraryOnce(const std::string &library, const std::vector<std::string> &inputs,
+                   const std::function<void(const std::string &, const float *, int64_t)> &output) {
+  RunRequest req;
+  req.model = library;
+  req.inputs = inputs;
+  Loaded m;
+  if (int status = load(req, m, /*generateMissing=*/false))
+    return status;
+  int status = kiln_session_run(m.session, m.inTensors.data(),
+                                static_cast<int32_t>(m.inTensors.size()), m.outTensors.data(),
+                                static_cast<int32_t>(m.outTensors.size()));
+  if (status != KILN_STATUS_OK)
+    return error(std::string(m.desc->name) + ": " + kiln_session_error(m.session));
+  for (size_t i = 0; i < m.outputs.size(); ++i)
+    if (m.outputs[i].dtype == 1)
+      output(m.outputs[i].name, reinterpret_cast<const float *>(m.outputs[i].data.data()),
+             m.outTensors[i].num_bytes / int64_t(sizeof(float)));
+  return 0;
+}
+
+namespace {
+
 int runOnce(Loaded &m) {
   int status = kiln_session_run(m.session, m.inTensors.data(),
                                 static_cast<int32_t>(m.inTensors.size()),

@@ -60,8 +60,20 @@ cl::list<std::string> maxShapes(
 cl::opt<std::string> quantizeMode(
     "quantize",
     cl::desc("Quantise a float model: 'dynamic' = MatMul/Gemm weights to int8 (per output "
-             "column), their activations quantised at run time"),
+             "column), their activations quantised at run time; 'int8' = Conv/MatMul/Gemm "
+             "weights to int8 (per output channel) and their activations to uint8 with "
+             "ranges calibrated on --calibration-data"),
     cl::value_desc("mode"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> calibrationData(
+    "calibration-data",
+    cl::desc("With --quantize=int8: a folder of input samples, one .npy or .pb file per "
+             "sample (one folder of them per sample for models with several inputs)"),
+    cl::value_desc("dir"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> calibrationMethod(
+    "calibration-method",
+    cl::desc("How --quantize=int8 takes each activation's range from the samples: minmax "
+             "(the default)"),
+    cl::value_desc("method"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> targetTriple(
     "target", cl::desc("Target triple (default: the host)"),
     cl::value_desc("triple"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
@@ -207,6 +219,8 @@ int main(int argc, char **argv) {
     r.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     r.maxShapes.assign(maxShapes.begin(), maxShapes.end());
     r.quantize = quantizeMode;
+    r.calibrationData = calibrationData;
+    r.calibrationMethod = calibrationMethod;
     r.target = targetTriple;
     r.cpu = targetCpu;
     r.features = targetFeatures;

@@ -65,6 +65,17 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
       // One DynamicQuantizeLinear per activation that several projections read.
       pm.addPass(createCSEPass());
     }
+    if (options.quantize == "int8") {
+      quantization::QuantizeStaticPassOptions ranges;
+      ranges.ranges.assign(options.activationRanges.begin(), options.activationRanges.end());
+      pm.addPass(quantization::createQuantizeStaticPass(ranges));
+      // The QDQ pairs it wrote as integer ops; one QuantizeLinear per
+      // activation that several ops read.
+      pm.addNestedPass<func::FuncOp>(quantization::createFuseQdqPass());
+      pm.addPass(createCSEPass());
+    }
+    if (options.exposeActivationRanges)
+      pm.addPass(quantization::createExposeActivationRangesPass());
     return;
   case Phase::Lower:
     // Before anything is lowered for one batch item: are items independent?

@@ -47,8 +47,14 @@ struct PipelineOptions {
   unsigned vectorRegisters = 16;
   /// Steps ahead the kernels prefetch far operands (0: no prefetches).
   unsigned prefetchDistance = 0;
-  /// --quantize: "" (float as given) or "dynamic" (kiln-quantize-dynamic).
+  /// --quantize: "" (float as given), "dynamic" (kiln-quantize-dynamic) or
+  /// "int8" (kiln-quantize-static with `activationRanges`).
   std::string quantize;
+  /// The calibrated activation ranges for "int8" (lo, hi per op).
+  std::vector<double> activationRanges;
+  /// The calibration build: kiln-expose-activation-ranges at the end of
+  /// the onnx phase.
+  bool exposeActivationRanges = false;
   /// The integer dot product int8 matmuls by constant weights run on
   /// (kiln-vectorize-int8-matmul's kinds: vnni512, pmaddwd512,
   /// pmaddwd256), or empty.

@@ -54,3 +54,27 @@ if [[ $got_correct != "$want_correct" || $got_total != "$want_total" ]]; then
   exit 1
 fi
 echo "run.sh: OK: matches torch ($want_correct/$want_total)"
+
+# INT8: the same model quantised by kiln itself (Conv and Gemm weights to
+# int8 per output channel, their activations to uint8 with ranges measured
+# on 32 training images, calibration/), which must stay within one point
+# of torch's accuracy.
+run "$KILN" compile "$EXAMPLE_DIR/digits.onnx" --quantize=int8 \
+  --calibration-data="$EXAMPLE_DIR/calibration" -o "$OUT_DIR/int8/libdigits.so"
+# shellcheck disable=SC2016
+run "${CC:-cc}" -std=c11 -O2 -I"$OUT_DIR/int8" "$EXAMPLE_DIR/main.c" \
+  "$OUT_DIR/int8/libdigits.so" -Wl,-rpath,'$ORIGIN' -o "$OUT_DIR/int8/digits"
+output=$(run "$OUT_DIR/int8/digits" "$EXAMPLE_DIR/test_set.bin")
+echo "$output"
+if [[ ! $output =~ \(([0-9]+)/([0-9]+)\) ]]; then
+  echo "run.sh: FAIL: no '(correct/total)' counts in the INT8 program's output" >&2
+  exit 1
+fi
+int8_correct=${BASH_REMATCH[1]}
+# Within one point: 100 * |int8 - torch| <= total.
+if (( 100 * (int8_correct > want_correct ? int8_correct - want_correct : want_correct - int8_correct) > want_total )); then
+  echo "run.sh: FAIL: INT8 got $int8_correct/$want_total, more than a point from torch's" \
+    "$want_correct/$want_total" >&2
+  exit 1
+fi
+echo "run.sh: OK: INT8 within a point of torch ($int8_correct/$want_total)"

@@ -49,3 +49,39 @@ def QuantizeDynamicPass : Pass<"kiln-quantize-dynamic", "mlir::func::FuncOp"> {
 }
 
 #endif // KILN_PASSES_QUANTIZATION_PASSES_TD
+
+def ExposeActivationRangesPass
+    : Pass<"kiln-expose-activation-ranges", "mlir::ModuleOp"> {
+  let summary = "Calibration: the ranges of the activations --quantize=int8 quantises, as outputs";
+  let description = [{
+    For the calibration run of `kiln compile --quantize=int8`: each op
+    that kiln-quantize-static would quantise (float Convs of one group by
+    a constant weight, MatMuls by a constant 2-D weight, Gemms with
+    transA 0 and beta 1 by a constant weight, at the entry function's top
+    level, in order) gets ReduceMin and ReduceMax of its float activation
+    (its first operand) as two more outputs of the entry function, named
+    kiln_calibration_<i>_min and _max.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
+def QuantizeStaticPass : Pass<"kiln-quantize-static", "mlir::ModuleOp"> {
+  let summary = "Static INT8 quantisation of Conv, MatMul and Gemm from calibrated ranges";
+  let description = [{
+    `kiln compile --quantize=int8`. With `ranges` (lo, hi per op, in the
+    order of kiln-expose-activation-ranges), each such op's activation
+    becomes DequantizeLinear(QuantizeLinear(x, s, zp)) (uint8 per tensor,
+    s = (hi - lo) / 255 with the range widened to hold 0, zp = round(-lo /
+    s)) and its weight DequantizeLinear of int8 weights, symmetric, one
+    scale per output channel (Gemm: alpha folded in; it becomes MatMul +
+    C). The result is a QDQ model: kiln-fuse-qdq, run after, makes each
+    an integer op whose result is scaled back to float, so the ops between
+    them stay float. A range that is not finite leaves its op float. A
+    count of ranges other than two per op is an error.
+  }];
+  let options = [
+    ListOption<"ranges", "ranges", "double",
+               "Calibrated activation ranges: lo, hi for each op in order">,
+  ];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
