@@ -13,6 +13,7 @@
 #include "compiler/Driver/Driver.h"
 #include "compiler/Importer/Importer.h"
 #include "compiler/Pipeline/Pipeline.h"
+#include "passes/Quantization/Passes.h"
 #include "compiler/Target/Target.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -50,6 +51,7 @@ std::optional<OutputKind> kindFromEmit(llvm::StringRef emit) {
       .Case("obj", OutputKind::Object)
       .Case("so", OutputKind::SharedLibrary)
       .Case("lib", OutputKind::StaticLibrary)
+      .Case("onnx", OutputKind::ONNX)
       .Default(std::nullopt);
 }
 
@@ -61,6 +63,7 @@ OutputKind kindFromPath(llvm::StringRef path) {
       .Case(".s", OutputKind::Assembly)
       .Case(".o", OutputKind::Object)
       .Case(".a", OutputKind::StaticLibrary)
+      .Case(".onnx", OutputKind::ONNX)
       .Default(OutputKind::SharedLibrary);
 }
 
@@ -169,7 +172,7 @@ int compileModel(const CompileRequest &request) {
     kind = kindFromEmit(request.emit);
     if (!kind)
       return fail("unknown --emit=" + request.emit +
-                  " (choose mlir, llvm, asm, obj, so or lib)");
+                  " (choose mlir, llvm, asm, obj, so, lib or onnx)");
   } else if (request.output == "-") {
     kind = OutputKind::MLIR; // Text to stdout.
   } else if (request.output.empty()) {
@@ -179,7 +182,10 @@ int compileModel(const CompileRequest &request) {
   }
   if (!request.compileTo.empty() && *kind != OutputKind::MLIR)
     return fail("--compile-to writes MLIR; use -o FILE.mlir or --emit=mlir");
-  Phase last = Phase::LLVM;
+  if (*kind == OutputKind::ONNX && request.quantize != "int8")
+    return fail("--emit=onnx writes the model as kiln quantises it (QDQ): use it with "
+                "--quantize=int8 --calibration-data=DIR");
+  Phase last = *kind == OutputKind::ONNX ? Phase::Onnx : Phase::LLVM;
   if (!request.compileTo.empty()) {
     std::optional<Phase> p = parsePhase(request.compileTo);
     if (!p)
@@ -211,13 +217,15 @@ int compileModel(const CompileRequest &request) {
     return fail("--name '" + info.name +
                 "' starts with 'kiln_', which the runtime's symbols use");
   std::string output = request.output;
+  if (output.empty() && *kind == OutputKind::ONNX)
+    output = info.name + ".qdq.onnx";
   if (output.empty())
     output = *kind == OutputKind::SharedLibrary ? "lib" + info.name + ".so"
              : *kind == OutputKind::StaticLibrary ? "lib" + info.name + ".a"
              : *kind == OutputKind::Object        ? info.name + ".o"
                                                   : "-";
   bool binary = *kind == OutputKind::Object || *kind == OutputKind::SharedLibrary ||
-                *kind == OutputKind::StaticLibrary;
+                *kind == OutputKind::StaticLibrary || *kind == OutputKind::ONNX;
   if (binary && output == "-")
     return fail("a binary output needs a file name (-o FILE)");
 
@@ -269,6 +277,10 @@ int compileModel(const CompileRequest &request) {
       return 1;
     pipelineOptions.activationRanges = ranges;
   }
+  // The QDQ export: the onnx phase without the quantisation, whose plan
+  // is then written into the ONNX file.
+  if (*kind == OutputKind::ONNX)
+    pipelineOptions.quantize.clear();
   // Threads come from the runtime, which shared and static libraries for
   // the host carry; objects stay single-threaded and need no runtime.
   pipelineOptions.parallelLoops =
@@ -358,6 +370,34 @@ int compileModel(const CompileRequest &request) {
   }
 
   std::string error;
+  if (*kind == OutputKind::ONNX) {
+    FailureOr<std::vector<quantization::StaticQuantization>> plans =
+        quantization::planStaticQuantization(*module, ranges);
+    if (failed(plans))
+      return 1;
+    std::vector<QdqNode> nodes;
+    for (const quantization::StaticQuantization &p : *plans) {
+      LocInfo where;
+      describeLoc(p.op->getLoc(), where);
+      if (where.index < 0 || !where.context.empty())
+        return failNow(request.input + ": --emit=onnx: a " + p.op->getName().getStringRef().str() +
+                       " that kiln quantises is not a node of the main graph");
+      QdqNode n;
+      n.nodeIndex = where.index;
+      n.inputScale = p.inputScale;
+      n.inputZeroPoint = p.inputZeroPoint;
+      n.weights = p.weights;
+      n.weightShape = p.weightShape;
+      n.weightScales = p.weightScales;
+      n.weightAxis = p.weightAxis;
+      nodes.push_back(std::move(n));
+    }
+    progress.phase("export");
+    if (!makeParent(output, error) || !writeQdqModel(request.input, output, nodes, error))
+      return failNow(error);
+    progress.done(output);
+    return 0;
+  }
   if (*kind == OutputKind::MLIR) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -413,6 +453,7 @@ int compileModel(const CompileRequest &request) {
     break;
   }
   case OutputKind::MLIR:
+  case OutputKind::ONNX: // Written above.
     break;
   }
   if (binary) {

@@ -214,7 +214,7 @@ mlir::LogicalResult describeTarget(const TargetOptions &options,
 mlir::LogicalResult lowerForTarget(mlir::PassManager &pm, mlir::ModuleOp module,
                                    const TargetDescription &target);
 
-enum class OutputKind { MLIR, LLVMIR, Assembly, Object, SharedLibrary, StaticLibrary };
+enum class OutputKind { MLIR, LLVMIR, Assembly, Object, SharedLibrary, StaticLibrary, ONNX };
 
 /// Bytes of bytes of bytes: one emitted artefact.
 using Bytes = llvm::SmallVector<char, 0>;

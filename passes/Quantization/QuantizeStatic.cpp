@@ -125,12 +125,13 @@ struct ExposeActivationRangesPass
       }
       unsigned first = ret.getNumOperands();
       ret->insertOperands(first, extra);
+      MLIRContext *ctx = &getContext();
       for (auto [i, v] : llvm::enumerate(extra)) {
         std::string name = "kiln_calibration_" + std::to_string(i / 2) + (i % 2 ? "_max" : "_min");
-        func.insertResult(first + unsigned(i), v.getType(),
-                          DictionaryAttr::get(&getContext(),
-                                              {NamedAttribute(StringAttr::get(&getContext(), "onnx.name"),
-                                                              StringAttr::get(&getContext(), name))}));
+        auto attrs = DictionaryAttr::get(
+            ctx, {NamedAttribute(StringAttr::get(ctx, "onnx.name"), StringAttr::get(ctx, name))});
+        if (failed(func.insertResult(first + unsigned(i), v.getType(), attrs)))
+          return signalPassFailure();
       }
     }
   }
@@ -168,93 +169,56 @@ Value scalarConstant(OpBuilder &b, Location loc, Type elem, Attribute value) {
                                   nullptr, nullptr, nullptr, nullptr);
 }
 
-/// DequantizeLinear(Wq, ws) for a weight quantised per channel along
-/// `axis` of `shape`.
-Value dequantizedWeights(OpBuilder &b, Location loc, const ChannelQuantized &w,
-                         ArrayRef<int64_t> shape, int64_t axis) {
-  auto qType = RankedTensorType::get(shape, b.getI8Type());
+/// DequantizeLinear(Wq, ws) of the plan's weight.
+Value dequantizedWeights(OpBuilder &b, Location loc, const kiln::quantization::StaticQuantization &p) {
+  auto qType = RankedTensorType::get(p.weightShape, b.getI8Type());
   auto qAttr = DenseResourceElementsAttr::get(
       qType, "quantized_weights",
-      HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int8_t>(w.q)));
+      HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int8_t>(p.weights)));
   Value q = onnx::ConstantOp::create(b, loc, qType, nullptr, qAttr, nullptr, nullptr, nullptr,
                                      nullptr, nullptr, nullptr);
-  auto scaleType = RankedTensorType::get({int64_t(w.scales.size())}, b.getF32Type());
+  auto scaleType = RankedTensorType::get({int64_t(p.weightScales.size())}, b.getF32Type());
   Value scales = onnx::ConstantOp::create(
-      b, loc, scaleType, nullptr, DenseElementsAttr::get(scaleType, ArrayRef<float>(w.scales)),
-      nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+      b, loc, scaleType, nullptr,
+      DenseElementsAttr::get(scaleType, ArrayRef<float>(p.weightScales)), nullptr, nullptr,
+      nullptr, nullptr, nullptr, nullptr);
   Value none = onnx::NoValueOp::create(b, loc, b.getNoneType());
-  return onnx::DequantizeLinearOp::create(b, loc, RankedTensorType::get(shape, b.getF32Type()),
-                                          q, scales, none, axis);
+  return onnx::DequantizeLinearOp::create(
+      b, loc, RankedTensorType::get(p.weightShape, b.getF32Type()), q, scales, none,
+      p.weightAxis);
 }
 
-/// x through uint8 per tensor over [lo, hi] (widened to hold 0).
-Value quantizeActivation(OpBuilder &b, Location loc, Value x, double lo, double hi) {
+/// The activation's uint8 parameters over [lo, hi] (widened to hold 0).
+void activationParameters(double lo, double hi, float &scale, uint8_t &zeroPoint) {
   lo = std::min(lo, 0.0);
   hi = std::max(hi, 0.0);
-  float scale = float((hi - lo) / 255.0);
+  scale = float((hi - lo) / 255.0);
   if (!(scale > 0) || !std::isfinite(scale))
     scale = 1.0f / 255.0f; // An activation that is always 0.
-  double zp = std::clamp(std::nearbyint(-lo / double(scale)), 0.0, 255.0);
-  auto ui8 = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
-  Value s = scalarConstant(b, loc, b.getF32Type(), b.getF32FloatAttr(scale));
-  Value z = scalarConstant(b, loc, ui8, IntegerAttr::get(ui8, APInt(8, uint64_t(zp))));
-  auto type = cast<RankedTensorType>(x.getType());
-  Value q = onnx::QuantizeLinearOp::create(b, loc, type.clone(ui8), x, s, z, int64_t(1));
-  return onnx::DequantizeLinearOp::create(b, loc, type, q, s, z, int64_t(1));
+  zeroPoint = uint8_t(std::clamp(std::nearbyint(-lo / double(scale)), 0.0, 255.0));
 }
 
-struct QuantizeStaticPass
-    : public kiln::quantization::impl::QuantizeStaticPassBase<QuantizeStaticPass> {
-  using Base::Base;
-  void runOnOperation() override {
-    unsigned next = 0;
-    for (func::FuncOp func : entries(getOperation())) {
-      SmallVector<Operation *> ops = candidates(func);
-      if (2 * (next + ops.size()) > ranges.size()) {
-        func.emitError() << "static quantisation: " << ranges.size() / 2
-                         << " calibrated ranges for more ops to quantise; the calibration "
-                            "ran a different model";
-        return signalPassFailure();
-      }
-      for (Operation *op : ops) {
-        double lo = ranges[2 * next], hi = ranges[2 * next + 1];
-        ++next;
-        if (!std::isfinite(lo) || !std::isfinite(hi))
-          continue; // Calibration saw infinities: stays float.
-        quantize(op, lo, hi);
-      }
-    }
-    if (2 * next != ranges.size()) {
-      getOperation().emitError() << "static quantisation: " << ranges.size() / 2
-                                 << " calibrated ranges for " << next << " ops to quantise";
-      return signalPassFailure();
-    }
-  }
-
-  void quantize(Operation *op, double lo, double hi) {
-    OpBuilder b(op);
-    Location loc = op->getLoc();
-    Value x = quantizeActivation(b, loc, op->getOperand(0), lo, hi);
-    if (auto conv = dyn_cast<onnx::ConvOp>(op)) {
-      auto shape = cast<RankedTensorType>(conv.getW().getType()).getShape();
-      std::vector<float> w = *finiteConstant(conv.getW());
-      int64_t per = int64_t(w.size()) / shape[0];
-      ChannelQuantized q =
-          quantizePerChannel(w, shape[0], [&](int64_t i) { return i / per; });
-      conv.getXMutable().assign(x);
-      conv.getWMutable().assign(dequantizedWeights(b, loc, q, shape, 0));
-      return;
-    }
-    if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
-      auto shape = cast<RankedTensorType>(mm.getB().getType()).getShape();
-      std::vector<float> w = *finiteConstant(mm.getB());
-      int64_t n = shape[1];
-      ChannelQuantized q = quantizePerChannel(w, n, [&](int64_t i) { return i % n; });
-      mm.getAMutable().assign(x);
-      mm.getBMutable().assign(dequantizedWeights(b, loc, q, shape, 1));
-      return;
-    }
-    // Gemm: MatMul(x, DQ(Wq [K, N])) (+ C), alpha in the weights' scales.
+/// The plan for one candidate with its range.
+kiln::quantization::StaticQuantization plan(Operation *op, double lo, double hi) {
+  kiln::quantization::StaticQuantization p;
+  p.op = op;
+  activationParameters(lo, hi, p.inputScale, p.inputZeroPoint);
+  ChannelQuantized q;
+  if (auto conv = dyn_cast<onnx::ConvOp>(op)) {
+    auto shape = cast<RankedTensorType>(conv.getW().getType()).getShape();
+    std::vector<float> w = *finiteConstant(conv.getW());
+    int64_t per = int64_t(w.size()) / shape[0];
+    q = quantizePerChannel(w, shape[0], [&](int64_t i) { return i / per; });
+    p.weightShape.assign(shape.begin(), shape.end());
+    p.weightAxis = 0;
+  } else if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
+    auto shape = cast<RankedTensorType>(mm.getB().getType()).getShape();
+    std::vector<float> w = *finiteConstant(mm.getB());
+    int64_t n = shape[1];
+    q = quantizePerChannel(w, n, [&](int64_t i) { return i % n; });
+    p.weightShape.assign(shape.begin(), shape.end());
+    p.weightAxis = 1;
+  } else {
     auto gemm = cast<onnx::GemmOp>(op);
     auto bShape = cast<RankedTensorType>(gemm.getB().getType()).getShape();
     std::vector<float> w = *finiteConstant(gemm.getB());
@@ -264,12 +228,52 @@ struct QuantizeStaticPass
     for (int64_t i = 0; i < k; ++i)
       for (int64_t j = 0; j < n; ++j)
         kn[size_t(i * n + j)] = w[size_t(transposed ? j * k + i : i * n + j)];
-    ChannelQuantized q = quantizePerChannel(kn, n, [&](int64_t i) { return i % n; });
+    q = quantizePerChannel(kn, n, [&](int64_t i) { return i % n; });
     float alpha = gemm.getAlpha().convertToFloat();
     for (float &s : q.scales)
       s *= alpha;
+    p.weightShape = {k, n};
+    p.weightAxis = 1;
+  }
+  p.weights = std::move(q.q);
+  p.weightScales = std::move(q.scales);
+  return p;
+}
+
+struct QuantizeStaticPass
+    : public kiln::quantization::impl::QuantizeStaticPassBase<QuantizeStaticPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    FailureOr<std::vector<kiln::quantization::StaticQuantization>> plans =
+        kiln::quantization::planStaticQuantization(getOperation(), ranges);
+    if (failed(plans))
+      return signalPassFailure();
+    for (const kiln::quantization::StaticQuantization &p : *plans)
+      rewrite(p);
+  }
+
+  /// x -> DequantizeLinear(QuantizeLinear(x)); the weight ->
+  /// DequantizeLinear(Wq); a Gemm becomes MatMul (+ C).
+  static void rewrite(const kiln::quantization::StaticQuantization &p) {
+    Operation *op = p.op;
+    OpBuilder b(op);
+    Location loc = op->getLoc();
+    auto ui8 = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+    Value s = scalarConstant(b, loc, b.getF32Type(), b.getF32FloatAttr(p.inputScale));
+    Value z = scalarConstant(b, loc, ui8, IntegerAttr::get(ui8, APInt(8, p.inputZeroPoint)));
+    Value in = op->getOperand(0);
+    auto type = cast<RankedTensorType>(in.getType());
+    Value q = onnx::QuantizeLinearOp::create(b, loc, type.clone(ui8), in, s, z, int64_t(1));
+    Value x = onnx::DequantizeLinearOp::create(b, loc, type, q, s, z, int64_t(1));
+    Value w = dequantizedWeights(b, loc, p);
+    if (isa<onnx::ConvOp, onnx::MatMulOp>(op)) {
+      op->setOperand(0, x);
+      op->setOperand(1, w);
+      return;
+    }
+    auto gemm = cast<onnx::GemmOp>(op);
     auto yType = cast<RankedTensorType>(gemm.getY().getType());
-    Value y = onnx::MatMulOp::create(b, loc, yType, x, dequantizedWeights(b, loc, q, {k, n}, 1));
+    Value y = onnx::MatMulOp::create(b, loc, yType, x, w);
     if (!onnx::isNone(gemm.getC()))
       y = onnx::AddOp::create(b, loc, yType, y, gemm.getC());
     gemm.getY().replaceAllUsesWith(y);
@@ -278,3 +282,27 @@ struct QuantizeStaticPass
 };
 
 } // namespace
+
+FailureOr<std::vector<kiln::quantization::StaticQuantization>>
+kiln::quantization::planStaticQuantization(ModuleOp module, ArrayRef<double> ranges) {
+  std::vector<StaticQuantization> out;
+  size_t next = 0;
+  for (func::FuncOp func : entries(module)) {
+    SmallVector<Operation *> ops = candidates(func);
+    if (2 * (next + ops.size()) > ranges.size())
+      return func.emitError() << "static quantisation: " << ranges.size() / 2
+                              << " calibrated ranges for more ops to quantise; the "
+                                 "calibration ran a different model";
+    for (Operation *op : ops) {
+      double lo = ranges[2 * next], hi = ranges[2 * next + 1];
+      ++next;
+      // Calibration saw infinities or NaNs: the op stays float.
+      if (std::isfinite(lo) && std::isfinite(hi))
+        out.push_back(plan(op, lo, hi));
+    }
+  }
+  if (2 * next != ranges.size())
+    return module.emitError() << "static quantisation: " << ranges.size() / 2
+                              << " calibrated ranges for " << next << " ops to quantise";
+  return out;
+}
