@@ -56,7 +56,8 @@ def ExposeActivationRangesPass
   let description = [{
     For the calibration run of `kiln compile --quantize=int8`: each op
     that kiln-quantize-static would quantise (float Convs of one group by
-    a constant weight, MatMuls by a constant 2-D weight, Gemms with
+    a constant weight summing at least 64 products per output, MatMuls
+    by a constant 2-D weight, Gemms with
     transA 0 and beta 1 by a constant weight, at the entry function's top
     level, in order) gets ReduceMin and ReduceMax of its float activation
     (its first operand) as two more outputs of the entry function, named

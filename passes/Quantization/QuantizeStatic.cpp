@@ -21,9 +21,10 @@
 //
 // The candidates, in walk order of the entry function's top level (the
 // same in both compiles, which import the same model and run the same
-// passes before): float Convs of one group by a constant weight, float
-// MatMuls by a constant 2-D weight, and Gemms (transA 0, beta 1 or no C)
-// by a constant weight; weights with infinities or NaNs stay float.
+// passes before): float Convs of one group by a constant weight that sum
+// at least 64 products per output (C x KH x KW), float MatMuls by a
+// constant 2-D weight, and Gemms (transA 0, beta 1 or no C) by a constant
+// weight; weights with infinities or NaNs stay float.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +77,13 @@ bool isF32(Value v, int64_t minRank) {
   return type && type.getElementType().isF32() && type.getRank() >= minRank;
 }
 
+/// Convs that sum fewer products per output (C x KH x KW) stay float: the
+/// int8 form's fixed costs per element (the int32 output written and read
+/// back by a float epilogue, the input quantised) outweigh what the dot
+/// products save (mobilenet_v2's 1x1 expansions of 16-32 channels ran at
+/// half their float speed).
+constexpr int64_t kMinConvReduction = 64;
+
 /// The ops --quantize=int8 makes integer (see the file comment).
 SmallVector<Operation *> candidates(func::FuncOp func) {
   SmallVector<Operation *> out;
@@ -83,7 +91,10 @@ SmallVector<Operation *> candidates(func::FuncOp func) {
     if (auto conv = dyn_cast<onnx::ConvOp>(op)) {
       auto wType = dyn_cast<RankedTensorType>(conv.getW().getType());
       if (conv.getGroup() == 1 && isF32(conv.getX(), 3) && isF32(conv.getY(), 3) && wType &&
-          wType.getRank() >= 3 && finiteConstant(conv.getW()))
+          wType.hasStaticShape() && wType.getRank() >= 3 &&
+          wType.getNumElements() / std::max<int64_t>(wType.getDimSize(0), 1) >=
+              kMinConvReduction &&
+          finiteConstant(conv.getW()))
         out.push_back(&op);
     } else if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
       auto wType = dyn_cast<RankedTensorType>(mm.getB().getType());

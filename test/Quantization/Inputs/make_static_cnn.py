@@ -3,13 +3,16 @@ static INT8 recipe for test/Quantization/quantize-static-run.test:
 
     python3 make_static_cnn.py OUT
 
-OUT/cnn.onnx: Conv(2->4, 3x3, pad 1) -> Relu -> Conv(4->6, 1x1) ->
-GlobalAveragePool -> Flatten -> Gemm(6->3, transB) on x [1, 2, 6, 6].
+OUT/cnn.onnx: Conv(8->16, 3x3, pad 1) -> Relu -> Conv(16->6, 1x1) ->
+GlobalAveragePool -> Flatten -> Gemm(6->3, transB) on x [1, 8, 6, 6]. The
+1x1 Conv sums 16 products per output, fewer than kiln quantises (64): it
+stays float.
 OUT/calib/NNN.npy: 8 samples; each holds -1 and 3 (so the first
 activation's range is exactly [-1, 3]). OUT/x.npy: another input.
 OUT/y_static.npy: the recipe in numpy (each activation uint8 per tensor
 over its calibrated range widened to hold 0, weights int8 symmetric per
-output channel, the integer sums scaled back to float); y_float.npy: the
+output channel, the integer sums scaled back to float; the 1x1 Conv
+float); y_float.npy: the
 float model. OUT/two.onnx with OUT/calib2/NNN/{a,b}.npy: a model with two
 inputs (MatMul(a, W) + b), calibrated from folders.
 """
@@ -54,9 +57,9 @@ def quant_weights(w, axis):
 def main():
     out = sys.argv[1]
     os.makedirs(os.path.join(out, "calib"), exist_ok=True)
-    w1 = (RNG.standard_normal((4, 2, 3, 3)) * 0.5).astype(np.float32)
-    b1 = (RNG.standard_normal(4) * 0.1).astype(np.float32)
-    w2 = (RNG.standard_normal((6, 4, 1, 1)) * 0.5).astype(np.float32)
+    w1 = (RNG.standard_normal((16, 8, 3, 3)) * 0.2).astype(np.float32)
+    b1 = (RNG.standard_normal(16) * 0.1).astype(np.float32)
+    w2 = (RNG.standard_normal((6, 16, 1, 1)) * 0.5).astype(np.float32)
     b2 = (RNG.standard_normal(6) * 0.1).astype(np.float32)
     g = (RNG.standard_normal((3, 6)) * 0.5).astype(np.float32)
     gc = (RNG.standard_normal(3) * 0.1).astype(np.float32)
@@ -67,7 +70,7 @@ def main():
              helper.make_node("Flatten", ["p"], ["f"]),
              helper.make_node("Gemm", ["f", "g", "gc"], ["y"], transB=1)]
     graph = helper.make_graph(
-        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 6, 6])],
+        nodes, "cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 6, 6])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])],
         [numpy_helper.from_array(v, k) for k, v in
          dict(w1=w1, b1=b1, w2=w2, b2=b2, g=g, gc=gc).items()])
@@ -84,28 +87,24 @@ def main():
 
     samples = []
     for i in range(8):
-        x = np.clip(RNG.standard_normal((1, 2, 6, 6)), -0.9, 2.9).astype(np.float32)
+        x = np.clip(RNG.standard_normal((1, 8, 6, 6)), -0.9, 2.9).astype(np.float32)
         x[0, 0, 0, 0], x[0, 1, 5, 5] = -1.0, 3.0
         samples.append(x)
         np.save(os.path.join(out, "calib", "%03d.npy" % i), x)
     # The calibrated ranges: each quantised op's input over the samples.
     acts = [float_model(x) for x in samples]
-    r_lo, r_hi = min(a[0].min() for a in acts), max(a[0].max() for a in acts)
     f_lo, f_hi = min(a[1].min() for a in acts), max(a[1].max() for a in acts)
 
-    x = np.clip(RNG.standard_normal((1, 2, 6, 6)), -1, 3).astype(np.float32)
+    x = np.clip(RNG.standard_normal((1, 8, 6, 6)), -1, 3).astype(np.float32)
     np.save(os.path.join(out, "x.npy"), x)
     np.save(os.path.join(out, "y_float.npy"), float_model(x)[2].astype(np.float32))
     # The recipe.
     xq, xs = quant_act(x.astype(np.float64), -1.0, 3.0)
     w1q, w1s = quant_weights(w1, 0)
-    c1 = conv(xq, w1q.astype(np.float64), np.zeros(4), 1) * (xs * w1s.reshape(1, 4, 1, 1)) \
+    c1 = conv(xq, w1q.astype(np.float64), np.zeros(16), 1) * (xs * w1s.reshape(1, 16, 1, 1)) \
         + b1[None, :, None, None]
     r1 = np.maximum(c1, 0)
-    rq, rs = quant_act(r1, r_lo, r_hi)
-    w2q, w2s = quant_weights(w2, 0)
-    c2 = conv(rq, w2q.astype(np.float64), np.zeros(6), 0) * (rs * w2s.reshape(1, 6, 1, 1)) \
-        + b2[None, :, None, None]
+    c2 = conv(r1, w2.astype(np.float64), b2, 0)
     f = c2.mean(axis=(2, 3))
     fq, fs = quant_act(f, f_lo, f_hi)
     gq, gs = quant_weights(g.T, 1)
