@@ -3,7 +3,8 @@
 
     python3 utils/bench/bench.py KILN [--models a,b,...] [--threads 1,2]
         [--iterations 10] [--warmup 3] [--rounds 2] [--micro [--conv-sweep]]
-        [--dynamic-int8 [--dynamic-models a,b]] [--no-models] [--work DIR] [--json F]
+        [--dynamic-int8 [--dynamic-models a,b]] [--static-int8 [--static-models a,b]]
+        [--no-models] [--work DIR] [--json F]
 
 Needs ONNX Runtime from npm, once: `npm install --ignore-scripts` in
 utils/bench (package.json pins onnxruntime-node; --ignore-scripts skips its
@@ -39,6 +40,16 @@ prints the latencies, kiln's INT8 over its FP32, kiln's INT8 over ORT's, the
 SQNR of kiln's INT8 output against its FP32 one and the parity of kiln's and
 ORT's INT8 outputs.
 
+--static-int8 adds the statically quantised CNNs (resnet50 and mobilenet_v2
+unless --static-models says otherwise): kiln compiles each with
+--quantize=int8, calibrated on 32 crops of scikit-learn's two sample photos
+(calibration_images.py, seed 0), and without; ONNX Runtime runs kiln's QDQ
+export of the same quantised model (--emit=onnx) and the float model; all
+four alternate as above. It prints the latencies, the ratios, the SQNR of
+kiln's INT8 output against its FP32 one over 8 held-out crops (seed 1:
+smallest and median), how many of them keep their top-1 class, and the
+parity of kiln's and ORT's INT8 outputs.
+
 These are measurements, not tests: the machines are noisy, so compare the
 ratios of one run, not absolute times across runs.
 """
@@ -52,6 +63,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 import numpy as np
 
@@ -176,6 +188,68 @@ def bench_dynamic(kiln, name, args):
         outs[kind] = np.load(os.path.join(d, sorted(f for f in os.listdir(d)
                                                     if f.endswith(".npy"))[0]))
     row = {"model": name, "sqnr_db": sqnr_db(outs["fp32"], outs["int8"]),
+           "parity": parity(kiln, libs["int8"], q_path, npys, inputs_json, folder)}
+    for n in args.threads:
+        times = {k: [] for k in ("kiln_int8", "kiln_fp32", "ort_int8", "ort_fp32")}
+        for _ in range(args.rounds):
+            for kind in ("int8", "fp32"):
+                times["kiln_" + kind] += kiln_times(kiln, libs[kind], npys, n, args.iterations,
+                                                    args.warmup)
+                times["ort_" + kind] += ort_times(q_path if kind == "int8" else onnx_path,
+                                                  inputs_json, n, args.iterations, args.warmup)
+        for k, v in times.items():
+            row["%s_ms_%dt" % (k, n)] = statistics.median(v)
+    return row
+
+
+def static_samples(args):
+    """The calibration crops (32, seed 0) and the held-out ones (8, seed 1),
+    made once (calibration_images.py: needs scikit-learn)."""
+    import calibration_images
+    dirs = []
+    for kind, count, seed in (("calibration", 32, 0), ("heldout", 8, 1)):
+        d = os.path.join(args.work, "static-int8-" + kind)
+        if len([f for f in os.listdir(d) if f.endswith(".npy")] if os.path.isdir(d) else []) != count:
+            os.makedirs(d, exist_ok=True)
+            for i, x in enumerate(calibration_images.samples(count, seed)):
+                np.save(os.path.join(d, "%03d.npy" % i), x)
+        dirs.append(d)
+    return dirs
+
+
+def bench_static(kiln, name, args):
+    """kiln --quantize=int8 (calibrated on 32 crops) against kiln FP32, and
+    ONNX Runtime on kiln's QDQ export of the same quantised model; SQNR and
+    top-1 agreement against kiln FP32 on 8 held-out crops."""
+    onnx_path, _, _ = suite.export(name, args.work)
+    calibration, heldout = static_samples(args)
+    folder = os.path.join(args.work, "bench-static-" + name)
+    os.makedirs(folder, exist_ok=True)
+    libs = {k: os.path.join(folder, "lib%s_%s.so" % (name, k)) for k in ("int8", "fp32")}
+    start = time.time()
+    run([kiln, "compile", onnx_path, "-o", libs["int8"], "-q", "--quantize=int8",
+         "--calibration-data=" + calibration])
+    compile_s = time.time() - start
+    run([kiln, "compile", onnx_path, "-o", libs["fp32"], "-q"])
+    q_path = os.path.join(folder, name + ".qdq.onnx")
+    run([kiln, "compile", onnx_path, "--emit=onnx", "-o", q_path, "-q", "--quantize=int8",
+         "--calibration-data=" + calibration])
+    sqnrs, agree = [], 0
+    samples = sorted(f for f in os.listdir(heldout) if f.endswith(".npy"))
+    for f in samples:
+        outs = {}
+        for kind, lib in libs.items():
+            d = os.path.join(folder, "out-%s-%s" % (kind, f[:-4]))
+            run([kiln, "run", lib, "--input", os.path.join(heldout, f), "--save-outputs", d])
+            outs[kind] = np.load(os.path.join(d, sorted(x for x in os.listdir(d)
+                                                        if x.endswith(".npy"))[0]))
+        sqnrs.append(sqnr_db(outs["fp32"], outs["int8"]))
+        agree += int(np.argmax(outs["fp32"]) == np.argmax(outs["int8"]))
+    x = np.load(os.path.join(heldout, samples[0]))
+    inputs_json, npys = write_inputs(onnx_path, [x], folder)
+    row = {"model": name, "compile_int8_s": compile_s, "sqnr_db_min": min(sqnrs),
+           "sqnr_db_median": statistics.median(sqnrs), "top1_agree": agree,
+           "heldout": len(samples),
            "parity": parity(kiln, libs["int8"], q_path, npys, inputs_json, folder)}
     for n in args.threads:
         times = {k: [] for k in ("kiln_int8", "kiln_fp32", "ort_int8", "ort_fp32")}
@@ -322,6 +396,8 @@ def main():
     ap.add_argument("--no-models", action="store_true")
     ap.add_argument("--dynamic-int8", action="store_true")
     ap.add_argument("--dynamic-models", default="bert_encoder,vit_b_16")
+    ap.add_argument("--static-int8", action="store_true")
+    ap.add_argument("--static-models", default="resnet50,mobilenet_v2")
     ap.add_argument("--work", default=os.path.join(tempfile.gettempdir(), "kiln-models"))
     ap.add_argument("--json")
     args = ap.parse_args()
@@ -335,7 +411,7 @@ def main():
                           "cores": os.cpu_count()},
               "settings": {"iterations": args.iterations, "warmup": args.warmup,
                            "rounds": args.rounds, "threads": args.threads},
-              "models": [], "micro": [], "dynamic_int8": []}
+              "models": [], "micro": [], "dynamic_int8": [], "static_int8": []}
     head = "".join(" %9s %9s %7s" % ("kiln %dT" % n, "ORT %dT" % n, "ratio")
                    for n in args.threads)
     if not args.no_models:
@@ -387,6 +463,28 @@ def main():
                     r["kiln_int8_ms_%dt" % n] / r["kiln_fp32_ms_%dt" % n],
                     r["kiln_int8_ms_%dt" % n] / r["ort_int8_ms_%dt" % n]) for n in args.threads)
                 + "  %7.1f %8.2g" % (r["sqnr_db"], r["parity"]), flush=True)
+    if args.static_int8:
+        print("\nstatic INT8 (ms)     " + "".join(
+            " %10s %10s %10s %10s %8s %8s" % ("kiln i8 %dT" % n, "kiln f32", "ORT i8",
+                                                "ORT f32", "i8/f32", "kiln/ORT")
+            for n in args.threads) + "  SQNR dB min/med  top-1  parity", flush=True)
+        for name in [m for m in args.static_models.split(",") if m]:
+            try:
+                r = bench_static(kiln, name, args)
+            except RuntimeError as e:
+                print("%-20s error: %s" % (name, e), flush=True)
+                report["static_int8"].append({"model": name, "error": str(e)})
+                continue
+            report["static_int8"].append(r)
+            print("%-20s" % name + "".join(
+                " %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f" % (
+                    r["kiln_int8_ms_%dt" % n], r["kiln_fp32_ms_%dt" % n],
+                    r["ort_int8_ms_%dt" % n], r["ort_fp32_ms_%dt" % n],
+                    r["kiln_int8_ms_%dt" % n] / r["kiln_fp32_ms_%dt" % n],
+                    r["kiln_int8_ms_%dt" % n] / r["ort_int8_ms_%dt" % n]) for n in args.threads)
+                + "  %7.1f/%5.1f  %d/%d  %8.2g" % (r["sqnr_db_min"], r["sqnr_db_median"],
+                                                   r["top1_agree"], r["heldout"], r["parity"]),
+                flush=True)
     if args.micro:
         folder = os.path.join(args.work, "bench-micro")
         os.makedirs(folder, exist_ok=True)
