@@ -57,15 +57,10 @@ std::optional<Weights> constantWeights(Value v, bool transposed) {
   int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
   w.k = transposed ? cols : rows;
   w.n = transposed ? rows : cols;
-  std::vector<float> data(size_t(rows * cols));
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    llvm::copy(dense.getValues<float>(), data.begin());
-  } else {
-    std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
-    if (!raw || raw->size() != data.size() * sizeof(float))
-      return std::nullopt;
-    std::memcpy(data.data(), raw->data(), raw->size());
-  }
+  std::optional<std::vector<float>> elements = kiln::floatElements(value);
+  if (!elements)
+    return std::nullopt;
+  std::vector<float> data = std::move(*elements);
   // Infinities and NaNs have no int8 step: such a weight stays float.
   if (!llvm::all_of(data, [](float v) { return std::isfinite(v); }))
     return std::nullopt;

@@ -54,20 +54,9 @@ namespace {
 /// The values of a constant float32 tensor, if every one is finite.
 std::optional<std::vector<float>> finiteConstant(Value v) {
   auto constant = v.getDefiningOp<onnx::ConstantOp>();
-  ElementsAttr value = constant ? constant.getValueAttr() : ElementsAttr();
-  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
-  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
-    return std::nullopt;
-  std::vector<float> data(size_t(type.getNumElements()));
-  if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
-    llvm::copy(dense.getValues<float>(), data.begin());
-  } else {
-    std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
-    if (!raw || raw->size() != data.size() * sizeof(float))
-      return std::nullopt;
-    std::memcpy(data.data(), raw->data(), raw->size());
-  }
-  if (!llvm::all_of(data, [](float x) { return std::isfinite(x); }))
+  std::optional<std::vector<float>> data =
+      constant ? kiln::floatElements(constant.getValueAttr()) : std::nullopt;
+  if (!data || !llvm::all_of(*data, [](float x) { return std::isfinite(x); }))
     return std::nullopt;
   return data;
 }

@@ -14,7 +14,9 @@
 #include "mlir/IR/BuiltinDialect.h"
 #include "mlir/IR/DialectResourceBlobManager.h"
 
+#include <cstring>
 #include <optional>
+#include <vector>
 
 namespace kiln {
 
@@ -33,6 +35,25 @@ inline std::optional<llvm::ArrayRef<char>> rawElementData(mlir::Attribute value)
     return blob->getData();
   }
   return std::nullopt;
+}
+
+/// Every element of a float32 `value` (dense, splat included, or a loaded
+/// resource), row-major; none for other types or kinds.
+inline std::optional<std::vector<float>> floatElements(mlir::Attribute value) {
+  auto typed = mlir::dyn_cast_or_null<mlir::ElementsAttr>(value);
+  auto type = typed ? mlir::dyn_cast<mlir::RankedTensorType>(typed.getType()) : nullptr;
+  if (!type || !type.getElementType().isF32() || !type.hasStaticShape())
+    return std::nullopt;
+  std::vector<float> data(size_t(type.getNumElements()));
+  if (auto dense = mlir::dyn_cast<mlir::DenseElementsAttr>(value)) {
+    llvm::copy(dense.getValues<float>(), data.begin());
+    return data;
+  }
+  std::optional<llvm::ArrayRef<char>> raw = rawElementData(value);
+  if (!raw || raw->size() != data.size() * sizeof(float))
+    return std::nullopt;
+  std::memcpy(data.data(), raw->data(), raw->size());
+  return data;
 }
 
 } // namespace kiln

@@ -162,6 +162,22 @@ def sqnr_db(ref, got):
     return float("inf") if noise == 0 else 10 * math.log10(float(np.sum(ref ** 2)) / noise)
 
 
+def int8_times(kiln, libs, q_path, onnx_path, npys, inputs_json, args, row):
+    """Median latencies into `row` (kiln_int8_ms_NT, kiln_fp32, ort_int8,
+    ort_fp32): kiln's two builds and ORT on the quantised and the float
+    model, alternating, --rounds times at each thread count."""
+    for n in args.threads:
+        times = {k: [] for k in ("kiln_int8", "kiln_fp32", "ort_int8", "ort_fp32")}
+        for _ in range(args.rounds):
+            for kind in ("int8", "fp32"):
+                times["kiln_" + kind] += kiln_times(kiln, libs[kind], npys, n, args.iterations,
+                                                    args.warmup)
+                times["ort_" + kind] += ort_times(q_path if kind == "int8" else onnx_path,
+                                                  inputs_json, n, args.iterations, args.warmup)
+        for k, v in times.items():
+            row["%s_ms_%dt" % (k, n)] = statistics.median(v)
+
+
 def bench_dynamic(kiln, name, args):
     """kiln --quantize=dynamic against kiln FP32 and ORT on the same
     quantised graph."""
@@ -189,16 +205,7 @@ def bench_dynamic(kiln, name, args):
                                                     if f.endswith(".npy"))[0]))
     row = {"model": name, "sqnr_db": sqnr_db(outs["fp32"], outs["int8"]),
            "parity": parity(kiln, libs["int8"], q_path, npys, inputs_json, folder)}
-    for n in args.threads:
-        times = {k: [] for k in ("kiln_int8", "kiln_fp32", "ort_int8", "ort_fp32")}
-        for _ in range(args.rounds):
-            for kind in ("int8", "fp32"):
-                times["kiln_" + kind] += kiln_times(kiln, libs[kind], npys, n, args.iterations,
-                                                    args.warmup)
-                times["ort_" + kind] += ort_times(q_path if kind == "int8" else onnx_path,
-                                                  inputs_json, n, args.iterations, args.warmup)
-        for k, v in times.items():
-            row["%s_ms_%dt" % (k, n)] = statistics.median(v)
+    int8_times(kiln, libs, q_path, onnx_path, npys, inputs_json, args, row)
     return row
 
 
@@ -251,16 +258,7 @@ def bench_static(kiln, name, args):
            "sqnr_db_median": statistics.median(sqnrs), "top1_agree": agree,
            "heldout": len(samples),
            "parity": parity(kiln, libs["int8"], q_path, npys, inputs_json, folder)}
-    for n in args.threads:
-        times = {k: [] for k in ("kiln_int8", "kiln_fp32", "ort_int8", "ort_fp32")}
-        for _ in range(args.rounds):
-            for kind in ("int8", "fp32"):
-                times["kiln_" + kind] += kiln_times(kiln, libs[kind], npys, n, args.iterations,
-                                                    args.warmup)
-                times["ort_" + kind] += ort_times(q_path if kind == "int8" else onnx_path,
-                                                  inputs_json, n, args.iterations, args.warmup)
-        for k, v in times.items():
-            row["%s_ms_%dt" % (k, n)] = statistics.median(v)
+    int8_times(kiln, libs, q_path, onnx_path, npys, inputs_json, args, row)
     return row
 
 
@@ -382,6 +380,32 @@ def fma_peak(folder):
     return max(json.loads(run([exe, "100000000"]))["gflops"] for _ in range(3))
 
 
+def int8_table(title, models, bench, rows, head, tail, kiln, args):
+    """Runs `bench` on each of the comma-separated `models`, appending its
+    rows to `rows`, and prints kiln's and ORT's INT8 and FP32 latencies
+    per thread count, kiln's INT8 over its FP32 and over ORT's INT8, then
+    `tail(row)` under `head`."""
+    print("\n%-21s" % title + "".join(
+        " %10s %10s %10s %10s %8s %8s" % ("kiln i8 %dT" % n, "kiln f32", "ORT i8", "ORT f32",
+                                            "i8/f32", "kiln/ORT")
+        for n in args.threads) + head, flush=True)
+    for name in [m for m in models.split(",") if m]:
+        try:
+            r = bench(kiln, name, args)
+        except RuntimeError as e:
+            print("%-20s error: %s" % (name, e), flush=True)
+            rows.append({"model": name, "error": str(e)})
+            continue
+        rows.append(r)
+        print("%-20s" % name + "".join(
+            " %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f" % (
+                r["kiln_int8_ms_%dt" % n], r["kiln_fp32_ms_%dt" % n],
+                r["ort_int8_ms_%dt" % n], r["ort_fp32_ms_%dt" % n],
+                r["kiln_int8_ms_%dt" % n] / r["kiln_fp32_ms_%dt" % n],
+                r["kiln_int8_ms_%dt" % n] / r["ort_int8_ms_%dt" % n]) for n in args.threads)
+            + tail(r), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("kiln")
@@ -444,47 +468,15 @@ def main():
                     print("%-20s %7.2f %7.2f" % (r["model"], r["kiln_speedup"],
                                                  r["ort_speedup"]), flush=True)
     if args.dynamic_int8:
-        print("\ndynamic INT8 (ms)    " + "".join(
-            " %10s %10s %10s %10s %8s %8s" % ("kiln i8 %dT" % n, "kiln f32", "ORT i8",
-                                                "ORT f32", "i8/f32", "kiln/ORT")
-            for n in args.threads) + "  SQNR dB   parity", flush=True)
-        for name in [m for m in args.dynamic_models.split(",") if m]:
-            try:
-                r = bench_dynamic(kiln, name, args)
-            except RuntimeError as e:
-                print("%-20s error: %s" % (name, e), flush=True)
-                report["dynamic_int8"].append({"model": name, "error": str(e)})
-                continue
-            report["dynamic_int8"].append(r)
-            print("%-20s" % name + "".join(
-                " %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f" % (
-                    r["kiln_int8_ms_%dt" % n], r["kiln_fp32_ms_%dt" % n],
-                    r["ort_int8_ms_%dt" % n], r["ort_fp32_ms_%dt" % n],
-                    r["kiln_int8_ms_%dt" % n] / r["kiln_fp32_ms_%dt" % n],
-                    r["kiln_int8_ms_%dt" % n] / r["ort_int8_ms_%dt" % n]) for n in args.threads)
-                + "  %7.1f %8.2g" % (r["sqnr_db"], r["parity"]), flush=True)
+        int8_table("dynamic INT8 (ms)", args.dynamic_models, bench_dynamic, report["dynamic_int8"],
+                   "  SQNR dB   parity",
+                   lambda r: "  %7.1f %8.2g" % (r["sqnr_db"], r["parity"]), kiln, args)
     if args.static_int8:
-        print("\nstatic INT8 (ms)     " + "".join(
-            " %10s %10s %10s %10s %8s %8s" % ("kiln i8 %dT" % n, "kiln f32", "ORT i8",
-                                                "ORT f32", "i8/f32", "kiln/ORT")
-            for n in args.threads) + "  SQNR dB min/med  top-1  parity", flush=True)
-        for name in [m for m in args.static_models.split(",") if m]:
-            try:
-                r = bench_static(kiln, name, args)
-            except RuntimeError as e:
-                print("%-20s error: %s" % (name, e), flush=True)
-                report["static_int8"].append({"model": name, "error": str(e)})
-                continue
-            report["static_int8"].append(r)
-            print("%-20s" % name + "".join(
-                " %10.2f %10.2f %10.2f %10.2f %8.2f %8.2f" % (
-                    r["kiln_int8_ms_%dt" % n], r["kiln_fp32_ms_%dt" % n],
-                    r["ort_int8_ms_%dt" % n], r["ort_fp32_ms_%dt" % n],
-                    r["kiln_int8_ms_%dt" % n] / r["kiln_fp32_ms_%dt" % n],
-                    r["kiln_int8_ms_%dt" % n] / r["ort_int8_ms_%dt" % n]) for n in args.threads)
-                + "  %7.1f/%5.1f  %d/%d  %8.2g" % (r["sqnr_db_min"], r["sqnr_db_median"],
-                                                   r["top1_agree"], r["heldout"], r["parity"]),
-                flush=True)
+        int8_table("static INT8 (ms)", args.static_models, bench_static, report["static_int8"],
+                   "  SQNR dB min/med  top-1  parity",
+                   lambda r: "  %7.1f/%5.1f  %d/%d  %8.2g" % (
+                       r["sqnr_db_min"], r["sqnr_db_median"], r["top1_agree"], r["heldout"],
+                       r["parity"]), kiln, args)
     if args.micro:
         folder = os.path.join(args.work, "bench-micro")
         os.makedirs(folder, exist_ok=True)

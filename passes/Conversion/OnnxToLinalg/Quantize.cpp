@@ -333,6 +333,30 @@ std::optional<std::vector<int64_t>> constantInt8s(Value v) {
   return out;
 }
 
+/// `weights` - `zps` in int8, the zero point of element i being
+/// zps[channelOf(i)] (or zps[0] for one), with the sum of each channel's
+/// values; none when a value does not fit int8.
+struct ShiftedWeights {
+  std::vector<int8_t> values;
+  SmallVector<int32_t> sums;
+};
+std::optional<ShiftedWeights> shiftedInt8(ArrayRef<int64_t> weights, ArrayRef<int64_t> zps,
+                                          int64_t channels,
+                                          function_ref<int64_t(int64_t)> channelOf) {
+  ShiftedWeights out;
+  out.values.resize(weights.size());
+  out.sums.assign(size_t(channels), 0);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    int64_t c = channelOf(int64_t(i));
+    int64_t v = weights[i] - zps[zps.size() == 1 ? 0 : size_t(c)];
+    if (v < -128 || v > 127)
+      return std::nullopt;
+    out.values[i] = int8_t(v);
+    out.sums[size_t(c)] += int32_t(v);
+  }
+  return out;
+}
+
 /// The body of the int8 contractions of Int8Matmul.h: out + ext(x) *
 /// extsi(w), x widened by its own signedness.
 void int8MultiplyAccumulate(OpBuilder &b, Location l, ValueRange args, bool xUnsigned) {
@@ -389,19 +413,13 @@ std::optional<Value> matMulConstantB(OpBuilder &b, Location loc, Value aOrig, Va
         (zpType.getNumElements() != 1 && zpType.getDimSize(0) != aType.getDimSize(r - 2)))
       return std::nullopt;
   }
-  std::vector<int8_t> shifted(weights->size());
-  SmallVector<int32_t> colsum(n, 0);
-  for (int64_t i = 0; i < k; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      int64_t v = (*weights)[i * n + j] - (*zps)[zps->size() == 1 ? 0 : j];
-      if (v < -128 || v > 127)
-        return std::nullopt;
-      shifted[i * n + j] = int8_t(v);
-      colsum[j] += int32_t(v);
-    }
+  std::optional<ShiftedWeights> shifted =
+      shiftedInt8(*weights, *zps, n, [&](int64_t i) { return i % n; });
+  if (!shifted)
+    return std::nullopt;
   MLIRContext *ctx = b.getContext();
   Type i32 = b.getI32Type();
-  Value weightsValue = int8Constant(b, loc, {k, n}, shifted);
+  Value weightsValue = int8Constant(b, loc, {k, n}, shifted->values);
   // Loops: A's dims but K (the output's), then K.
   SmallVector<AffineMap, 3> maps = kiln::int8MatmulMaps(ctx, r);
   SmallVector<utils::IteratorType> iters(r, utils::IteratorType::parallel);
@@ -423,7 +441,7 @@ std::optional<Value> matMulConstantB(OpBuilder &b, Location loc, Value aOrig, Va
     return std::nullopt;
   auto sumType = RankedTensorType::get({n}, i32);
   Value sums = arith::ConstantOp::create(
-      b, loc, sumType, DenseElementsAttr::get(sumType, ArrayRef<int32_t>(colsum)));
+      b, loc, sumType, DenseElementsAttr::get(sumType, ArrayRef<int32_t>(shifted->sums)));
   Type zpElem = elementTypeOf(aZpOrig);
   return broadcastGeneric(b, loc, ValueRange{acc, *zp, sums}, accType,
                           [&](OpBuilder &nb, Location l, ValueRange v) -> Value {
@@ -506,16 +524,10 @@ std::optional<Value> convConstantWeights(OpBuilder &b, Location loc, Value xOrig
         !biasType.getElementType().isInteger(32))
       return std::nullopt;
   }
-  std::vector<int8_t> shifted(weights->size());
-  SmallVector<int32_t> rowsum(m, 0);
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t k = 0; k < depth; ++k) {
-      int64_t v = (*weights)[i * depth + k] - (*zps)[zps->size() == 1 ? 0 : i];
-      if (v < -128 || v > 127)
-        return std::nullopt;
-      shifted[i * depth + k] = int8_t(v);
-      rowsum[i] += int32_t(v);
-    }
+  std::optional<ShiftedWeights> shifted =
+      shiftedInt8(*weights, *zps, m, [&](int64_t i) { return i / depth; });
+  if (!shifted)
+    return std::nullopt;
   MLIRContext *ctx = b.getContext();
   Type i32 = b.getI32Type();
   Type rawElem = xType.getElementType();
@@ -579,7 +591,7 @@ std::optional<Value> convConstantWeights(OpBuilder &b, Location loc, Value xOrig
   bool xUnsigned = xElem.isUnsignedInteger();
   Value acc = linalg::GenericOp::create(
                   b, loc, flatType,
-                  ValueRange{col, int8Constant(b, loc, {m, depth}, shifted)},
+                  ValueRange{col, int8Constant(b, loc, {m, depth}, shifted->values)},
                   ValueRange{filledTensor(b, loc, flatType, scalarConstant(b, loc, i32, 0))},
                   kiln::int8WeightsLeftMaps(ctx, 3), iters,
                   [&](OpBuilder &nb, Location l, ValueRange args) {
@@ -593,7 +605,8 @@ std::optional<Value> convConstantWeights(OpBuilder &b, Location loc, Value xOrig
     if (hasXZp) {
       ins.push_back(zp);
       ins.push_back(arith::ConstantOp::create(
-          b, loc, columnType, DenseElementsAttr::get(columnType, ArrayRef<int32_t>(rowsum))));
+          b, loc, columnType,
+          DenseElementsAttr::get(columnType, ArrayRef<int32_t>(shifted->sums))));
     }
     if (bias)
       ins.push_back(reshapeTensor(b, loc, bias, columnType));
@@ -703,6 +716,25 @@ template <typename ConvLikeOp> ConvAttrs convAttrs(ConvLikeOp op) {
                    op.getDilations()};
 }
 
+/// The general integer conv of ConvInteger/QLinearConv: (x - x_zero_point)
+/// convolved with (w - w_zero_point) in int32 (plus `bias`, may be null);
+/// failure after reporting why.
+template <typename ConvLikeOp, typename Adaptor>
+FailureOr<Value> shiftedConv(ConversionPatternRewriter &rewriter, ConvLikeOp op, Adaptor adaptor,
+                             Value bias, RankedTensorType accType) {
+  SmallVector<Value> ops;
+  if (failed(shiftOperands(rewriter, op, {op.getX(), op.getW()}, {adaptor.getX(), adaptor.getW()},
+                           {op.getXZeroPoint(), op.getWZeroPoint()},
+                           {adaptor.getXZeroPoint(), adaptor.getWZeroPoint()}, {1, 0}, ops)))
+    return failure();
+  std::string why;
+  FailureOr<Value> acc = buildConvWithAttrs(rewriter, op.getLoc(), ops[0], ops[1], bias,
+                                            convAttrs(op), accType, why);
+  if (failed(acc))
+    return unsupported(rewriter, op, why);
+  return acc;
+}
+
 /// ConvInteger: a convolution of (x - x_zero_point) with (w -
 /// w_zero_point) in int32; padding reads x_zero_point (0 after the shift).
 struct ConvIntegerPattern : public OpConversionPattern<onnx::ConvIntegerOp> {
@@ -717,17 +749,9 @@ struct ConvIntegerPattern : public OpConversionPattern<onnx::ConvIntegerOp> {
       rewriter.replaceOp(op, reshapeTensor(rewriter, op.getLoc(), *y, yType));
       return success();
     }
-    SmallVector<Value> ops;
-    if (failed(shiftOperands(rewriter, op, {op.getX(), op.getW()},
-                             {adaptor.getX(), adaptor.getW()},
-                             {op.getXZeroPoint(), op.getWZeroPoint()},
-                             {adaptor.getXZeroPoint(), adaptor.getWZeroPoint()}, {1, 0}, ops)))
-      return failure();
-    std::string why;
-    FailureOr<Value> y = buildConvWithAttrs(rewriter, op.getLoc(), ops[0], ops[1], Value(),
-                                            convAttrs(op), yType, why);
+    FailureOr<Value> y = shiftedConv(rewriter, op, adaptor, Value(), yType);
     if (failed(y))
-      return unsupported(rewriter, op, why);
+      return failure();
     rewriter.replaceOp(op, *y);
     return success();
   }
@@ -753,17 +777,8 @@ struct QLinearConvPattern : public OpConversionPattern<onnx::QLinearConvOp> {
             adaptor.getXZeroPoint(), op.getWZeroPoint(), bias, convAttrs(op), accType)) {
       acc = *fast;
       outType = yType.clone(cast<RankedTensorType>(acc->getType()).getShape());
-    } else {
-      SmallVector<Value> ops;
-      if (failed(shiftOperands(rewriter, op, {op.getX(), op.getW()},
-                               {adaptor.getX(), adaptor.getW()},
-                               {op.getXZeroPoint(), op.getWZeroPoint()},
-                               {adaptor.getXZeroPoint(), adaptor.getWZeroPoint()}, {1, 0}, ops)))
-        return failure();
-      std::string why;
-      acc = buildConvWithAttrs(rewriter, loc, ops[0], ops[1], bias, convAttrs(op), accType, why);
-      if (failed(acc))
-        return unsupported(rewriter, op, why);
+    } else if (failed(acc = shiftedConv(rewriter, op, adaptor, bias, accType))) {
+      return failure();
     }
     int64_t r = outType.getRank(), m = yType.getDimSize(1);
     bool perChannel =
