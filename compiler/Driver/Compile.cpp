@@ -266,11 +266,12 @@ int compileModel(const CompileRequest &request) {
   if (request.quantize != "int8" &&
       (!request.calibrationData.empty() || !request.calibrationMethod.empty()))
     return fail("--calibration-data and --calibration-method go with --quantize=int8");
-  if (!request.calibrationMethod.empty() && request.calibrationMethod != "minmax")
+  if (!request.calibrationMethod.empty() && request.calibrationMethod != "minmax" &&
+      request.calibrationMethod != "percentile" && request.calibrationMethod != "entropy")
     return fail("--calibration-method=" + request.calibrationMethod +
-                ": only 'minmax' is built yet (percentile and entropy are not)");
+                ": expected minmax, percentile or entropy");
   pipelineOptions.quantize = request.quantize;
-  pipelineOptions.exposeActivationRanges = request.exposeActivationRanges;
+  pipelineOptions.exposeActivations = request.exposeActivations;
   std::vector<double> ranges;
   if (request.quantize == "int8" && request.compileTo != "import") {
     if (calibrateModel(request, ranges) != 0)

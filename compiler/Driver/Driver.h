@@ -35,12 +35,13 @@ struct CompileRequest {
   std::string quantize;
   /// --quantize=int8: the calibration samples (a folder: one .npy/.pb file
   /// per sample, or one folder of them per sample for several inputs) and
-  /// how their ranges are taken ("minmax").
+  /// how their ranges are taken ("minmax", "percentile" or "entropy").
   std::string calibrationData, calibrationMethod;
-  /// The calibration run's own build: the ranges of the activations
-  /// --quantize=int8 quantises as more outputs (kiln-expose-activation-
-  /// ranges); set by calibrateModel, not by the command line.
-  bool exposeActivationRanges = false;
+  /// The calibration run's own build: the activations --quantize=int8
+  /// quantises as more outputs (kiln-expose-activation-ranges), as their
+  /// "ranges" or whole "tensors"; set by calibrateModel, not by the
+  /// command line.
+  std::string exposeActivations;
   bool timing = false; ///< Per-phase wall time and peak memory on stderr.
   bool quiet = false;  ///< Errors only (no progress line, no timing).
 };

@@ -74,8 +74,11 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
       pm.addNestedPass<func::FuncOp>(quantization::createFuseQdqPass());
       pm.addPass(createCSEPass());
     }
-    if (options.exposeActivationRanges)
-      pm.addPass(quantization::createExposeActivationRangesPass());
+    if (!options.exposeActivations.empty()) {
+      quantization::ExposeActivationRangesPassOptions expose;
+      expose.tensors = options.exposeActivations == "tensors";
+      pm.addPass(quantization::createExposeActivationRangesPass(expose));
+    }
     return;
   case Phase::Lower:
     // Before anything is lowered for one batch item: are items independent?

@@ -53,8 +53,8 @@ struct PipelineOptions {
   /// The calibrated activation ranges for "int8" (lo, hi per op).
   std::vector<double> activationRanges;
   /// The calibration build: kiln-expose-activation-ranges at the end of
-  /// the onnx phase.
-  bool exposeActivationRanges = false;
+  /// the onnx phase, exposing "ranges" (min and max) or "tensors".
+  std::string exposeActivations;
   /// The integer dot product int8 matmuls by constant weights run on
   /// (kiln-vectorize-int8-matmul's kinds: vnni512, pmaddwd512,
   /// pmaddwd256), or empty.

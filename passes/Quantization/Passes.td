@@ -61,8 +61,14 @@ def ExposeActivationRangesPass
     transA 0 and beta 1 by a constant weight, at the entry function's top
     level, in order) gets ReduceMin and ReduceMax of its float activation
     (its first operand) as two more outputs of the entry function, named
-    kiln_calibration_<i>_min and _max.
+    kiln_calibration_<i>_min and _max; with `tensors`, the activation
+    itself instead, named kiln_calibration_<i> (for the histograms of the
+    percentile and entropy methods).
   }];
+  let options = [
+    Option<"tensors", "tensors", "bool", "false",
+           "Expose each activation whole rather than its min and max">,
+  ];
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }
 

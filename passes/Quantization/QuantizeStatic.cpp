@@ -112,6 +112,7 @@ SmallVector<func::FuncOp> entries(ModuleOp module) {
 struct ExposeActivationRangesPass
     : public kiln::quantization::impl::ExposeActivationRangesPassBase<
           ExposeActivationRangesPass> {
+  using Base::Base;
   void runOnOperation() override {
     for (func::FuncOp func : entries(getOperation())) {
       auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
@@ -120,6 +121,10 @@ struct ExposeActivationRangesPass
       for (Operation *op : candidates(func)) {
         OpBuilder b(op);
         Value x = op->getOperand(0);
+        if (tensors) {
+          extra.push_back(x);
+          continue;
+        }
         extra.push_back(onnx::ReduceMinOp::create(b, op->getLoc(), scalar, x, nullptr, 0));
         extra.push_back(onnx::ReduceMaxOp::create(b, op->getLoc(), scalar, x, nullptr, 0));
       }
@@ -127,7 +132,9 @@ struct ExposeActivationRangesPass
       ret->insertOperands(first, extra);
       MLIRContext *ctx = &getContext();
       for (auto [i, v] : llvm::enumerate(extra)) {
-        std::string name = "kiln_calibration_" + std::to_string(i / 2) + (i % 2 ? "_max" : "_min");
+        std::string name = tensors ? "kiln_calibration_" + std::to_string(i)
+                                   : "kiln_calibration_" + std::to_string(i / 2) +
+                                         (i % 2 ? "_max" : "_min");
         auto attrs = DictionaryAttr::get(
             ctx, {NamedAttribute(StringAttr::get(ctx, "onnx.name"), StringAttr::get(ctx, name))});
         if (failed(func.insertResult(first + unsigned(i), v.getType(), attrs)))

@@ -14,7 +14,9 @@ over its calibrated range widened to hold 0, weights int8 symmetric per
 output channel, the integer sums scaled back to float; the 1x1 Conv
 float); y_float.npy: the
 float model. OUT/two.onnx with OUT/calib2/NNN/{a,b}.npy: a model with two
-inputs (MatMul(a, W) + b), calibrated from folders.
+inputs (MatMul(a, W) + b), calibrated from folders. OUT/wide.onnx with
+OUT/calib3: MatMul of a [256, 64] input, normal values with a few outliers
+of +-50 (for the histogram methods, which should clip them).
 """
 import os
 import sys
@@ -137,6 +139,21 @@ def main():
     aq, as_ = quant_act(a.astype(np.float64), -2.0, 2.0)
     wq, ws = quant_weights(wm, 1)
     np.save(os.path.join(out, "y_two.npy"), ((aq @ wq) * (as_ * ws) + b).astype(np.float32))
+
+    ww = (RNG.standard_normal((64, 8)) * 0.2).astype(np.float32)
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "ww"], ["y"])], "wide",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [256, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 8])],
+        [numpy_helper.from_array(ww, "ww")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.save(model, os.path.join(out, "wide.onnx"))
+    os.makedirs(os.path.join(out, "calib3"), exist_ok=True)
+    for i in range(8):
+        a = RNG.standard_normal((256, 64)).astype(np.float32)
+        a.flat[RNG.integers(0, a.size, 4)] = RNG.choice([-50.0, 50.0], 4)
+        np.save(os.path.join(out, "calib3", "%03d.npy" % i), a)
 
 
 if __name__ == "__main__":
