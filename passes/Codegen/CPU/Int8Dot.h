@@ -58,7 +58,7 @@ mlir::Operation *zeroFillBefore(mlir::linalg::GenericOp op, mlir::Value out);
 
 /// Replaces `op`, if it is the weights-left int8 matmul of Int8Matmul.h
 /// (an integer conv) on static buffers with constant weights, by a kernel
-/// on `dot` (byte kinds only: vnni512, sdot128); false (and nothing
+/// on `dot` (any kind); false (and nothing
 /// changed) otherwise.
 bool vectorizeWeightsLeft(mlir::linalg::GenericOp op, const DotKind &dot, bool parallel,
                           mlir::ModuleOp module, unsigned &globals);

@@ -162,8 +162,14 @@ def VectorizeInt8MatmulPass
     row of A and adds G products into every lane of MR x NV accumulators,
     without saturation (exact). For vpdpbusd, signed A is read as A + 128,
     for sdot unsigned A as A - 128, corrected from a packed constant. The loop over tiles of columns
-    is marked kiln.parallel when large enough. Other generics stay as
-    they are.
+    is marked kiln.parallel when large enough. The integer convs' form,
+    out[..., m, p] += ext(X[..., k, p]) * extsi(W[m, k]) with W a constant
+    (weights on the left, the output NCHW), becomes a kernel with the
+    lanes along p: per tile of positions, chunks of K are packed at run
+    time (G rows interleaved) into a per-thread stack buffer, and each
+    row's G weights are broadcast as one i32. Both start from zero where a
+    zero fill of the output came just before (the fill goes). Other
+    generics stay as they are.
   }];
   let options = [
     Option<"kind", "kind", "std::string", "\"\"",

@@ -9,8 +9,8 @@
 // X [..., K, P] the input (im2col'd unless the conv is 1x1), W' [M, K] an
 // int8 constant, out [..., M, P] the output in NCHW order. The lanes run
 // along the output positions p, so the output needs no transpose; the dot
-// product wants G = 4 consecutive k of one position side by side, which X
-// has a row apart. So, for each tile of NR = NV x L positions (the
+// product wants G consecutive k of one position side by side (4 bytes or
+// 2 words), which X has a row apart. So, for each tile of NR = NV x L positions (the
 // parallel loop), for each dim before k, for each chunk of K:
 //   pack: per group of 4 k, the 4 rows' NR bytes (vector loads, masked in
 //     the last tile) interleaved into NR x 4 bytes, in a per-thread
@@ -22,11 +22,13 @@
 //     global) broadcast to every lane; one dot product per accumulator;
 //     stores.
 // The packing costs one pass over X per tile, shared by all M rows.
-// Byte kinds only (vnni512: vpdpbusd, u8 x s8; sdot128: s8 x s8); the
-// word kinds (vpmaddwd) leave these generics to the loop lowering. Exact
-// as the matmul kernels are: flipped bytes (X + 128 or X - 128) are
-// corrected by -+128 x sum_k W'[m, k] from a constant, added to the
-// accumulators with the first chunk.
+// Every kind of the matmul kernels: the byte kinds (vnni512: vpdpbusd,
+// u8 x s8; sdot128: s8 x s8) pack groups of 4 k as bytes; the word kinds
+// (pmaddwd512/256: vpmaddwd, then vpaddd) groups of 2 k as words widened
+// by X's signedness, the weights as sign-extended words. Exact as the
+// matmul kernels are: flipped bytes (X + 128 or X - 128) are corrected by
+// -+128 x sum_k W'[m, k] from a constant, added to the accumulators with
+// the first chunk; words need no correction.
 //
 //===----------------------------------------------------------------------===//
 
@@ -106,20 +108,25 @@ class WeightsLeftBuilder {
 public:
   WeightsLeftBuilder(const WeightsLeft &wl, const DotKind &dot, bool parallel)
       : wl(wl), dot(dot), parallel(parallel),
-        flip(dot.a == ByteOperand::Unsigned ? wl.signedX : !wl.signedX) {
-    int64_t lanes = dot.lanes;
-    // 32 positions per tile on 16 lanes, 16 on 4 (NEON).
-    nv = std::clamp<int64_t>((wl.p + lanes - 1) / lanes, 1, lanes >= 16 ? 2 : 4);
-    // Accumulators, the buffer vectors and one broadcast in the registers;
-    // of the row counts that fit, one that divides M if there is one.
-    int64_t most = std::min<int64_t>((dot.registers - nv - 1) / nv, 12);
+        flip(dot.a == ByteOperand::Unsigned ? wl.signedX
+             : dot.a == ByteOperand::Signed ? !wl.signedX
+                                            : false) {
+    int64_t lanes = dot.lanes, g = dot.group;
+    // 32 positions per tile on 16 lanes, 16 on 8 (AVX2) and 4 (NEON).
+    nv = std::clamp<int64_t>((wl.p + lanes - 1) / lanes, 1, lanes >= 8 ? 2 : 4);
+    // Accumulators, the buffer vectors and one broadcast (and vpmaddwd's
+    // product) in the registers; of the row counts that fit, one that
+    // divides M if there is one.
+    int64_t most =
+        std::min<int64_t>((dot.registers - nv - (dot.accumulates ? 1 : 2)) / nv, 12);
     mr = std::min(most, wl.m);
     for (int64_t rows = mr; rows >= std::min<int64_t>(4, mr); --rows)
       if (wl.m % rows == 0) {
         mr = rows;
         break;
       }
-    groups = (wl.k + 3) / 4;
+    groups = (wl.k + g - 1) / g;
+    // G bytes or G words per lane: 4 bytes either way.
     int64_t groupBytes = nv * lanes * 4;
     chunk = std::clamp<int64_t>((int64_t(32) << 10) / groupBytes, 1, groups);
     chunks = (groups + chunk - 1) / chunk;
@@ -153,15 +160,21 @@ private:
 
 void WeightsLeftBuilder::build(ModuleOp module, unsigned &globals) {
   OpBuilder b(wl.op);
-  // W' as one i32 per row and group of 4 k (zero past K), and the
-  // correction for flipped bytes: sum_k (X +- 128) W' = sum_k X W' +- 128
-  // sum_k W'.
+  // W' as one i32 per row and group of G k (4 bytes or 2 sign-extended
+  // words; zero past K), and the correction for flipped bytes: sum_k (X +-
+  // 128) W' = sum_k X W' +- 128 sum_k W'.
+  int64_t g = dot.group;
   std::vector<char> packed(size_t(wl.m * groups * 4), 0);
   std::vector<int32_t> sums(size_t(wl.m), 0);
   for (int64_t i = 0; i < wl.m; ++i)
     for (int64_t kk = 0; kk < wl.k; ++kk) {
       char v = wl.weights[size_t(i * wl.k + kk)];
-      packed[size_t(i * groups * 4 + kk)] = v;
+      if (g == 4) {
+        packed[size_t(i * groups * 4 + kk)] = v;
+      } else {
+        int16_t word = int8_t(v);
+        std::memcpy(&packed[size_t(i * groups * 4 + kk * 2)], &word, 2);
+      }
       sums[size_t(i)] += (dot.a == ByteOperand::Unsigned ? -128 : 128) * int32_t(int8_t(v));
     }
   weights = kiln::int8::packedGlobal(b, loc(), module, globals, b.getI32Type(),
@@ -176,8 +189,9 @@ void WeightsLeftBuilder::build(ModuleOp module, unsigned &globals) {
   auto ptr = LLVM::LLVMPointerType::get(b.getContext());
   Value stack = LLVM::StackSaveOp::create(b, loc(), ptr);
   int64_t width = nv * dot.lanes;
-  buffer = memref::AllocaOp::create(b, loc(), MemRefType::get({chunk, width * 4}, b.getI8Type()),
-                                    b.getI64IntegerAttr(64));
+  buffer = memref::AllocaOp::create(
+      b, loc(), MemRefType::get({chunk, width * g}, b.getIntegerType(unsigned(32 / g))),
+      b.getI64IntegerAttr(64));
   buffer.getDefiningOp()->setAttr("kiln.scratch", b.getUnitAttr());
   int64_t tiles = (wl.p + width - 1) / width, full = wl.p / width, rest = wl.p % width;
   auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, tiles), index(b, 1));
@@ -235,10 +249,10 @@ void WeightsLeftBuilder::positionTile(OpBuilder &b, Value p0, int64_t vectors, i
 
 void WeightsLeftBuilder::pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Value count,
                               Value p0, int64_t vectors, int64_t lastOn) {
-  int64_t lanes = dot.lanes;
+  int64_t lanes = dot.lanes, g = dot.group;
   Type i8 = b.getI8Type();
   auto rowType = VectorType::get({lanes}, i8);
-  auto packedType = VectorType::get({lanes * 4}, i8);
+  auto packedType = VectorType::get({lanes * g}, b.getIntegerType(unsigned(32 / g)));
   // Lane i of the first operand, then lane i of the second.
   SmallVector<int64_t> interleave;
   for (int64_t i = 0; i < lanes; ++i) {
@@ -247,17 +261,17 @@ void WeightsLeftBuilder::pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Val
   }
   auto loop = scf::ForOp::create(b, loc(), index(b, 0), count, index(b, 1));
   OpBuilder gb = OpBuilder::atBlockTerminator(loop.getBody());
-  Value g = loop.getInductionVar();
-  Value k0 = arith::MulIOp::create(gb, loc(), arith::AddIOp::create(gb, loc(), g0, g),
-                                   index(gb, 4));
+  Value group = loop.getInductionVar();
+  Value k0 = arith::MulIOp::create(gb, loc(), arith::AddIOp::create(gb, loc(), g0, group),
+                                   index(gb, g));
   Value zero = arith::ConstantOp::create(gb, loc(), rowType, gb.getZeroAttr(rowType));
   for (int64_t v = 0; v < vectors; ++v) {
     int64_t on = v + 1 == vectors ? lastOn : lanes;
     Value at = arith::AddIOp::create(gb, loc(), p0, index(gb, v * lanes));
     SmallVector<Value> rows;
-    for (int64_t j = 0; j < 4; ++j) {
+    for (int64_t j = 0; j < g; ++j) {
       Value kk = arith::AddIOp::create(gb, loc(), k0, index(gb, j));
-      if (wl.k % 4 == 0) {
+      if (wl.k % g == 0) {
         SmallVector<Value> idx(outer.begin(), outer.end());
         idx.append({kk, at});
         rows.push_back(kiln::vec::load(gb, loc(), wl.x, idx, rowType, on));
@@ -271,10 +285,22 @@ void WeightsLeftBuilder::pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Val
       Value row = kiln::vec::load(gb, loc(), wl.x, idx, rowType, on);
       rows.push_back(arith::SelectOp::create(gb, loc(), in, row, zero));
     }
+    auto wordType = VectorType::get({lanes}, gb.getI16Type());
+    if (g == 2) {
+      // Words: the two rows widened by X's signedness, interleaved.
+      auto widen = [&](Value row) {
+        return wl.signedX ? Value(arith::ExtSIOp::create(gb, loc(), wordType, row))
+                          : Value(arith::ExtUIOp::create(gb, loc(), wordType, row));
+      };
+      Value words = vector::ShuffleOp::create(gb, loc(), widen(rows[0]), widen(rows[1]),
+                                              interleave);
+      vector::StoreOp::create(gb, loc(), words, buffer,
+                              ValueRange{group, index(gb, v * lanes * 2)});
+      continue;
+    }
     // Bytes (r0 r1) and (r2 r3) paired, then the pairs as words.
     Value low = vector::ShuffleOp::create(gb, loc(), rows[0], rows[1], interleave);
     Value high = vector::ShuffleOp::create(gb, loc(), rows[2], rows[3], interleave);
-    auto wordType = VectorType::get({lanes}, gb.getI16Type());
     Value words = vector::ShuffleOp::create(
         gb, loc(), vector::BitCastOp::create(gb, loc(), wordType, low),
         vector::BitCastOp::create(gb, loc(), wordType, high), interleave);
@@ -284,7 +310,7 @@ void WeightsLeftBuilder::pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Val
           gb, loc(), packedType, DenseElementsAttr::get(packedType, gb.getI8IntegerAttr(-128)));
       bytes = arith::XOrIOp::create(gb, loc(), bytes, top);
     }
-    vector::StoreOp::create(gb, loc(), bytes, buffer, ValueRange{g, index(gb, v * lanes * 4)});
+    vector::StoreOp::create(gb, loc(), bytes, buffer, ValueRange{group, index(gb, v * lanes * 4)});
   }
 }
 
@@ -294,7 +320,9 @@ void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value firs
   Type i32 = b.getI32Type();
   int64_t lanes = dot.lanes;
   auto accType = VectorType::get({lanes}, i32);
-  auto byteType = VectorType::get({lanes * 4}, b.getI8Type());
+  // The dot product's operands: G bytes or G words per lane.
+  auto operandType =
+      VectorType::get({lanes * dot.group}, b.getIntegerType(unsigned(32 / dot.group)));
   auto on = [&](int64_t v) { return v + 1 == vectors ? lastOn : lanes; };
   auto outIndex = [&](OpBuilder &b, int64_t r, int64_t v) {
     SmallVector<Value> idx(outer.begin(), outer.end());
@@ -345,20 +373,28 @@ void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value firs
       [&](OpBuilder &gb, Location l, Value g, ValueRange accs) {
         SmallVector<Value> panel;
         for (int64_t v = 0; v < vectors; ++v)
-          panel.push_back(vector::LoadOp::create(gb, l, byteType, buffer,
-                                                 ValueRange{g, index(gb, v * lanes * 4)}));
+          panel.push_back(vector::LoadOp::create(gb, l, operandType, buffer,
+                                                 ValueRange{g, index(gb, v * lanes * dot.group)}));
         Value group = arith::AddIOp::create(gb, l, g0, g);
         SmallVector<Value> next;
         for (int64_t r = 0; r < rows; ++r) {
           Value row = arith::AddIOp::create(gb, l, m0, index(gb, r));
           Value w = memref::LoadOp::create(gb, l, weights, ValueRange{row, group});
-          Value ws = vector::BitCastOp::create(gb, l, byteType,
+          Value ws = vector::BitCastOp::create(gb, l, operandType,
                                                vector::BroadcastOp::create(gb, l, accType, w));
-          for (int64_t v = 0; v < vectors; ++v)
-            next.push_back(LLVM::CallIntrinsicOp::create(
-                               gb, l, accType, intrinsic,
-                               ValueRange{accs[size_t(r * vectors + v)], panel[size_t(v)], ws})
-                               .getResult(0));
+          for (int64_t v = 0; v < vectors; ++v) {
+            Value acc = accs[size_t(r * vectors + v)];
+            if (dot.accumulates) {
+              next.push_back(LLVM::CallIntrinsicOp::create(gb, l, accType, intrinsic,
+                                                           ValueRange{acc, panel[size_t(v)], ws})
+                                 .getResult(0));
+              continue;
+            }
+            Value products = LLVM::CallIntrinsicOp::create(gb, l, accType, intrinsic,
+                                                           ValueRange{panel[size_t(v)], ws})
+                                 .getResult(0);
+            next.push_back(arith::AddIOp::create(gb, l, acc, products));
+          }
         }
         scf::YieldOp::create(gb, l, next);
       });
@@ -372,8 +408,6 @@ void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value firs
 
 bool kiln::int8::vectorizeWeightsLeft(linalg::GenericOp op, const DotKind &dot, bool parallel,
                                       ModuleOp module, unsigned &globals) {
-  if (dot.group != 4 || !dot.accumulates)
-    return false;
   std::optional<WeightsLeft> wl = match(op);
   if (!wl)
     return false;
