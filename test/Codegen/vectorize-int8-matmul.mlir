@@ -97,3 +97,58 @@ func.func @weights_input(%a: memref<7x6xi8>, %w: memref<6x20xi8>, %out: memref<7
   }
   return
 }
+
+// -----
+
+// An integer conv's weights-left form (X [9, 20] uint8, the weights [4, 9]
+// on the left, out [4, 20]) with a zero fill before it and a float
+// epilogue after it (the accumulator times a per-channel scale into a
+// [4, 4, 5] output). vnni512: the weights one i32 per row and group of 4
+// k ([4, 3]), a scratch buffer on the stack for the packed rows (four
+// rows loaded and interleaved by shuffles; the third group's last three
+// rows past K are zero), accumulators from zero (the fill goes), and the
+// epilogue applied to them and stored into its output (the epilogue
+// generic and the int32 stores go).
+// VNNI-LABEL: func.func @conv_epilogue(
+// VNNI-NOT: linalg.fill
+// VNNI: memref.get_global @__kiln_int8_packed_{{[0-9]+}} : memref<4x3xi32>
+// VNNI: llvm.intr.stacksave
+// VNNI: memref.alloca() {alignment = 64 : i64, kiln.scratch} : memref<3x128xi8>
+// VNNI: vector.shuffle
+// VNNI: vector.store %{{.*}} : memref<3x128xi8>, vector<64xi8>
+// VNNI: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"
+// VNNI: arith.sitofp %{{.*}} : vector<16xi32> to vector<16xf32>
+// VNNI: arith.mulf %{{.*}} : vector<16xf32>
+// VNNI: vector.maskedstore %{{.*}} : memref<4x20xf32>, vector<16xi1>, vector<16xf32>
+// VNNI-NOT: vector.{{(masked)?}}store %{{.*}} : memref<4x20xi32>
+// VNNI: llvm.intr.stackrestore
+// VNNI-NOT: linalg.generic
+// pmaddwd256: pairs of words (a [4, 5] i32 weight table, the rows widened).
+// WORDS-LABEL: func.func @conv_epilogue(
+// WORDS: memref.alloca() {alignment = 64 : i64, kiln.scratch} : memref<5x32xi16>
+// WORDS: arith.extui %{{.*}} : vector<8xi8> to vector<8xi16>
+// WORDS: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
+// WORDS-NOT: linalg.generic
+memref.global "private" constant @cw : memref<4x9xi8> = dense<"0x82B70EEE7F1A5039BEF07EC2347F066ED08F5DC7512447E3404300026B6E545594A06568"> {alignment = 64 : i64}
+func.func @conv_epilogue(%x: memref<9x20xi8>, %scale: memref<4xf32>, %y: memref<4x4x5xf32>) {
+  %w = memref.get_global @cw : memref<4x9xi8>
+  %acc = memref.alloc() : memref<4x20xi32>
+  %c0 = arith.constant 0 : i32
+  linalg.fill ins(%c0 : i32) outs(%acc : memref<4x20xi32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<9x20xi8>, memref<4x9xi8>) outs(%acc : memref<4x20xi32>) {
+  ^bb0(%a: i8, %b: i8, %o: i32):
+    %0 = arith.extui %a : i8 to i32
+    %1 = arith.extsi %b : i8 to i32
+    %2 = arith.muli %0, %1 : i32
+    %3 = arith.addi %o, %2 : i32
+    linalg.yield %3 : i32
+  }
+  %e = memref.expand_shape %acc [[0], [1, 2]] output_shape [4, 4, 5] : memref<4x20xi32> into memref<4x4x5xi32>
+  linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%e, %scale : memref<4x4x5xi32>, memref<4xf32>) outs(%y : memref<4x4x5xf32>) {
+  ^bb0(%a: i32, %s: f32, %o: f32):
+    %0 = arith.sitofp %a : i32 to f32
+    %1 = arith.mulf %0, %s : f32
+    linalg.yield %1 : f32
+  }
+  return
+}

@@ -11,6 +11,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 
@@ -58,10 +59,12 @@ mlir::Operation *zeroFillBefore(mlir::linalg::GenericOp op, mlir::Value out);
 
 /// Replaces `op`, if it is the weights-left int8 matmul of Int8Matmul.h
 /// (an integer conv) on static buffers with constant weights, by a kernel
-/// on `dot` (any kind); false (and nothing
-/// changed) otherwise.
+/// on `dot` (any kind), which also applies the elementwise generic after
+/// it where it can (that generic is erased and added to `erased`); false
+/// (and nothing changed) otherwise. `op` itself is left for the caller.
 bool vectorizeWeightsLeft(mlir::linalg::GenericOp op, const DotKind &dot, bool parallel,
-                          mlir::ModuleOp module, unsigned &globals);
+                          mlir::ModuleOp module, unsigned &globals,
+                          llvm::SmallPtrSetImpl<mlir::Operation *> &erased);
 
 } // namespace kiln::int8
 

@@ -22,6 +22,13 @@
 //     global) broadcast to every lane; one dot product per accumulator;
 //     stores.
 // The packing costs one pass over X per tile, shared by all M rows.
+// When the op right after the kernel is an elementwise generic that reads
+// the output as it is (the float epilogue: dequantisation, bias,
+// activation, residual add, the next op's quantisation), writes a
+// contiguous buffer of the same positions, and the int32 output is read by
+// nothing else, the last chunk's stores apply its body to the
+// accumulators and write its result instead: the int32 output is never
+// written out and read back.
 // Every kind of the matmul kernels: the byte kinds (vnni512: vpdpbusd,
 // u8 x s8; sdot128: s8 x s8) pack groups of 4 k as bytes; the word kinds
 // (pmaddwd512/256: vpmaddwd, then vpaddd) groups of 2 k as words widened
@@ -104,10 +111,139 @@ std::optional<WeightsLeft> match(linalg::GenericOp op) {
   return wl;
 }
 
+/// The elementwise generic right after the kernel that reads its output
+/// (the float epilogue: scale, bias, activation, residual add, the next
+/// op's quantisation), when the kernel can apply it to its accumulators
+/// and write its result instead: all loops parallel, a vectorisable body
+/// that does not read its own output, the iteration space the kernel's
+/// output with the positions unflattened, every operand contiguous with
+/// an identity map (then read as [..., M, P]) or indexed by the batch and
+/// channel dims alone (a per-channel or scalar value), and the kernel's
+/// output read by nothing else.
+struct Epilogue {
+  linalg::GenericOp op;
+  unsigned accInput = 0;
+  /// Per input: its [..., M, P] view (identity map), or null (a value
+  /// indexed by the batch and channel dims: its map).
+  SmallVector<Value> views;
+  Value output; ///< The consumer's output.
+  /// The views and constants between the kernel and the consumer, moved
+  /// before the kernel (which then reads them).
+  SmallVector<Operation *> between;
+};
+
+/// `v` through views (reshapes, casts) back to the value it views.
+Value viewedBase(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(def))
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// `v` (contiguous, identity layout, of `shape`) as [batch..., M, P].
+Value flatView(OpBuilder &b, Location loc, Value v, int64_t batch) {
+  auto type = cast<MemRefType>(v.getType());
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d <= batch; ++d)
+    groups.push_back({d});
+  ReassociationIndices rest;
+  for (int64_t d = batch + 1; d < type.getRank(); ++d)
+    rest.push_back(d);
+  groups.push_back(rest);
+  return memref::CollapseShapeOp::create(b, loc, v, groups);
+}
+
+std::optional<Epilogue> matchEpilogue(const WeightsLeft &wl) {
+  Operation *next = wl.op->getNextNode();
+  SmallVector<Operation *> between;
+  while (next && isMemoryEffectFree(next) && next->getNumRegions() == 0) {
+    between.push_back(next);
+    next = next->getNextNode();
+  }
+  auto consumer = dyn_cast_or_null<linalg::GenericOp>(next);
+  if (!consumer || !consumer.hasPureBufferSemantics() || consumer.getNumDpsInits() != 1 ||
+      consumer.getNumReductionLoops() != 0 || !kiln::vec::vectorisableBody(consumer))
+    return std::nullopt;
+  Block &body = consumer.getRegion().front();
+  if (!body.getArguments().back().use_empty())
+    return std::nullopt;
+  int64_t nb = int64_t(wl.batch.size());
+  // The iteration space: [batch..., M, spatial...] with the spatial dims
+  // P in all.
+  OpOperand *init = consumer.getDpsInitOperand(0);
+  auto initType = dyn_cast<MemRefType>(init->get().getType());
+  if (!initType || !initType.hasStaticShape() || !initType.getLayout().isIdentity() ||
+      initType.getRank() < nb + 2 || initType.getRank() != int64_t(consumer.getNumLoops()) ||
+      !consumer.getMatchingIndexingMap(init).isIdentity())
+    return std::nullopt;
+  ArrayRef<int64_t> shape = initType.getShape();
+  int64_t positions = 1;
+  for (int64_t d = nb + 1; d < initType.getRank(); ++d)
+    positions *= shape[size_t(d)];
+  if (shape.take_front(nb) != ArrayRef<int64_t>(wl.batch) || shape[size_t(nb)] != wl.m ||
+      positions != wl.p)
+    return std::nullopt;
+  Epilogue e;
+  e.op = consumer;
+  bool found = false;
+  for (OpOperand *in : consumer.getDpsInputOperands()) {
+    AffineMap map = consumer.getMatchingIndexingMap(in);
+    auto type = dyn_cast<MemRefType>(in->get().getType());
+    if (!type || !type.hasStaticShape())
+      return std::nullopt;
+    if (map.isIdentity()) {
+      if (type.getShape() != shape || !type.getLayout().isIdentity())
+        return std::nullopt;
+      if (!found && viewedBase(in->get()) == viewedBase(wl.out)) {
+        e.accInput = in->getOperandNumber();
+        found = true;
+      }
+      e.views.push_back(in->get());
+      continue;
+    }
+    // Indexed by the batch and channel dims alone (or constant 0).
+    for (AffineExpr r : map.getResults()) {
+      auto dim = dyn_cast<AffineDimExpr>(r);
+      auto constant = dyn_cast<AffineConstantExpr>(r);
+      if (!(dim && int64_t(dim.getPosition()) <= nb) && !(constant && constant.getValue() == 0))
+        return std::nullopt;
+    }
+    e.views.push_back(Value());
+  }
+  if (!found)
+    return std::nullopt;
+  // The kernel's output is read by nothing else: its users (and its
+  // views') are the kernel, its zero fill and the consumer.
+  // A function's argument (an output of the model, or read by its caller)
+  // keeps its values.
+  Operation *kernel = wl.op;
+  Value base = viewedBase(wl.out);
+  if (isa<BlockArgument>(base))
+    return std::nullopt;
+  SmallVector<Value> work{base};
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (Operation *user : v.getUsers()) {
+      if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp>(user)) {
+        work.push_back(user->getResult(0));
+        continue;
+      }
+      if (user != kernel && user != consumer.getOperation() && user != wl.zeroFill)
+        return std::nullopt;
+    }
+  }
+  e.output = init->get();
+  e.between = std::move(between);
+  return e;
+}
+
 class WeightsLeftBuilder {
 public:
-  WeightsLeftBuilder(const WeightsLeft &wl, const DotKind &dot, bool parallel)
-      : wl(wl), dot(dot), parallel(parallel),
+  WeightsLeftBuilder(const WeightsLeft &wl, const DotKind &dot, bool parallel,
+                     std::optional<Epilogue> epilogue)
+      : wl(wl), dot(dot), parallel(parallel), epilogue(std::move(epilogue)),
         flip(dot.a == ByteOperand::Unsigned ? wl.signedX
              : dot.a == ByteOperand::Signed ? !wl.signedX
                                             : false) {
@@ -145,12 +281,23 @@ private:
             int64_t vectors, int64_t lastOn);
   /// The tile of `rows` output channels at `m0`, groups [g0, g0 + count)
   /// from the buffer; `first` is true in the first chunk.
-  void rowTile(OpBuilder &b, ArrayRef<Value> outer, Value first, Value g0, Value count,
+  void rowTile(OpBuilder &b, ArrayRef<Value> outer, Value first, Value last, Value g0,
+               Value count,
                Value m0, int64_t rows, Value p0, int64_t vectors, int64_t lastOn);
+
+  /// The accumulators of rows m0 + r, positions p0 + v * L, through the
+  /// epilogue into its output (masked to `on` lanes).
+  void storeEpilogue(OpBuilder &b, ArrayRef<Value> outer, Value m0, Value p0,
+                     ArrayRef<Value> accs, int64_t rows, int64_t vectors, int64_t lastOn);
 
   const WeightsLeft &wl;
   const DotKind &dot;
   bool parallel;
+  std::optional<Epilogue> epilogue;
+  /// The epilogue's operands as [..., M, P] (null: per channel), made
+  /// before the kernel's loops.
+  SmallVector<Value> views;
+  Value epilogueOutput;
   /// X's bytes are read with their top bit flipped (the dot product's
   /// other signedness); the correction constant takes the difference off.
   bool flip;
@@ -183,6 +330,15 @@ void WeightsLeftBuilder::build(ModuleOp module, unsigned &globals) {
     correction = kiln::int8::packedGlobal(
         b, loc(), module, globals, b.getI32Type(), {wl.m},
         ArrayRef<char>(reinterpret_cast<const char *>(sums.data()), sums.size() * 4));
+  if (epilogue) {
+    for (Operation *op : epilogue->between)
+      op->moveBefore(wl.op);
+    b.setInsertionPoint(wl.op);
+    int64_t nb = int64_t(wl.batch.size());
+    for (Value v : epilogue->views)
+      views.push_back(v ? flatView(b, loc(), v, nb) : Value());
+    epilogueOutput = flatView(b, loc(), epilogue->output, nb);
+  }
   // The buffer: a scratch alloca (each thread of a parallel loop makes
   // its own; kiln-outline-parallel-loops remakes it), its stack freed
   // after the kernel.
@@ -235,16 +391,19 @@ void WeightsLeftBuilder::positionTile(OpBuilder &b, Value p0, int64_t vectors, i
   Value count = arith::MinSIOp::create(
       cb, loc(), index(cb, chunk), arith::SubIOp::create(cb, loc(), index(cb, groups), g0));
   Value first = arith::CmpIOp::create(cb, loc(), arith::CmpIPredicate::eq, c, index(cb, 0));
+  Value last =
+      arith::CmpIOp::create(cb, loc(), arith::CmpIPredicate::eq, c, index(cb, chunks - 1));
   pack(cb, outer, g0, count, p0, vectors, lastOn);
   int64_t fullRows = wl.m / mr * mr, restRows = wl.m % mr;
   if (fullRows) {
     auto rows =
         scf::ForOp::create(cb, loc(), index(cb, 0), index(cb, fullRows), index(cb, mr));
     OpBuilder rb = OpBuilder::atBlockTerminator(rows.getBody());
-    rowTile(rb, outer, first, g0, count, rows.getInductionVar(), mr, p0, vectors, lastOn);
+    rowTile(rb, outer, first, last, g0, count, rows.getInductionVar(), mr, p0, vectors, lastOn);
   }
   if (restRows)
-    rowTile(cb, outer, first, g0, count, index(cb, fullRows), restRows, p0, vectors, lastOn);
+    rowTile(cb, outer, first, last, g0, count, index(cb, fullRows), restRows, p0, vectors,
+            lastOn);
 }
 
 void WeightsLeftBuilder::pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Value count,
@@ -314,9 +473,9 @@ void WeightsLeftBuilder::pack(OpBuilder &b, ArrayRef<Value> outer, Value g0, Val
   }
 }
 
-void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value first, Value g0,
-                                 Value count, Value m0, int64_t rows, Value p0, int64_t vectors,
-                                 int64_t lastOn) {
+void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value first, Value last,
+                                 Value g0, Value count, Value m0, int64_t rows, Value p0,
+                                 int64_t vectors, int64_t lastOn) {
   Type i32 = b.getI32Type();
   int64_t lanes = dot.lanes;
   auto accType = VectorType::get({lanes}, i32);
@@ -398,20 +557,89 @@ void WeightsLeftBuilder::rowTile(OpBuilder &b, ArrayRef<Value> outer, Value firs
         }
         scf::YieldOp::create(gb, l, next);
       });
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t v = 0; v < vectors; ++v)
-      kiln::vec::store(b, loc(), groupLoop.getResult(unsigned(r * vectors + v)), wl.out,
-                       outIndex(b, r, v), on(v));
+  auto storeAccs = [&](OpBuilder &b) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t v = 0; v < vectors; ++v)
+        kiln::vec::store(b, loc(), groupLoop.getResult(unsigned(r * vectors + v)), wl.out,
+                         outIndex(b, r, v), on(v));
+  };
+  if (!epilogue)
+    return storeAccs(b);
+  SmallVector<Value> accs(groupLoop.getResults().begin(), groupLoop.getResults().end());
+  if (chunks == 1)
+    return storeEpilogue(b, outer, m0, p0, accs, rows, vectors, lastOn);
+  // The last chunk's sums through the epilogue, the others kept.
+  auto branch = scf::IfOp::create(b, loc(), last, /*withElseRegion=*/true);
+  OpBuilder tb = branch.getThenBodyBuilder();
+  storeEpilogue(tb, outer, m0, p0, accs, rows, vectors, lastOn);
+  OpBuilder eb = branch.getElseBodyBuilder();
+  storeAccs(eb);
+}
+
+void WeightsLeftBuilder::storeEpilogue(OpBuilder &b, ArrayRef<Value> outer, Value m0, Value p0,
+                                       ArrayRef<Value> accs, int64_t rows, int64_t vectors,
+                                       int64_t lastOn) {
+  int64_t lanes = dot.lanes;
+  linalg::GenericOp op = epilogue->op;
+  Block &body = op.getRegion().front();
+  for (int64_t r = 0; r < rows; ++r) {
+    Value row = arith::AddIOp::create(b, loc(), m0, index(b, r));
+    // Per-channel values: one load per row, broadcast.
+    SmallVector<Value> scalars(views.size());
+    for (size_t i = 0; i < views.size(); ++i) {
+      if (views[i])
+        continue;
+      OpOperand *in = op.getDpsInputOperand(unsigned(i));
+      SmallVector<Value> idx;
+      for (AffineExpr e : op.getMatchingIndexingMap(in).getResults()) {
+        auto dim = dyn_cast<AffineDimExpr>(e);
+        if (!dim)
+          idx.push_back(index(b, 0));
+        else if (int64_t(dim.getPosition()) < int64_t(outer.size()))
+          idx.push_back(outer[dim.getPosition()]);
+        else
+          idx.push_back(row);
+      }
+      scalars[i] = memref::LoadOp::create(b, loc(), in->get(), idx);
+    }
+    for (int64_t v = 0; v < vectors; ++v) {
+      int64_t on = v + 1 == vectors ? lastOn : lanes;
+      SmallVector<Value> idx(outer.begin(), outer.end());
+      idx.push_back(row);
+      idx.push_back(arith::AddIOp::create(b, loc(), p0, index(b, v * lanes)));
+      IRMapping map;
+      for (size_t i = 0; i < views.size(); ++i) {
+        Type elem = body.getArgument(unsigned(i)).getType();
+        auto type = VectorType::get({lanes}, elem);
+        Value value;
+        if (i == epilogue->accInput)
+          value = accs[size_t(r * vectors + v)];
+        else if (views[i])
+          value = kiln::vec::load(b, loc(), views[i], idx, type, on);
+        else
+          value = vector::BroadcastOp::create(b, loc(), type, scalars[i]);
+        map.map(body.getArgument(unsigned(i)), value);
+      }
+      SmallVector<Value> results = kiln::vec::vectorizeBody(b, op, map, lanes);
+      kiln::vec::store(b, loc(), results[0], epilogueOutput, idx, on);
+    }
+  }
 }
 
 } // namespace
 
 bool kiln::int8::vectorizeWeightsLeft(linalg::GenericOp op, const DotKind &dot, bool parallel,
-                                      ModuleOp module, unsigned &globals) {
+                                      ModuleOp module, unsigned &globals,
+                                      llvm::SmallPtrSetImpl<Operation *> &erased) {
   std::optional<WeightsLeft> wl = match(op);
   if (!wl)
     return false;
-  WeightsLeftBuilder(*wl, dot, parallel).build(module, globals);
+  std::optional<Epilogue> epilogue = matchEpilogue(*wl);
+  WeightsLeftBuilder(*wl, dot, parallel, epilogue).build(module, globals);
+  if (epilogue) {
+    erased.insert(epilogue->op);
+    epilogue->op.erase();
+  }
   if (wl->zeroFill)
     wl->zeroFill->erase();
   return true;

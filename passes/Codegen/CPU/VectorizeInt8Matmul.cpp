@@ -384,11 +384,15 @@ struct VectorizeInt8MatmulPass
       if (mm.zeroFill)
         mm.zeroFill->erase();
     }
-    for (linalg::GenericOp op : others)
-      if (kiln::int8::vectorizeWeightsLeft(op, *dot, parallel, module, globals)) {
+    llvm::SmallPtrSet<Operation *, 8> erased;
+    for (linalg::GenericOp op : others) {
+      if (erased.contains(op))
+        continue;
+      if (kiln::int8::vectorizeWeightsLeft(op, *dot, parallel, module, globals, erased)) {
         op.erase();
         changed = true;
       }
+    }
     if (!changed)
       return;
     // The weights are now only read packed: drop their dead views and
