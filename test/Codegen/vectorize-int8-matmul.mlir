@@ -108,7 +108,8 @@ func.func @weights_input(%a: memref<7x6xi8>, %w: memref<6x20xi8>, %out: memref<7
 // rows loaded and interleaved by shuffles; the third group's last three
 // rows past K are zero), accumulators from zero (the fill goes), and the
 // epilogue applied to them and stored into its output (the epilogue
-// generic and the int32 stores go).
+// generic and the int32 stores go; the int32 output is a view of the
+// workspace, which the output, an argument, cannot share).
 // VNNI-LABEL: func.func @conv_epilogue(
 // VNNI-NOT: linalg.fill
 // VNNI: memref.get_global @__kiln_int8_packed_{{[0-9]+}} : memref<4x3xi32>
@@ -130,9 +131,10 @@ func.func @weights_input(%a: memref<7x6xi8>, %w: memref<6x20xi8>, %out: memref<7
 // WORDS: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
 // WORDS-NOT: linalg.generic
 memref.global "private" constant @cw : memref<4x9xi8> = dense<"0x82B70EEE7F1A5039BEF07EC2347F066ED08F5DC7512447E3404300026B6E545594A06568"> {alignment = 64 : i64}
-func.func @conv_epilogue(%x: memref<9x20xi8>, %scale: memref<4xf32>, %y: memref<4x4x5xf32>) {
+func.func @conv_epilogue(%x: memref<9x20xi8>, %scale: memref<4xf32>, %y: memref<4x4x5xf32>, %ws: memref<320xi8>) {
   %w = memref.get_global @cw : memref<4x9xi8>
-  %acc = memref.alloc() : memref<4x20xi32>
+  %c0i = arith.constant 0 : index
+  %acc = memref.view %ws[%c0i][] : memref<320xi8> to memref<4x20xi32>
   %c0 = arith.constant 0 : i32
   linalg.fill ins(%c0 : i32) outs(%acc : memref<4x20xi32>)
   linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %w : memref<9x20xi8>, memref<4x9xi8>) outs(%acc : memref<4x20xi32>) {

@@ -235,6 +235,24 @@ std::optional<Epilogue> matchEpilogue(const WeightsLeft &wl) {
     }
   }
   e.output = init->get();
+  // The kernel now writes the epilogue's output while it still reads X
+  // (every tile) and the epilogue's inputs (its own positions): the
+  // output may share no memory with X, and with an input only as the same
+  // buffer of the same element width (each position read, then written,
+  // by the same lane).
+  auto elementBits = [](Value v) {
+    return cast<MemRefType>(v.getType()).getElementTypeBitWidth();
+  };
+  if (kiln::vec::mayOverlap(e.output, wl.x))
+    return std::nullopt;
+  for (OpOperand *in : consumer.getDpsInputOperands()) {
+    Value v = in->get();
+    bool samePositions = viewedBase(v) == viewedBase(e.output) &&
+                         elementBits(v) == elementBits(e.output) &&
+                         consumer.getMatchingIndexingMap(in).isIdentity();
+    if (!samePositions && kiln::vec::mayOverlap(v, e.output))
+      return std::nullopt;
+  }
   e.between = std::move(between);
   return e;
 }
