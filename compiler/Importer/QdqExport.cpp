@@ -116,7 +116,11 @@ bool writeQdqModel(const std::string &input, const std::string &output,
               ") is not the Conv, MatMul or Gemm kiln quantised";
       return false;
     }
-    byIndex[q.nodeIndex] = &q;
+    if (!byIndex.emplace(q.nodeIndex, &q).second) {
+      error = "--emit=onnx: node #" + std::to_string(q.nodeIndex) +
+              " became several ops that kiln quantises; the QDQ export cannot write them";
+      return false;
+    }
   }
 
   google::protobuf::RepeatedPtrField<::onnx::NodeProto> out;
