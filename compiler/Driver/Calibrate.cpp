@@ -242,8 +242,8 @@ int calibrateModel(const CompileRequest &request, std::vector<double> &ranges) {
   build.calibrationData.clear();
   build.calibrationMethod.clear();
   std::string method = request.calibrationMethod.empty() ? "minmax" : request.calibrationMethod;
-  bool ranges_only = method == "minmax";
-  build.exposeActivations = ranges_only ? "ranges" : "tensors";
+  bool rangesOnly = method == "minmax";
+  build.exposeActivations = rangesOnly ? "ranges" : "tensors";
   build.target.clear();
   build.cpu.clear();
   build.features.clear();
@@ -313,7 +313,7 @@ int calibrateModel(const CompileRequest &request, std::vector<double> &ranges) {
       hi.resize(op + 1, -inf);
     }
   };
-  if (ranges_only) {
+  if (rangesOnly) {
     bool bad = false;
     if (runAll("calibrating", [&](size_t index, const float *v, int64_t n) {
           if (n != 1) {
