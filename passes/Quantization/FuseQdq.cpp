@@ -187,12 +187,18 @@ bool biasScaleMatches(Value bias, Value xs, Value ws) {
   std::optional<SmallVector<float>> x = constantFloats(xs), w = constantFloats(ws);
   if (!bs || !x || !w || x->size() != 1)
     return false;
-  for (size_t i = 0; i < bs->size(); ++i) {
+  // One value each, or one per channel (a per-tensor bias scale must then
+  // match every channel's xs * ws).
+  size_t n = std::max(bs->size(), w->size());
+  if ((bs->size() != 1 && bs->size() != n) || (w->size() != 1 && w->size() != n))
+    return false;
+  for (size_t i = 0; i < n; ++i) {
     float expected = (*x)[0] * (*w)[w->size() == 1 ? 0 : i];
-    if (std::fabs((*bs)[i] - expected) > 1e-6f * std::fabs(expected))
+    float got = (*bs)[bs->size() == 1 ? 0 : i];
+    if (std::fabs(got - expected) > 1e-6f * std::fabs(expected))
       return false;
   }
-  return bs->size() == 1 || w->size() == 1 || bs->size() == w->size();
+  return true;
 }
 
 /// The integer form of `conv` if it is a QDQ Conv this pass takes:
