@@ -52,6 +52,25 @@ mlir::Value packedGlobal(mlir::OpBuilder &b, mlir::Location loc, mlir::ModuleOp 
                          unsigned &globals, mlir::Type elem, llvm::ArrayRef<int64_t> shape,
                          llvm::ArrayRef<char> bytes);
 
+/// What the two int8 generic forms of passes/Utils/Int8Matmul.h share, as
+/// the kernels take them: a generic on buffers reading an int8 data input
+/// of static shape (rank >= 2, innermost contiguous) and a constant int8
+/// 2-D weight global, writing an int32 output of the data's rank (static,
+/// innermost contiguous), with the indexing maps `maps` gives for that
+/// rank, the last loop a reduction and the body out + ext(x) * extsi(w).
+struct Int8Contraction {
+  mlir::Value x, out;
+  mlir::MemRefType xType, wType, outType;
+  llvm::ArrayRef<char> weights; ///< The weight global's bytes, row-major.
+  bool signedX = false;
+  /// The zero fill of `out` before the op (zeroFillBefore), or null.
+  mlir::Operation *zeroFill = nullptr;
+};
+std::optional<Int8Contraction> matchInt8Contraction(
+    mlir::linalg::GenericOp op,
+    llvm::function_ref<llvm::SmallVector<mlir::AffineMap, 3>(mlir::MLIRContext *, int64_t)>
+        maps);
+
 /// The linalg.fill of 0 into `out` that comes just before `op` (views and
 /// constants between), or null: the kernels then start their
 /// accumulators from zero, and the caller erases the fill.

@@ -70,43 +70,25 @@ struct WeightsLeft {
 };
 
 std::optional<WeightsLeft> match(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return std::nullopt;
-  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1], out = op.getDpsInits()[0];
-  auto xType = dyn_cast<MemRefType>(x.getType());
-  auto wType = dyn_cast<MemRefType>(w.getType());
-  auto outType = dyn_cast<MemRefType>(out.getType());
-  if (!xType || !wType || !outType || !xType.getElementType().isInteger(8) ||
-      !wType.getElementType().isInteger(8) || !outType.getElementType().isInteger(32) ||
-      !xType.hasStaticShape() || !outType.hasStaticShape() || wType.getRank() != 2 ||
-      !wType.hasStaticShape() || xType.getRank() < 2 || outType.getRank() != xType.getRank() ||
-      !kiln::vec::innermostContiguous(x) || !kiln::vec::innermostContiguous(out))
-    return std::nullopt;
-  int64_t r = xType.getRank();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<AffineMap, 3> expected = kiln::int8WeightsLeftMaps(op.getContext(), r);
-  if (ArrayRef<AffineMap>(maps) != ArrayRef<AffineMap>(expected) ||
-      op.getIteratorTypesArray().back() != utils::IteratorType::reduction)
+  std::optional<kiln::int8::Int8Contraction> c =
+      kiln::int8::matchInt8Contraction(op, kiln::int8WeightsLeftMaps);
+  if (!c)
     return std::nullopt;
   WeightsLeft wl;
   wl.op = op;
-  wl.x = x;
-  wl.out = out;
-  if (!kiln::vec::isInt8MultiplyAccumulate(op, &wl.signedX))
-    return std::nullopt;
-  std::optional<ArrayRef<char>> weights =
-      kiln::contraction::constantBytes(w, IntegerType::get(op.getContext(), 8));
-  if (!weights)
-    return std::nullopt;
-  wl.weights = *weights;
-  wl.zeroFill = kiln::int8::zeroFillBefore(op, out);
-  wl.m = wType.getDimSize(0);
-  wl.k = wType.getDimSize(1);
-  wl.p = xType.getDimSize(r - 1);
-  wl.batch.assign(xType.getShape().begin(), xType.getShape().end() - 2);
-  if (xType.getDimSize(r - 2) != wl.k || outType.getDimSize(r - 2) != wl.m ||
-      outType.getDimSize(r - 1) != wl.p ||
-      outType.getShape().drop_back(2) != ArrayRef<int64_t>(wl.batch) || wl.k < 1)
+  wl.x = c->x;
+  wl.out = c->out;
+  wl.signedX = c->signedX;
+  wl.weights = c->weights;
+  wl.zeroFill = c->zeroFill;
+  int64_t r = c->xType.getRank();
+  wl.m = c->wType.getDimSize(0);
+  wl.k = c->wType.getDimSize(1);
+  wl.p = c->xType.getDimSize(r - 1);
+  wl.batch.assign(c->xType.getShape().begin(), c->xType.getShape().end() - 2);
+  if (c->xType.getDimSize(r - 2) != wl.k || c->outType.getDimSize(r - 2) != wl.m ||
+      c->outType.getDimSize(r - 1) != wl.p ||
+      c->outType.getShape().drop_back(2) != ArrayRef<int64_t>(wl.batch) || wl.k < 1)
     return std::nullopt;
   return wl;
 }

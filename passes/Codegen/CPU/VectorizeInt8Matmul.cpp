@@ -80,44 +80,25 @@ struct Int8Matmul {
 };
 
 std::optional<Int8Matmul> match(linalg::GenericOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
-    return std::nullopt;
-  Value a = op.getDpsInputs()[0], w = op.getDpsInputs()[1], out = op.getDpsInits()[0];
-  auto aType = dyn_cast<MemRefType>(a.getType());
-  auto wType = dyn_cast<MemRefType>(w.getType());
-  auto outType = dyn_cast<MemRefType>(out.getType());
-  if (!aType || !wType || !outType || !aType.getElementType().isInteger(8) ||
-      !wType.getElementType().isInteger(8) || !outType.getElementType().isInteger(32) ||
-      !aType.hasStaticShape() || !outType.hasStaticShape() || wType.getRank() != 2 ||
-      aType.getRank() < 2 || outType.getRank() != aType.getRank() ||
-      !kiln::vec::innermostContiguous(a) || !kiln::vec::innermostContiguous(out))
-    return std::nullopt;
-  int64_t r = aType.getRank();
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  SmallVector<AffineMap, 3> expected = kiln::int8MatmulMaps(op.getContext(), r);
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  if (ArrayRef<AffineMap>(maps) != ArrayRef<AffineMap>(expected) ||
-      iters.back() != utils::IteratorType::reduction)
+  std::optional<kiln::int8::Int8Contraction> c =
+      kiln::int8::matchInt8Contraction(op, kiln::int8MatmulMaps);
+  if (!c)
     return std::nullopt;
   Int8Matmul mm;
   mm.op = op;
-  mm.a = a;
-  mm.out = out;
-  if (!kiln::vec::isInt8MultiplyAccumulate(op, &mm.signedA))
-    return std::nullopt;
-  std::optional<ArrayRef<char>> weights =
-      kiln::contraction::constantBytes(w, IntegerType::get(op.getContext(), 8));
-  if (!weights)
-    return std::nullopt;
-  mm.weights = *weights;
-  mm.zeroFill = kiln::int8::zeroFillBefore(op, out);
-  mm.k = wType.getDimSize(0);
-  mm.n = wType.getDimSize(1);
-  mm.m = aType.getDimSize(r - 2);
-  mm.batch.assign(aType.getShape().begin(), aType.getShape().end() - 2);
-  if (aType.getDimSize(r - 1) != mm.k || outType.getDimSize(r - 1) != mm.n ||
-      outType.getDimSize(r - 2) != mm.m ||
-      outType.getShape().drop_back(2) != ArrayRef<int64_t>(mm.batch))
+  mm.a = c->x;
+  mm.out = c->out;
+  mm.signedA = c->signedX;
+  mm.weights = c->weights;
+  mm.zeroFill = c->zeroFill;
+  int64_t r = c->xType.getRank();
+  mm.k = c->wType.getDimSize(0);
+  mm.n = c->wType.getDimSize(1);
+  mm.m = c->xType.getDimSize(r - 2);
+  mm.batch.assign(c->xType.getShape().begin(), c->xType.getShape().end() - 2);
+  if (c->xType.getDimSize(r - 1) != mm.k || c->outType.getDimSize(r - 1) != mm.n ||
+      c->outType.getDimSize(r - 2) != mm.m ||
+      c->outType.getShape().drop_back(2) != ArrayRef<int64_t>(mm.batch))
     return std::nullopt;
   return mm;
 }
@@ -402,6 +383,42 @@ struct VectorizeInt8MatmulPass
 };
 
 } // namespace
+
+std::optional<kiln::int8::Int8Contraction> kiln::int8::matchInt8Contraction(
+    linalg::GenericOp op,
+    function_ref<SmallVector<AffineMap, 3>(MLIRContext *, int64_t)> maps) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  Int8Contraction c;
+  c.x = op.getDpsInputs()[0];
+  c.out = op.getDpsInits()[0];
+  Value w = op.getDpsInputs()[1];
+  auto xType = dyn_cast<MemRefType>(c.x.getType());
+  auto wType = dyn_cast<MemRefType>(w.getType());
+  auto outType = dyn_cast<MemRefType>(c.out.getType());
+  if (!xType || !wType || !outType || !xType.getElementType().isInteger(8) ||
+      !wType.getElementType().isInteger(8) || !outType.getElementType().isInteger(32) ||
+      !xType.hasStaticShape() || !outType.hasStaticShape() || wType.getRank() != 2 ||
+      !wType.hasStaticShape() || xType.getRank() < 2 || outType.getRank() != xType.getRank() ||
+      !kiln::vec::innermostContiguous(c.x) || !kiln::vec::innermostContiguous(c.out))
+    return std::nullopt;
+  SmallVector<AffineMap> actual = op.getIndexingMapsArray();
+  SmallVector<AffineMap, 3> expected = maps(op.getContext(), xType.getRank());
+  if (ArrayRef<AffineMap>(actual) != ArrayRef<AffineMap>(expected) ||
+      op.getIteratorTypesArray().back() != utils::IteratorType::reduction ||
+      !kiln::vec::isInt8MultiplyAccumulate(op, &c.signedX))
+    return std::nullopt;
+  std::optional<ArrayRef<char>> weights =
+      kiln::contraction::constantBytes(w, IntegerType::get(op.getContext(), 8));
+  if (!weights)
+    return std::nullopt;
+  c.weights = *weights;
+  c.xType = xType;
+  c.wType = wType;
+  c.outType = outType;
+  c.zeroFill = zeroFillBefore(op, c.out);
+  return c;
+}
 
 Operation *kiln::int8::zeroFillBefore(linalg::GenericOp op, Value out) {
   Operation *before = op->getPrevNode();
