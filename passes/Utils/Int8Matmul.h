@@ -1,7 +1,7 @@
 //===- Int8Matmul.h - The int8 matmul generic's form -------------*- C++ -*-===//
 //
 // The contract between the lowering of MatMulInteger/QLinearMatMul by a
-// constant B (Quantize.cpp, matMulConstantB), which makes
+// constant B (Int8ConstantWeights.cpp, matMulConstantB), which makes
 //
 //   out[d0, ..., d(r-1)] += ext(A[d0, ..., d(r-2), dr]) * extsi(B[dr, d(r-1)])
 //

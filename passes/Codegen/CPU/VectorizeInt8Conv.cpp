@@ -1,7 +1,7 @@
 //===- VectorizeInt8Conv.cpp - int8 dot-product kernels for convs -*- C++ -*-===//
 //
 // The second form kiln-vectorize-int8-matmul takes: the integer convs by
-// constant weights (ConvInteger, QLinearConv; Quantize.cpp,
+// constant weights (ConvInteger, QLinearConv; Int8ConstantWeights.cpp,
 // convConstantWeights), a matmul with the weights on the left,
 //
 //   out[..., m, p] += ext(X[..., k, p]) * extsi(W'[m, k])   (i32; X u8 or s8)

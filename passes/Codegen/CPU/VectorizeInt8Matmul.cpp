@@ -1,7 +1,7 @@
 //===- VectorizeInt8Matmul.cpp - int8 dot-product kernels -----*- C++ -*-===//
 //
 // kiln-vectorize-int8-matmul: the integer matmuls that the lowering of
-// MatMulInteger and QLinearMatMul makes for a constant B (Quantize.cpp,
+// MatMulInteger and QLinearMatMul makes for a constant B (Int8ConstantWeights.cpp,
 // matMulConstantB),
 //
 //   out[..., m, n] += ext(A[..., m, k]) * extsi(B'[k, n])   (i32; A u8 or s8)
