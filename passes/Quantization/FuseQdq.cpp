@@ -29,8 +29,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Quantization/Passes.h"
+#include "passes/Quantization/QdqPropagation.h"
 
 #include "dialects/Onnx/IR/ShapeHelpers.h"
+#include "passes/Utils/ElementsData.h"
 
 #include "llvm/ADT/SetVector.h"
 
@@ -264,11 +266,92 @@ LogicalResult fuse(onnx::ConvOp conv) {
   return success();
 }
 
+/// A constant tensor `attr` of 8-bit elements [K, N] transposed to [N, K],
+/// or null (a splat only changes shape).
+ElementsAttr transposed8Bit(Attribute attr, RankedTensorType to) {
+  if (auto dense = dyn_cast<DenseElementsAttr>(attr); dense && dense.isSplat())
+    return dense.reshape(to);
+  std::optional<ArrayRef<char>> raw = kiln::rawElementData(attr);
+  int64_t rows = to.getDimSize(1), cols = to.getDimSize(0);
+  if (!raw || int64_t(raw->size()) != rows * cols)
+    return nullptr;
+  std::vector<char> out(raw->size());
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      out[size_t(j * rows + i)] = (*raw)[size_t(i * cols + j)];
+  return DenseElementsAttr::getFromRawBuffer(to, out);
+}
+
+/// A float constant holding `v`'s values times `factor`, or null.
+Value scaledConstant(OpBuilder &b, Location loc, Value v, float factor) {
+  std::optional<SmallVector<float>> values = constantFloats(v);
+  if (!values)
+    return nullptr;
+  for (float &x : *values)
+    x *= factor;
+  auto type = cast<RankedTensorType>(v.getType());
+  return onnx::ConstantOp::create(b, loc, type, nullptr,
+                                  DenseElementsAttr::get(type, ArrayRef<float>(*values)), nullptr,
+                                  nullptr, nullptr, nullptr, nullptr, nullptr);
+}
+
+/// A QDQ Gemm (transA 0, B a DequantizeLinear of a constant 2-D 8-bit
+/// weight, per tensor or per output channel) as the QDQ MatMul it stands
+/// for, which fuse(MatMulOp) then takes: a transposed B becomes a [K, N]
+/// constant (its per-channel axis 0 -> 1), alpha goes into B's scale and
+/// beta into C's (a constant), C an Add after.
+FailureOr<onnx::MatMulOp> gemmAsMatMul(onnx::GemmOp gemm) {
+  auto dqa = gemm.getA().getDefiningOp<onnx::DequantizeLinearOp>();
+  auto dqb = gemm.getB().getDefiningOp<onnx::DequantizeLinearOp>();
+  if (!dqa || !dqb || gemm.getTransA() || !isInt8Tensor(dqa.getX()) || !isInt8Tensor(dqb.getX()))
+    return failure();
+  auto wConst = dqb.getX().getDefiningOp<onnx::ConstantOp>();
+  auto wType = dyn_cast<RankedTensorType>(dqb.getX().getType());
+  auto yType = dyn_cast<RankedTensorType>(gemm.getY().getType());
+  if (!wConst || !wType || !yType || wType.getRank() != 2 || !wType.hasStaticShape() ||
+      !yType.getElementType().isF32())
+    return failure();
+  bool transB = gemm.getTransB();
+  float alpha = gemm.getAlpha().convertToFloat(), beta = gemm.getBeta().convertToFloat();
+  OpBuilder b(gemm);
+  Location loc = gemm.getLoc();
+  Value w = dqb.getX(), ws = dqb.getXScale();
+  int64_t axis = dqb.getAxis() < 0 ? dqb.getAxis() + 2 : dqb.getAxis();
+  if (transB) {
+    auto kn = RankedTensorType::get({wType.getDimSize(1), wType.getDimSize(0)},
+                                    wType.getElementType());
+    ElementsAttr data = transposed8Bit(wConst.getValueAttr(), kn);
+    if (!data)
+      return failure();
+    w = onnx::ConstantOp::create(b, loc, kn, nullptr, data, nullptr, nullptr, nullptr, nullptr,
+                                 nullptr, nullptr);
+    axis = 1 - axis;
+  }
+  if (alpha != 1.0f && !(ws = scaledConstant(b, loc, ws, alpha)))
+    return failure();
+  Value c = gemm.getC();
+  if (!onnx::isNone(c) && beta != 1.0f && !(c = scaledConstant(b, loc, c, beta)))
+    return failure();
+  auto wf = RankedTensorType::get(cast<RankedTensorType>(w.getType()).getShape(), b.getF32Type());
+  Value wd = onnx::DequantizeLinearOp::create(b, loc, wf, w, ws, dqb.getXZeroPoint(), axis);
+  auto mm = onnx::MatMulOp::create(b, loc, yType, dqa.getY(), wd);
+  Value y = mm.getY();
+  if (!onnx::isNone(c))
+    y = onnx::AddOp::create(b, loc, yType, y, c);
+  gemm.getY().replaceAllUsesWith(y);
+  gemm.erase();
+  return mm;
+}
+
 struct FuseQdqPass : public kiln::quantization::impl::FuseQdqPassBase<FuseQdqPass> {
   void runOnOperation() override {
+    // QDQ pairs through the ops that give the same result on the 8-bit
+    // values: Conv and MatMul then sit right before their QuantizeLinear.
+    if (failed(kiln::quantization::propagateQdq(getOperation())))
+      return signalPassFailure();
     SmallVector<Operation *> ops;
     getOperation().walk([&](Operation *op) {
-      if (isa<onnx::MatMulOp, onnx::ConvOp>(op))
+      if (isa<onnx::MatMulOp, onnx::ConvOp, onnx::GemmOp>(op))
         ops.push_back(op);
     });
     // A DequantizeLinear may feed several ops (a shared weight).
@@ -278,8 +361,19 @@ struct FuseQdqPass : public kiln::quantization::impl::FuseQdqPassBase<FuseQdqPas
       for (Value v : op->getOperands())
         if (Operation *def = v.getDefiningOp())
           inputs.push_back(def);
-      LogicalResult fused = isa<onnx::MatMulOp>(op) ? fuse(cast<onnx::MatMulOp>(op))
-                                                    : fuse(cast<onnx::ConvOp>(op));
+      LogicalResult fused = failure();
+      if (auto gemm = dyn_cast<onnx::GemmOp>(op)) {
+        // A Gemm whose MatMul does not fuse runs as that MatMul.
+        FailureOr<onnx::MatMulOp> mm = gemmAsMatMul(gemm);
+        if (succeeded(mm)) {
+          inputs.push_back(mm->getB().getDefiningOp());
+          fused = fuse(*mm);
+        }
+      } else if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
+        fused = fuse(mm);
+      } else {
+        fused = fuse(cast<onnx::ConvOp>(op));
+      }
       if (succeeded(fused))
         dequantized.insert(inputs.begin(), inputs.end());
     }
