@@ -372,21 +372,38 @@ int compileModel(const CompileRequest &request) {
 
   std::string error;
   if (*kind == OutputKind::ONNX) {
-    FailureOr<std::vector<quantization::StaticQuantization>> plans =
+    FailureOr<quantization::StaticPlan> plan =
         quantization::planStaticQuantization(*module, ranges);
-    if (failed(plans))
+    if (failed(plan))
       return 1;
-    std::vector<QdqNode> nodes;
-    for (const quantization::StaticQuantization &p : *plans) {
+    // Each quantised op must be a node of the main graph, its operands
+    // that node's inputs.
+    auto nodeOf = [&](Operation *op, int &index) {
       LocInfo where;
-      describeLoc(p.op->getLoc(), where);
-      if (where.index < 0 || !where.context.empty())
-        return failNow(request.input + ": --emit=onnx: a " + p.op->getName().getStringRef().str() +
-                       " that kiln quantises is not a node of the main graph");
+      describeLoc(op->getLoc(), where);
+      index = where.index;
+      if (where.index >= 0 && where.context.empty())
+        return true;
+      failNow(request.input + ": --emit=onnx: a " + op->getName().getStringRef().str() +
+              " that kiln quantises is not a node of the main graph");
+      return false;
+    };
+    std::vector<QdqInput> inputs;
+    for (const quantization::ActivationQuantization &a : plan->activations)
+      for (OpOperand *reader : a.readers) {
+        QdqInput in;
+        if (!nodeOf(reader->getOwner(), in.nodeIndex))
+          return 1;
+        in.input = int(reader->getOperandNumber());
+        in.scale = a.scale;
+        in.zeroPoint = a.zeroPoint;
+        inputs.push_back(in);
+      }
+    std::vector<QdqNode> nodes;
+    for (const quantization::StaticQuantization &p : plan->weighted) {
       QdqNode n;
-      n.nodeIndex = where.index;
-      n.inputScale = p.inputScale;
-      n.inputZeroPoint = p.inputZeroPoint;
+      if (!nodeOf(p.op, n.nodeIndex))
+        return 1;
       n.weights = p.weights;
       n.weightShape = p.weightShape;
       n.weightScales = p.weightScales;
@@ -394,7 +411,7 @@ int compileModel(const CompileRequest &request) {
       nodes.push_back(std::move(n));
     }
     progress.phase("export");
-    if (!makeParent(output, error) || !writeQdqModel(request.input, output, nodes, error))
+    if (!makeParent(output, error) || !writeQdqModel(request.input, output, nodes, inputs, error))
       return failNow(error);
     progress.done(output);
     return 0;

@@ -88,28 +88,37 @@ struct ModelSummary {
 mlir::LogicalResult summarizeOnnxModel(mlir::MLIRContext &context, llvm::StringRef path,
                                        ModelSummary &summary);
 
-/// One node of a QDQ export: how --quantize=int8 quantised it (the
-/// parameters of kiln::quantization::StaticQuantization).
+/// One weighted node of a QDQ export: its weights as --quantize=int8
+/// quantised them (kiln::quantization::StaticQuantization).
 struct QdqNode {
   int nodeIndex = -1; ///< In the main graph: a Conv, MatMul or Gemm.
-  float inputScale = 1.0f;
-  uint8_t inputZeroPoint = 0;
   std::vector<int8_t> weights; ///< Conv: [M, C, K...]; MatMul, Gemm: [K, N].
   std::vector<int64_t> weightShape;
   std::vector<float> weightScales; ///< Per output channel.
   int64_t weightAxis = 0;
 };
 
+/// One input of a node of the main graph that reads a quantised
+/// activation (kiln::quantization::ActivationQuantization): uint8 per
+/// tensor.
+struct QdqInput {
+  int nodeIndex = -1;
+  int input = 0;
+  float scale = 1.0f;
+  uint8_t zeroPoint = 0;
+};
+
 /// Writes the model at `input` to `output` as a QDQ model (`kiln compile
-/// --quantize=int8 --emit=onnx`): each node of `nodes` reads
-/// DequantizeLinear(QuantizeLinear(x)) (uint8 per tensor) and
-/// DequantizeLinear of its int8 weights (per output channel, a new
-/// initializer), a Gemm becoming MatMul (+ Add of C); the float weights
-/// nothing else reads go. False with `error` set when the file cannot be
-/// read or written, holds external data, has an opset below 13, or a node
-/// index is not such a node.
+/// --quantize=int8 --emit=onnx`): each input of `inputs` reads
+/// DequantizeLinear(QuantizeLinear(x)) (one pair per tensor), each node
+/// of `nodes` DequantizeLinear of its int8 weights (per output channel, a
+/// new initializer), a Gemm becoming MatMul (+ Add of C); the float
+/// weights nothing else reads go. False with `error` set when the file
+/// cannot be read or written, holds external data, has an opset below 13,
+/// or an index is not such a node or input.
 bool writeQdqModel(const std::string &input, const std::string &output,
-                   const std::vector<QdqNode> &nodes, std::string &error);
+                   const std::vector<QdqNode> &nodes, const std::vector<QdqInput> &inputs,
+                   std::string &error);
 
 /// Registers the dialects the importer creates ops of.
 void registerImporterDialects(mlir::MLIRContext &context);

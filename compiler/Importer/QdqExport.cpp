@@ -71,7 +71,8 @@ void collectReads(const ::onnx::GraphProto &graph, std::set<std::string> &names)
 } // namespace
 
 bool writeQdqModel(const std::string &input, const std::string &output,
-                   const std::vector<QdqNode> &nodes, std::string &error) {
+                   const std::vector<QdqNode> &nodes, const std::vector<QdqInput> &inputs,
+                   std::string &error) {
   ::onnx::ModelProto model;
   {
     std::ifstream in(input, std::ios::binary);
@@ -123,29 +124,45 @@ bool writeQdqModel(const std::string &input, const std::string &output,
     }
   }
 
+  std::map<int, std::vector<const QdqInput *>> inputsOf;
+  for (const QdqInput &q : inputs) {
+    if (q.nodeIndex < 0 || q.nodeIndex >= graph.node_size() || q.input < 0 ||
+        q.input >= graph.node(q.nodeIndex).input_size() ||
+        graph.node(q.nodeIndex).input(q.input).empty()) {
+      error = "--emit=onnx: input " + std::to_string(q.input) + " of node #" +
+              std::to_string(q.nodeIndex) + " is not in the model";
+      return false;
+    }
+    inputsOf[q.nodeIndex].push_back(&q);
+  }
+
   google::protobuf::RepeatedPtrField<::onnx::NodeProto> out;
   std::map<std::string, std::string> dequantized; // activation -> its DequantizeLinear
   std::set<std::string> replaced;                 // float weights no longer read here
   for (int i = 0; i < graph.node_size(); ++i) {
-    const ::onnx::NodeProto &node = graph.node(i);
+    ::onnx::NodeProto node = graph.node(i);
+    // The quantised activations it reads, one pair per tensor (made before
+    // its first reader).
+    for (const QdqInput *q : inputsOf[i]) {
+      std::string x = node.input(q->input);
+      if (!dequantized.count(x)) {
+        std::string s = x + "_kiln_scale", z = x + "_kiln_zero_point";
+        addInitializer(graph, s, ::onnx::TensorProto::FLOAT, {}, &q->scale, sizeof(float));
+        addInitializer(graph, z, ::onnx::TensorProto::UINT8, {}, &q->zeroPoint, 1);
+        addNode(out, "QuantizeLinear", x + "_kiln_quantize", {x, s, z}, x + "_kiln_quantized");
+        addNode(out, "DequantizeLinear", x + "_kiln_dequantize", {x + "_kiln_quantized", s, z},
+                x + "_kiln_dequantized");
+        dequantized[x] = x + "_kiln_dequantized";
+      }
+      node.set_input(q->input, dequantized[x]);
+    }
     auto it = byIndex.find(i);
     if (it == byIndex.end()) {
-      out.Add()->CopyFrom(node);
+      out.Add()->Swap(&node);
       continue;
     }
     const QdqNode &q = *it->second;
     std::string tag = "_kiln_" + std::to_string(i);
-    // The activation, once per tensor (one range per tensor).
-    const std::string &x = node.input(0);
-    if (!dequantized.count(x)) {
-      std::string s = x + "_kiln_scale", z = x + "_kiln_zero_point";
-      addInitializer(graph, s, ::onnx::TensorProto::FLOAT, {}, &q.inputScale, sizeof(float));
-      addInitializer(graph, z, ::onnx::TensorProto::UINT8, {}, &q.inputZeroPoint, 1);
-      addNode(out, "QuantizeLinear", x + "_kiln_quantize", {x, s, z}, x + "_kiln_quantized");
-      addNode(out, "DequantizeLinear", x + "_kiln_dequantize", {x + "_kiln_quantized", s, z},
-              x + "_kiln_dequantized");
-      dequantized[x] = x + "_kiln_dequantized";
-    }
     // The weights.
     const std::string &w = node.input(1);
     replaced.insert(w);
@@ -161,16 +178,14 @@ bool writeQdqModel(const std::string &input, const std::string &output,
     axis->set_type(::onnx::AttributeProto::INT);
     axis->set_i(q.weightAxis);
     if (node.op_type() != "Gemm") {
-      ::onnx::NodeProto *n = out.Add();
-      n->CopyFrom(node);
-      n->set_input(0, dequantized[x]);
-      n->set_input(1, wd);
+      node.set_input(1, wd);
+      out.Add()->Swap(&node);
       continue;
     }
     // Gemm: MatMul by the [K, N] weights (alpha is in their scales), + C.
     bool hasC = node.input_size() > 2 && !node.input(2).empty();
     std::string product = hasC ? node.output(0) + "_kiln_matmul" : node.output(0);
-    addNode(out, "MatMul", node.name(), {dequantized[x], wd}, product);
+    addNode(out, "MatMul", node.name(), {node.input(0), wd}, product);
     if (hasC)
       addNode(out, "Add", node.name() + "_kiln_bias", {product, node.input(2)}, node.output(0));
   }
@@ -182,10 +197,10 @@ bool writeQdqModel(const std::string &input, const std::string &output,
   for (int i = inits->size() - 1; i >= 0; --i)
     if (replaced.count(inits->Get(i).name()) && !reads.count(inits->Get(i).name()))
       inits->DeleteSubrange(i, 1);
-  auto *inputs = graph.mutable_input();
-  for (int i = inputs->size() - 1; i >= 0; --i)
-    if (replaced.count(inputs->Get(i).name()) && !reads.count(inputs->Get(i).name()))
-      inputs->DeleteSubrange(i, 1);
+  auto *graphInputs = graph.mutable_input();
+  for (int i = graphInputs->size() - 1; i >= 0; --i)
+    if (replaced.count(graphInputs->Get(i).name()) && !reads.count(graphInputs->Get(i).name()))
+      graphInputs->DeleteSubrange(i, 1);
 
   std::ofstream file(output, std::ios::binary | std::ios::trunc);
   if (!file || !model.SerializeToOstream(&file)) {

@@ -15,14 +15,11 @@ namespace kiln::quantization {
 #define GEN_PASS_REGISTRATION
 #include "passes/Quantization/Passes.h.inc"
 
-/// One op that --quantize=int8 quantises, and how (QuantizeStatic.cpp):
-/// what kiln-quantize-static writes as QDQ and the QDQ export writes into
-/// the ONNX file.
+/// One weighted op that --quantize=int8 quantises (QuantizeStatic.cpp):
+/// its weights as kiln-quantize-static writes them and the QDQ export
+/// writes them into the ONNX file.
 struct StaticQuantization {
   mlir::Operation *op = nullptr; ///< A Conv, MatMul or Gemm.
-  /// The activation (operand 0): uint8 per tensor.
-  float inputScale = 1.0f;
-  uint8_t inputZeroPoint = 0;
   /// The weight in int8 steps: a Conv's [M, C, K...]; a MatMul's or a
   /// Gemm's [K, N] (a Gemm's transposed when transB), one scale per
   /// output channel along `weightAxis` (0 for a Conv, 1 otherwise; a
@@ -33,12 +30,28 @@ struct StaticQuantization {
   int64_t weightAxis = 0;
 };
 
-/// The ops of `module`'s entry functions that --quantize=int8 quantises,
-/// with `ranges` (lo, hi per op, in the order of kiln-expose-activation-
-/// ranges) turned into their parameters; ops whose range is not finite are
-/// left out. Fails (with a diagnostic) when the counts differ.
-mlir::FailureOr<std::vector<StaticQuantization>>
-planStaticQuantization(mlir::ModuleOp module, llvm::ArrayRef<double> ranges);
+/// One activation that --quantize=int8 quantises: uint8 per tensor, read
+/// through QuantizeLinear -> DequantizeLinear by the quantised ops'
+/// operands `readers` (its other readers keep the float tensor).
+struct ActivationQuantization {
+  mlir::Value tensor;
+  float scale = 1.0f;
+  uint8_t zeroPoint = 0;
+  llvm::SmallVector<mlir::OpOperand *, 2> readers;
+};
+
+struct StaticPlan {
+  std::vector<ActivationQuantization> activations;
+  std::vector<StaticQuantization> weighted;
+};
+
+/// What --quantize=int8 quantises in `module`'s entry functions, with
+/// `ranges` (lo, hi per activation, in the order of
+/// kiln-expose-activation-ranges) turned into parameters. An activation
+/// whose range is not finite stays float, and so do the weighted ops that
+/// read it. Fails (with a diagnostic) when the counts differ.
+mlir::FailureOr<StaticPlan> planStaticQuantization(mlir::ModuleOp module,
+                                                   llvm::ArrayRef<double> ranges);
 
 } // namespace kiln::quantization
 

@@ -6,7 +6,7 @@
 include "mlir/Pass/PassBase.td"
 
 def FuseQdqPass : Pass<"kiln-fuse-qdq", "mlir::func::FuncOp"> {
-  let summary = "QDQ MatMuls and Convs by constant int8 weights as integer ops";
+  let summary = "QDQ graphs as integer ops: pairs moved through exact ops, MatMul/Conv/Gemm fused";
   let description = [{
     MatMul(DequantizeLinear(xq, xs, xzp), DequantizeLinear(Wq, ws, wzp)),
     with Wq a constant 2-D int8/uint8 weight (ws, wzp per tensor or per
@@ -22,7 +22,16 @@ def FuseQdqPass : Pass<"kiln-fuse-qdq", "mlir::func::FuncOp"> {
     DequantizeLinear of a constant int32 tensor (zero point 0) whose scale
     is xs * ws; else Cast(ConvInteger(xq, Wq, xzp, wzp)) * (xs * ws) + B,
     per-channel factors reshaped to [M, 1...].
-    DequantizeLinears left without users go.
+    DequantizeLinears left without users go. Before that, the pairs
+    move through the ops that give the same result on the 8-bit values
+    (QdqPropagation.cpp): DequantizeLinear down and QuantizeLinear up
+    through Reshape, Flatten, Transpose, Squeeze, Unsqueeze, Identity,
+    Slice, Expand, Tile, Gather, DepthToSpace, SpaceToDepth, Concat and
+    MaxPool; Relu and Clip become integer Max and Clip at the quantised
+    bounds; QuantizeLinear(DequantizeLinear(x)) at equal parameters is x.
+    A QDQ Gemm (transA 0, constant 8-bit B) becomes the QDQ MatMul it
+    stands for (B transposed at compile time, alpha in its scale, beta in
+    a constant C), fused as above.
   }];
   let dependentDialects = ["::kiln::onnx::OnnxDialect"];
 }
@@ -54,16 +63,17 @@ def ExposeActivationRangesPass
     : Pass<"kiln-expose-activation-ranges", "mlir::ModuleOp"> {
   let summary = "Calibration: the ranges of the activations --quantize=int8 quantises, as outputs";
   let description = [{
-    For the calibration run of `kiln compile --quantize=int8`: each op
-    that kiln-quantize-static would quantise (float Convs of one group by
-    a constant weight summing at least 64 products per output, MatMuls
-    by a constant 2-D weight, Gemms with
-    transA 0 and beta 1 by a constant weight, at the entry function's top
-    level, in order) gets ReduceMin and ReduceMax of its float activation
-    (its first operand) as two more outputs of the entry function, named
-    kiln_calibration_<i>_min and _max; with `tensors`, the activation
-    itself instead, named kiln_calibration_<i> (for the histograms of the
-    percentile and entropy methods).
+    For the calibration run of `kiln compile --quantize=int8`: each
+    activation that kiln-quantize-static would quantise (the inputs of the
+    float Convs of one group by a constant weight summing at least 64
+    products per output, of the MatMuls by a constant 2-D weight, of the
+    Gemms with transA 0 and beta 1 by a constant weight, and of the ops
+    between them that join: Add, the pools, Concat and the reshaping ops;
+    see QuantizeStatic.cpp), at the entry function's top level, in order,
+    gets its ReduceMin and ReduceMax as two more outputs of the entry
+    function, named kiln_calibration_<i>_min and _max; with `tensors`, the
+    activation itself instead, named kiln_calibration_<i> (for the
+    histograms of the percentile and entropy methods).
   }];
   let options = [
     Option<"tensors", "tensors", "bool", "false",
@@ -73,18 +83,21 @@ def ExposeActivationRangesPass
 }
 
 def QuantizeStaticPass : Pass<"kiln-quantize-static", "mlir::ModuleOp"> {
-  let summary = "Static INT8 quantisation of Conv, MatMul and Gemm from calibrated ranges";
+  let summary = "Static INT8 quantisation of Conv, MatMul, Gemm and the ops between them from calibrated ranges";
   let description = [{
-    `kiln compile --quantize=int8`. With `ranges` (lo, hi per op, in the
-    order of kiln-expose-activation-ranges), each such op's activation
-    becomes DequantizeLinear(QuantizeLinear(x, s, zp)) (uint8 per tensor,
-    s = (hi - lo) / 255 with the range widened to hold 0, zp = round(-lo /
-    s)) and its weight DequantizeLinear of int8 weights, symmetric, one
-    scale per output channel (Gemm: alpha folded in; it becomes MatMul +
-    C). The result is a QDQ model: kiln-fuse-qdq, run after, makes each
-    an integer op whose result is scaled back to float, so the ops between
-    them stay float. A range that is not finite leaves its op float. A
-    count of ranges other than two per op is an error.
+    `kiln compile --quantize=int8`. With `ranges` (lo, hi per activation,
+    in the order of kiln-expose-activation-ranges), the quantised ops read
+    each activation as DequantizeLinear(QuantizeLinear(x, s, zp)) (uint8
+    per tensor, s = (hi - lo) / 255 with the range widened to hold 0, zp =
+    round(-lo / s); a MaxPool's or reshaping op's result at its input's
+    parameters), and each weighted op's weight becomes DequantizeLinear of
+    int8 weights, symmetric, one scale per output channel (Gemm: alpha
+    folded in; it becomes MatMul + C). The result is a QDQ model:
+    kiln-fuse-qdq, run after, makes the weighted ops integer ops and runs
+    the ops between them (Add, pools, Concat, reshaping ops) on the 8-bit
+    values. An activation whose range is not finite stays float, and so
+    do the weighted ops that read it. A count of ranges other than two per
+    activation is an error.
   }];
   let options = [
     ListOption<"ranges", "ranges", "double",

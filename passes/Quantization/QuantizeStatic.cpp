@@ -4,27 +4,40 @@
 // either side of the calibration run (compiler/Driver/Calibrate.cpp):
 //
 // kiln-expose-activation-ranges: the model the calibration runs. Each
-//   candidate's float activation x (below) gets ReduceMin(x) and
+//   activation that will be quantised (below) gets ReduceMin(x) and
 //   ReduceMax(x) as two more outputs of the entry function, named
-//   kiln_calibration_<i>_min/_max, in candidate order.
+//   kiln_calibration_<i>_min/_max, in order.
 //
 // kiln-quantize-static{ranges=lo0,hi0,lo1,hi1,...}: the model compiled.
-//   With each candidate's range (widened to hold 0), its activation
-//   becomes DequantizeLinear(QuantizeLinear(x, s, zp), s, zp) (uint8, per
-//   tensor, s = (hi - lo) / 255, zp = round(-lo / s)) and its weight
-//   DequantizeLinear(Wq, ws) with Wq int8, symmetric, one scale per output
-//   channel (ws = max |W| / 127 over the channel). That is a QDQ model, the
-//   form ONNX Runtime's quantiser writes; kiln-fuse-qdq, run after it,
-//   makes each candidate an integer op (ConvInteger/MatMulInteger scaled
-//   back to float), so everything between them (activations, pools,
-//   residual adds, softmax, normalisations) stays float.
+//   With each activation's range (widened to hold 0), the quantised ops
+//   that read it read DequantizeLinear(QuantizeLinear(x, s, zp), s, zp)
+//   instead (uint8, per tensor, s = (hi - lo) / 255, zp = round(-lo / s));
+//   each weighted op's weight becomes DequantizeLinear(Wq, ws) with Wq
+//   int8, symmetric, one scale per output channel (ws = max |W| / 127 over
+//   the channel). That is a QDQ model, the form ONNX Runtime's quantiser
+//   writes; kiln-fuse-qdq, run after it, makes the weighted ops integer
+//   ops and moves the pairs through the ops between, which then run on
+//   the 8-bit values.
 //
-// The candidates, in walk order of the entry function's top level (the
+// What is quantised, in walk order of the entry function's top level (the
 // same in both compiles, which import the same model and run the same
-// passes before): float Convs of one group by a constant weight that sum
-// at least 64 products per output (C x KH x KW), float MatMuls by a
-// constant 2-D weight, and Gemms (transA 0, beta 1 or no C) by a constant
-// weight; weights with infinities or NaNs stay float.
+// passes before):
+// - the weighted ops: float Convs of one group by a constant weight that
+//   sum at least 64 products per output (C x KH x KW), float MatMuls by a
+//   constant 2-D weight, and Gemms (transA 0, beta 1 or no C) by a constant
+//   weight; weights with infinities or NaNs stay float;
+// - the ops between them: Add (of two activations), MaxPool, AveragePool,
+//   GlobalAveragePool, Concat, Reshape, Flatten, Transpose, Squeeze and
+//   Unsqueeze, when each of their activations is quantised for a weighted
+//   op or computed by a quantised op (past Relu and Clip, which follow
+//   into the 8-bit result), and a quantised op reads their result; the
+//   rest (softmax, normalisations, attention's matmuls of two activations,
+//   adds of a constant) stays float;
+// - the activations: those every quantised op reads, but for an Add's
+//   operand that a weighted op alone computes, which stays float: the Add
+//   becomes that op's epilogue. A MaxPool's or reshaping op's result takes
+//   its input's parameters (the values are the same), so the pairs around
+//   it cancel.
 //
 //===----------------------------------------------------------------------===//
 
@@ -100,6 +113,135 @@ SmallVector<Operation *> candidates(func::FuncOp func) {
   return out;
 }
 
+/// Ops between the weighted ones that run on the 8-bit values once their
+/// activations are quantised (kiln-fuse-qdq moves the pairs through the
+/// exact ones; Add and the average pools become loops over 8-bit values).
+bool isBetween(Operation *op) {
+  if (op->getNumResults() < 1 || !isF32(op->getResult(0), 0))
+    return false;
+  if (auto pool = dyn_cast<onnx::MaxPoolOp>(op))
+    return onnx::isNone(pool.getIndices()) || pool.getIndices().use_empty();
+  return isa<onnx::AddOp, onnx::AveragePoolOp, onnx::GlobalAveragePoolOp, onnx::ConcatOp,
+             onnx::ReshapeOp, onnx::FlattenOp, onnx::TransposeOp, onnx::SqueezeOp,
+             onnx::UnsqueezeOp>(op);
+}
+
+/// Ops whose result takes their input's parameters (the same values, or
+/// a selection of them): the pairs around them cancel.
+bool keepsParameters(Operation *op) {
+  return isa<onnx::MaxPoolOp, onnx::ReshapeOp, onnx::FlattenOp, onnx::TransposeOp,
+             onnx::SqueezeOp, onnx::UnsqueezeOp>(op);
+}
+
+/// A float32 tensor computed at run time (not a constant).
+bool isActivation(Value v) {
+  return isF32(v, 0) && !v.getDefiningOp<onnx::ConstantOp>();
+}
+
+/// Relu, and Clip with constant bounds: they follow a quantised op into
+/// its 8-bit result (kiln-fuse-qdq makes them integer Max and Clip).
+bool isTail(Operation *op) {
+  if (isa_and_nonnull<onnx::ReluOp>(op))
+    return true;
+  auto clip = dyn_cast_or_null<onnx::ClipOp>(op);
+  return clip && llvm::all_of(ValueRange{clip.getMin(), clip.getMax()}, [](Value b) {
+           return onnx::isNone(b) || b.getDefiningOp<onnx::ConstantOp>();
+         });
+}
+
+/// The op that computes `v`, past Relu and Clip.
+Operation *sourceOf(Value v) {
+  Operation *def = v.getDefiningOp();
+  while (isTail(def))
+    def = def->getOperand(0).getDefiningOp();
+  return def;
+}
+
+/// The ops that read `v`, past Relu and Clip.
+void readersOf(Value v, SmallVectorImpl<Operation *> &out) {
+  for (Operation *user : v.getUsers()) {
+    if (isTail(user))
+      readersOf(user->getResult(0), out);
+    else
+      out.push_back(user);
+  }
+}
+
+/// The activation operands of a quantised op: a weighted op's input, a
+/// between op's data (all of an Add's or a Concat's operands).
+SmallVector<OpOperand *> activationOperands(Operation *op) {
+  SmallVector<OpOperand *> out;
+  if (isa<onnx::AddOp, onnx::ConcatOp>(op)) {
+    for (OpOperand &operand : op->getOpOperands())
+      out.push_back(&operand);
+  } else {
+    out.push_back(&op->getOpOperand(0));
+  }
+  return out;
+}
+
+/// What --quantize=int8 quantises in `func`: the weighted candidates, the
+/// ops between them that join, and the activations they read (in order:
+/// the order of the calibration's outputs).
+struct Selection {
+  SmallVector<Operation *> weighted;
+  llvm::SetVector<Value> activations;
+  DenseMap<Value, SmallVector<OpOperand *, 2>> readers;
+};
+
+/// A between op joins when each of its activations is already quantised
+/// for a weighted op or comes from a quantised op (past Relu and Clip),
+/// and a quantised op reads its result. The activations are then those
+/// of every quantised op, but for an Add's operand that a weighted op
+/// alone computes: that Add runs in the weighted op's float epilogue.
+Selection select(func::FuncOp func) {
+  Selection sel;
+  sel.weighted = candidates(func);
+  llvm::SmallPtrSet<Operation *, 32> quantized(sel.weighted.begin(), sel.weighted.end());
+  llvm::DenseSet<Value> inputs;
+  for (Operation *op : sel.weighted)
+    inputs.insert(op->getOperand(0));
+  // Forward: the between ops whose inputs can be 8-bit.
+  SmallVector<Operation *> order;
+  llvm::SmallPtrSet<Operation *, 32> possible;
+  for (Operation &op : func.getBody().getOps()) {
+    order.push_back(&op);
+    if (!isBetween(&op))
+      continue;
+    bool ok = llvm::all_of(activationOperands(&op), [&](OpOperand *operand) {
+      Value v = operand->get();
+      Operation *src = sourceOf(v);
+      return isActivation(v) &&
+             (inputs.contains(v) || quantized.contains(src) || possible.contains(src));
+    });
+    if (ok)
+      possible.insert(&op);
+  }
+  // Backward: those a quantised op reads.
+  for (Operation *op : llvm::reverse(order)) {
+    if (!possible.contains(op))
+      continue;
+    SmallVector<Operation *> readers;
+    readersOf(op->getResult(0), readers);
+    if (llvm::any_of(readers, [&](Operation *r) { return quantized.contains(r); }))
+      quantized.insert(op);
+  }
+  for (Operation *op : order) {
+    if (!quantized.contains(op))
+      continue;
+    for (OpOperand *operand : activationOperands(op)) {
+      Value v = operand->get();
+      Operation *def = v.getDefiningOp();
+      if (isa<onnx::AddOp>(op) && def && v.hasOneUse() &&
+          llvm::is_contained(sel.weighted, def))
+        continue;
+      sel.activations.insert(v);
+      sel.readers[v].push_back(operand);
+    }
+  }
+  return sel;
+}
+
 /// The model's entry functions: the public ones.
 SmallVector<func::FuncOp> entries(ModuleOp module) {
   SmallVector<func::FuncOp> out;
@@ -118,15 +260,14 @@ struct ExposeActivationRangesPass
       auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
       auto scalar = RankedTensorType::get({}, Float32Type::get(&getContext()));
       SmallVector<Value> extra;
-      for (Operation *op : candidates(func)) {
-        OpBuilder b(op);
-        Value x = op->getOperand(0);
+      for (Value x : select(func).activations) {
         if (tensors) {
           extra.push_back(x);
           continue;
         }
-        extra.push_back(onnx::ReduceMinOp::create(b, op->getLoc(), scalar, x, nullptr, 0));
-        extra.push_back(onnx::ReduceMaxOp::create(b, op->getLoc(), scalar, x, nullptr, 0));
+        OpBuilder b(ret);
+        extra.push_back(onnx::ReduceMinOp::create(b, x.getLoc(), scalar, x, nullptr, 0));
+        extra.push_back(onnx::ReduceMaxOp::create(b, x.getLoc(), scalar, x, nullptr, 0));
       }
       unsigned first = ret.getNumOperands();
       ret->insertOperands(first, extra);
@@ -205,11 +346,10 @@ void activationParameters(double lo, double hi, float &scale, uint8_t &zeroPoint
   zeroPoint = uint8_t(std::clamp(std::nearbyint(-lo / double(scale)), 0.0, 255.0));
 }
 
-/// The plan for one candidate with its range.
-kiln::quantization::StaticQuantization plan(Operation *op, double lo, double hi) {
+/// The weights of one weighted op, quantised.
+kiln::quantization::StaticQuantization plan(Operation *op) {
   kiln::quantization::StaticQuantization p;
   p.op = op;
-  activationParameters(lo, hi, p.inputScale, p.inputZeroPoint);
   ChannelQuantized q;
   if (auto conv = dyn_cast<onnx::ConvOp>(op)) {
     auto shape = cast<RankedTensorType>(conv.getW().getType()).getShape();
@@ -251,36 +391,45 @@ struct QuantizeStaticPass
     : public kiln::quantization::impl::QuantizeStaticPassBase<QuantizeStaticPass> {
   using Base::Base;
   void runOnOperation() override {
-    FailureOr<std::vector<kiln::quantization::StaticQuantization>> plans =
+    FailureOr<kiln::quantization::StaticPlan> plan =
         kiln::quantization::planStaticQuantization(getOperation(), ranges);
-    if (failed(plans))
+    if (failed(plan))
       return signalPassFailure();
-    for (const kiln::quantization::StaticQuantization &p : *plans)
+    for (const kiln::quantization::ActivationQuantization &a : plan->activations)
+      rewrite(a);
+    for (const kiln::quantization::StaticQuantization &p : plan->weighted)
       rewrite(p);
   }
 
-  /// x -> DequantizeLinear(QuantizeLinear(x)); the weight ->
-  /// DequantizeLinear(Wq); a Gemm becomes MatMul (+ C).
+  /// The activation's readers -> DequantizeLinear(QuantizeLinear(x)),
+  /// made right after x.
+  static void rewrite(const kiln::quantization::ActivationQuantization &a) {
+    OpBuilder b(a.tensor.getContext());
+    b.setInsertionPointAfterValue(a.tensor);
+    Location loc = a.tensor.getLoc();
+    auto ui8 = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
+    Value s = scalarConstant(b, loc, b.getF32Type(), b.getF32FloatAttr(a.scale));
+    Value z = scalarConstant(b, loc, ui8, IntegerAttr::get(ui8, APInt(8, a.zeroPoint)));
+    auto type = cast<RankedTensorType>(a.tensor.getType());
+    Value q = onnx::QuantizeLinearOp::create(b, loc, type.clone(ui8), a.tensor, s, z, int64_t(1));
+    Value x = onnx::DequantizeLinearOp::create(b, loc, type, q, s, z, int64_t(1));
+    for (OpOperand *reader : a.readers)
+      reader->set(x);
+  }
+
+  /// The weight -> DequantizeLinear(Wq); a Gemm becomes MatMul (+ C).
   static void rewrite(const kiln::quantization::StaticQuantization &p) {
     Operation *op = p.op;
     OpBuilder b(op);
     Location loc = op->getLoc();
-    auto ui8 = IntegerType::get(b.getContext(), 8, IntegerType::Unsigned);
-    Value s = scalarConstant(b, loc, b.getF32Type(), b.getF32FloatAttr(p.inputScale));
-    Value z = scalarConstant(b, loc, ui8, IntegerAttr::get(ui8, APInt(8, p.inputZeroPoint)));
-    Value in = op->getOperand(0);
-    auto type = cast<RankedTensorType>(in.getType());
-    Value q = onnx::QuantizeLinearOp::create(b, loc, type.clone(ui8), in, s, z, int64_t(1));
-    Value x = onnx::DequantizeLinearOp::create(b, loc, type, q, s, z, int64_t(1));
     Value w = dequantizedWeights(b, loc, p);
     if (isa<onnx::ConvOp, onnx::MatMulOp>(op)) {
-      op->setOperand(0, x);
       op->setOperand(1, w);
       return;
     }
     auto gemm = cast<onnx::GemmOp>(op);
     auto yType = cast<RankedTensorType>(gemm.getY().getType());
-    Value y = onnx::MatMulOp::create(b, loc, yType, x, w);
+    Value y = onnx::MatMulOp::create(b, loc, yType, gemm.getA(), w);
     if (!onnx::isNone(gemm.getC()))
       y = onnx::AddOp::create(b, loc, yType, y, gemm.getC());
     gemm.getY().replaceAllUsesWith(y);
@@ -290,26 +439,45 @@ struct QuantizeStaticPass
 
 } // namespace
 
-FailureOr<std::vector<kiln::quantization::StaticQuantization>>
+FailureOr<kiln::quantization::StaticPlan>
 kiln::quantization::planStaticQuantization(ModuleOp module, ArrayRef<double> ranges) {
-  std::vector<StaticQuantization> out;
+  StaticPlan out;
   size_t next = 0;
   for (func::FuncOp func : entries(module)) {
-    SmallVector<Operation *> ops = candidates(func);
-    if (2 * (next + ops.size()) > ranges.size())
+    Selection sel = select(func);
+    if (2 * (next + sel.activations.size()) > ranges.size())
       return func.emitError() << "static quantisation: " << ranges.size() / 2
-                              << " calibrated ranges for more ops to quantise; the "
+                              << " calibrated ranges for more activations to quantise; the "
                                  "calibration ran a different model";
-    for (Operation *op : ops) {
+    llvm::DenseMap<Value, size_t> planned; // activation -> its index in out.activations
+    for (Value x : sel.activations) {
       double lo = ranges[2 * next], hi = ranges[2 * next + 1];
       ++next;
-      // Calibration saw infinities or NaNs: the op stays float.
-      if (std::isfinite(lo) && std::isfinite(hi))
-        out.push_back(plan(op, lo, hi));
+      // Calibration saw infinities or NaNs: the activation stays float.
+      if (!std::isfinite(lo) || !std::isfinite(hi))
+        continue;
+      ActivationQuantization a;
+      a.tensor = x;
+      a.readers = sel.readers[x];
+      activationParameters(lo, hi, a.scale, a.zeroPoint);
+      // The result of a MaxPool or a reshaping op takes its input's
+      // parameters: the pairs around it cancel.
+      Operation *def = x.getDefiningOp();
+      if (def && keepsParameters(def) && planned.count(def->getOperand(0))) {
+        const ActivationQuantization &in = out.activations[planned[def->getOperand(0)]];
+        a.scale = in.scale;
+        a.zeroPoint = in.zeroPoint;
+      }
+      planned[x] = out.activations.size();
+      out.activations.push_back(std::move(a));
     }
+    // Weighted ops whose input stays float stay float.
+    for (Operation *op : sel.weighted)
+      if (planned.count(op->getOperand(0)))
+        out.weighted.push_back(plan(op));
   }
   if (2 * next != ranges.size())
     return module.emitError() << "static quantisation: " << ranges.size() / 2
-                              << " calibrated ranges for " << next << " ops to quantise";
+                              << " calibrated ranges for " << next << " activations to quantise";
   return out;
 }

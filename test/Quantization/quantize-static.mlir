@@ -42,12 +42,12 @@
 // EXPOSE-LABEL: func.func @main(
 // EXPOSE-SAME: -> (tensor<1x3xf32> {onnx.name = "y"}, tensor<f32> {onnx.name = "kiln_calibration_0_min"}, tensor<f32> {onnx.name = "kiln_calibration_0_max"}, tensor<f32> {onnx.name = "kiln_calibration_1_min"}, tensor<f32> {onnx.name = "kiln_calibration_1_max"})
 // EXPOSE: %[[R:.*]] = "onnx.Relu"
+// EXPOSE: %[[F:.*]] = "onnx.ReduceMean"
+// EXPOSE: %[[Y:.*]] = "onnx.Gemm"
 // EXPOSE: %[[MIN0:.*]] = "onnx.ReduceMin"(%[[R]]) <{keepdims = 0 : i64}>
 // EXPOSE: %[[MAX0:.*]] = "onnx.ReduceMax"(%[[R]]) <{keepdims = 0 : i64}>
-// EXPOSE: %[[F:.*]] = "onnx.ReduceMean"
 // EXPOSE: %[[MIN1:.*]] = "onnx.ReduceMin"(%[[F]])
 // EXPOSE: %[[MAX1:.*]] = "onnx.ReduceMax"(%[[F]])
-// EXPOSE: %[[Y:.*]] = "onnx.Gemm"
 // EXPOSE: return %[[Y]], %[[MIN0]], %[[MAX0]], %[[MIN1]], %[[MAX1]]
 func.func @main(%x: tensor<1x2x3x3xf32> {onnx.name = "x"}) -> (tensor<1x3xf32> {onnx.name = "y"}) {
   %w = "onnx.Constant"() <{value = dense<0.25> : tensor<8x2x1x1xf32>}> : () -> tensor<8x2x1x1xf32>

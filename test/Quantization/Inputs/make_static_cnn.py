@@ -155,6 +155,56 @@ def main():
         a.flat[RNG.integers(0, a.size, 4)] = RNG.choice([-50.0, 50.0], 4)
         np.save(os.path.join(out, "calib3", "%03d.npy" % i), a)
 
+    residual(out)
+
+
+def residual(out):
+    """OUT/residual.onnx: x [1, 8, 8, 8] -> Conv 3x3 + Relu -> MaxPool 2x2
+    -> Conv 3x3 + Relu -> Conv 3x3, + the MaxPool's output -> Relu ->
+    Concat with the MaxPool's output -> GlobalAveragePool -> Flatten ->
+    Gemm (transB), what sits between the quantised ops; OUT/calib4: 8
+    samples; OUT/xr.npy and OUT/yr_float.npy: an input and its float
+    result."""
+    def cw(m, c):
+        return ((RNG.standard_normal((m, c, 3, 3)) * 0.2).astype(np.float32),
+                (RNG.standard_normal(m) * 0.1).astype(np.float32))
+    (w1, b1), (w2, b2), (w3, b3) = cw(16, 8), cw(16, 16), cw(16, 16)
+    g = (RNG.standard_normal((3, 32)) * 0.5).astype(np.float32)
+    gc = (RNG.standard_normal(3) * 0.1).astype(np.float32)
+    pads = dict(pads=[1, 1, 1, 1])
+    nodes = [helper.make_node("Conv", ["x", "w1", "b1"], ["c1"], **pads),
+             helper.make_node("Relu", ["c1"], ["r1"]),
+             helper.make_node("MaxPool", ["r1"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+             helper.make_node("Conv", ["p", "w2", "b2"], ["c2"], **pads),
+             helper.make_node("Relu", ["c2"], ["r2"]),
+             helper.make_node("Conv", ["r2", "w3", "b3"], ["c3"], **pads),
+             helper.make_node("Add", ["c3", "p"], ["s"]),
+             helper.make_node("Relu", ["s"], ["r3"]),
+             helper.make_node("Concat", ["r3", "p"], ["cat"], axis=1),
+             helper.make_node("GlobalAveragePool", ["cat"], ["gp"]),
+             helper.make_node("Flatten", ["gp"], ["f"]),
+             helper.make_node("Gemm", ["f", "g", "gc"], ["y"], transB=1)]
+    graph = helper.make_graph(
+        nodes, "residual", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])],
+        [numpy_helper.from_array(v, k) for k, v in
+         dict(w1=w1, b1=b1, w2=w2, b2=b2, w3=w3, b3=b3, g=g, gc=gc).items()])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, os.path.join(out, "residual.onnx"))
+    os.makedirs(os.path.join(out, "calib4"), exist_ok=True)
+    for i in range(8):
+        np.save(os.path.join(out, "calib4", "%03d.npy" % i),
+                RNG.standard_normal((1, 8, 8, 8)).astype(np.float32))
+    x = RNG.standard_normal((1, 8, 8, 8)).astype(np.float32)
+    np.save(os.path.join(out, "xr.npy"), x)
+    r1 = np.maximum(conv(x, w1, b1, 1), 0)
+    p = r1.reshape(1, 16, 4, 2, 4, 2).max(axis=(3, 5))
+    r3 = np.maximum(conv(np.maximum(conv(p, w2, b2, 1), 0), w3, b3, 1) + p, 0)
+    f = np.concatenate([r3, p], axis=1).mean(axis=(2, 3))
+    np.save(os.path.join(out, "yr_float.npy"), (f @ g.T + gc).astype(np.float32))
+
 
 if __name__ == "__main__":
     main()
