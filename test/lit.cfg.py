@@ -14,3 +14,12 @@ path = os.pathsep.join([config.kiln_tools_dir, config.llvm_tools_dir,
 config.environment["PATH"] = path
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%kiln_src", config.kiln_src_root))
+
+# ptxas (the CUDA toolkit's PTX assembler) checks the PTX of --target=cuda:
+# /usr/local/cuda on the build machines, or on PATH.
+import shutil
+ptxas = shutil.which("ptxas") or (
+    "/usr/local/cuda/bin/ptxas" if os.access("/usr/local/cuda/bin/ptxas", os.X_OK) else None)
+if ptxas:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", ptxas))

@@ -171,6 +171,11 @@ std::string humanBytes(int64_t bytes) {
 } // namespace
 
 int checkModel(const CheckRequest &request) {
+  if (request.target == "cuda") {
+    llvm::errs() << "kiln: error: kiln check --target=cuda is not built yet; kiln compile "
+                    "--target=cuda --emit=ptx says which ops the GPU back end refuses\n";
+    return 2;
+  }
   TargetOptions targetOptions;
   targetOptions.triple = request.target;
   targetOptions.cpu = request.cpu;

@@ -16,6 +16,7 @@
 #include "passes/Quantization/Passes.h"
 #include "compiler/Target/Target.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -52,6 +53,7 @@ std::optional<OutputKind> kindFromEmit(llvm::StringRef emit) {
       .Case("so", OutputKind::SharedLibrary)
       .Case("lib", OutputKind::StaticLibrary)
       .Case("onnx", OutputKind::ONNX)
+      .Case("ptx", OutputKind::PTX)
       .Default(std::nullopt);
 }
 
@@ -64,6 +66,7 @@ OutputKind kindFromPath(llvm::StringRef path) {
       .Case(".o", OutputKind::Object)
       .Case(".a", OutputKind::StaticLibrary)
       .Case(".onnx", OutputKind::ONNX)
+      .Case(".ptx", OutputKind::PTX)
       .Default(OutputKind::SharedLibrary);
 }
 
@@ -172,7 +175,7 @@ int compileModel(const CompileRequest &request) {
     kind = kindFromEmit(request.emit);
     if (!kind)
       return fail("unknown --emit=" + request.emit +
-                  " (choose mlir, llvm, asm, obj, so, lib or onnx)");
+                  " (choose mlir, llvm, asm, obj, so, lib, onnx or ptx)");
   } else if (request.output == "-") {
     kind = OutputKind::MLIR; // Text to stdout.
   } else if (request.output.empty()) {
@@ -195,6 +198,21 @@ int compileModel(const CompileRequest &request) {
   }
   if (request.optLevel < 0 || request.optLevel > 3)
     return fail("-O takes 0, 1, 2 or 3");
+  // --target=cuda: the host's code as today, the tensor work as kernels.
+  bool cuda = request.target == "cuda";
+  std::string gpuArch = request.gpuArch.empty() ? "sm_80" : request.gpuArch;
+  if (!cuda && !request.gpuArch.empty())
+    return fail("--gpu-arch goes with --target=cuda");
+  if (cuda && !isGpuArch(gpuArch))
+    return fail("--gpu-arch=" + gpuArch + ": expected sm_80, sm_86, sm_89 or sm_90");
+  if (*kind == OutputKind::PTX && !cuda)
+    return fail("--emit=ptx writes GPU code: use it with --target=cuda");
+  if (cuda && *kind != OutputKind::PTX && *kind != OutputKind::MLIR)
+    return fail("--target=cuda: kiln builds the device code only so far (--emit=ptx or -o "
+                "FILE.ptx); the host library that launches it and the runtime's CUDA loader "
+                "are not built yet");
+  if (cuda && !request.quantize.empty())
+    return fail("--quantize is not supported with --target=cuda yet");
 
   ImportOptions options;
   options.onnxShapeInference = request.onnxShapeInference;
@@ -219,6 +237,8 @@ int compileModel(const CompileRequest &request) {
   std::string output = request.output;
   if (output.empty() && *kind == OutputKind::ONNX)
     output = info.name + ".qdq.onnx";
+  if (output.empty() && *kind == OutputKind::PTX)
+    output = info.name + ".ptx";
   if (output.empty())
     output = *kind == OutputKind::SharedLibrary ? "lib" + info.name + ".so"
              : *kind == OutputKind::StaticLibrary ? "lib" + info.name + ".a"
@@ -230,7 +250,7 @@ int compileModel(const CompileRequest &request) {
     return fail("a binary output needs a file name (-o FILE)");
 
   TargetOptions target;
-  target.triple = request.target;
+  target.triple = cuda ? "" : request.target; // The host runs the launches.
   target.cpu = request.cpu;
   target.features = request.features;
   target.optLevel = request.optLevel;
@@ -249,7 +269,14 @@ int compileModel(const CompileRequest &request) {
   if (!targetDesc.elf && *kind == OutputKind::SharedLibrary)
     return fail("kiln links shared libraries for ELF targets only; for '" + targetDesc.triple +
                 "' write an object (-o " + info.name + ".o)");
-  info.targetLabel = targetDesc.label();
+  if (cuda) {
+    // The tensor work runs on the GPU: no CPU kernels (vectors, int8 dot
+    // products, threads, Winograd) in the phases before.
+    targetDesc.vectorBits = 0;
+    targetDesc.prefetchDistance = 0;
+    targetDesc.int8DotProduct.clear();
+  }
+  info.targetLabel = cuda ? "cuda " + gpuArch : targetDesc.label();
   PipelineOptions pipelineOptions;
   pipelineOptions.indexBitwidth = targetDesc.pointerBits;
   pipelineOptions.expandFloatMinMax = targetDesc.expandFloatMinMax;
@@ -258,6 +285,8 @@ int compileModel(const CompileRequest &request) {
   pipelineOptions.prefetchDistance = targetDesc.prefetchDistance;
   pipelineOptions.int8DotProduct = targetDesc.int8DotProduct;
   pipelineOptions.nativeRounding = targetDesc.nativeRounding;
+  if (cuda)
+    pipelineOptions.gpuArch = gpuArch;
   if (!request.quantize.empty() && request.quantize != "dynamic" && request.quantize != "int8")
     return fail("--quantize=" + request.quantize + ": expected 'dynamic' or 'int8'");
   if (request.quantize == "int8" && request.calibrationData.empty())
@@ -286,7 +315,8 @@ int compileModel(const CompileRequest &request) {
   // the host carry; objects stay single-threaded and need no runtime.
   pipelineOptions.parallelLoops =
       (*kind == OutputKind::SharedLibrary || *kind == OutputKind::StaticLibrary) &&
-      !targetDesc.bareMetal && targetDesc.pointerBits == 64 && isHostTriple(request.target);
+      !targetDesc.bareMetal && targetDesc.pointerBits == 64 && isHostTriple(request.target) &&
+      !cuda;
 
   bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
   Progress progress(request.input, terminal && !request.quiet,
@@ -416,6 +446,25 @@ int compileModel(const CompileRequest &request) {
     progress.done(output);
     return 0;
   }
+  if (*kind == OutputKind::PTX) {
+    // The kernels alone, lowered to LLVM/NVVM, then the NVPTX back end.
+    progress.phase("ptx");
+    OwningOpRef<ModuleOp> device = ModuleOp::create(module->getLoc());
+    (*device)->setAttr(gpu::GPUDialect::getContainerModuleAttrName(), UnitAttr::get(&context));
+    OpBuilder b(device->getBodyRegion());
+    for (auto kernels : module->getOps<gpu::GPUModuleOp>())
+      b.clone(*kernels.getOperation());
+    PassManager pm(&context);
+    addGpuDevicePasses(pm);
+    if (failed(pm.run(*device)))
+      return 1;
+    std::string ptx;
+    if (failed(emitPtx(*device, gpuArch, request.optLevel, ptx, error)) ||
+        !writeFile(output, ptx, error))
+      return failNow(request.input + ": " + error);
+    progress.done(output == "-" ? "stdout" : output);
+    return 0;
+  }
   if (*kind == OutputKind::MLIR) {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -472,6 +521,7 @@ int compileModel(const CompileRequest &request) {
   }
   case OutputKind::MLIR:
   case OutputKind::ONNX: // Written above.
+  case OutputKind::PTX:
     break;
   }
   if (binary) {

@@ -24,6 +24,7 @@ struct CompileRequest {
   /// memory plan.
   std::vector<std::string> maxShapes;
   std::string target, cpu, features;
+  std::string gpuArch; ///< --gpu-arch (with --target=cuda); "" = sm_80.
   int optLevel = 3;
   bool freestanding = false; ///< Define memcpy/memmove/memset in the object.
   std::string name;   ///< "" = from the model's file name.

@@ -38,7 +38,7 @@ cl::opt<std::string> outputPath(
                   ".o, .a, .ll, .s, .mlir ('-' for stdout)"),
     cl::value_desc("file"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> emitKind(
-    "emit", cl::desc("Override the output kind: so, obj, lib, llvm, asm, mlir"),
+    "emit", cl::desc("Override the output kind: so, obj, lib, llvm, asm, mlir, onnx, ptx"),
     cl::value_desc("kind"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> compileTo(
     "compile-to",
@@ -75,8 +75,12 @@ cl::opt<std::string> calibrationMethod(
              "(the default)"),
     cl::value_desc("method"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> targetTriple(
-    "target", cl::desc("Target triple (default: the host)"),
+    "target", cl::desc("Target triple (default: the host), or 'cuda' for NVIDIA GPUs"),
     cl::value_desc("triple"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
+cl::opt<std::string> gpuArch(
+    "gpu-arch", cl::desc("With --target=cuda: the GPU architecture, sm_80 (default), sm_86, "
+                         "sm_89 or sm_90"),
+    cl::value_desc("arch"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<bool> timing("timing", cl::desc("Print each phase's wall time and the compiler's peak "
                                          "memory"),
                      cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory));
@@ -224,6 +228,7 @@ int main(int argc, char **argv) {
     r.target = targetTriple;
     r.cpu = targetCpu;
     r.features = targetFeatures;
+    r.gpuArch = gpuArch;
     r.optLevel = static_cast<int>(optLevel);
     r.freestanding = freestanding;
     r.name = modelName;

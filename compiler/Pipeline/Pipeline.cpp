@@ -3,6 +3,7 @@
 #include "compiler/Pipeline/Pipeline.h"
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/GPU/Passes.h"
 #include "passes/Conversion/OnnxToLinalg/Passes.h"
 #include "passes/Memory/Passes.h"
 #include "passes/Onnx/Passes.h"
@@ -17,6 +18,10 @@
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/ControlFlow/IR/ControlFlow.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/SCF/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
@@ -25,7 +30,9 @@
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -128,6 +135,8 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     return;
   }
   case Phase::LLVM: {
+    if (!options.gpuArch.empty())
+      return addGpuPasses(pm, options);
     pm.addPass(createEmptyArgumentsPass());
     pm.addPass(createFlattenGlobalsPass());
     pm.addPass(createLowerCopiesPass());
@@ -196,6 +205,34 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
   }
 }
 
+void addGpuPasses(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createEmptyArgumentsPass());
+  pm.addPass(createFlattenGlobalsPass());
+  // The host's memcpy cannot reach device memory: every copy a kernel.
+  LowerCopiesPassOptions copies;
+  copies.all = true;
+  pm.addPass(createLowerCopiesPass(copies));
+  pm.addPass(createGpuMapLoopsPass());
+  // Parallel loops left inside a kernel run in its thread.
+  pm.addPass(createParallelForToNestedForsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createGpuMergeModulesPass());
+  // No libdevice: transcendentals as arithmetic, rounding as the NVPTX
+  // instructions (cvt.rni and friends).
+  ExpandMathPassOptions math;
+  math.nativeRounding = true;
+  pm.addPass(createExpandMathPass(math));
+  pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+}
+
+void addGpuDevicePasses(OpPassManager &pm) {
+  pm.addNestedPass<gpu::GPUModuleOp>(createGpuToNvvmPass());
+  pm.addNestedPass<gpu::GPUModuleOp>(createReconcileUnrealizedCastsPass());
+}
+
 void addDynamicBatchCheck(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxDynamicBatchPass());
   pm.addNestedPass<func::FuncOp>(onnx::createOnnxDimSymbolsPass());
@@ -215,7 +252,8 @@ void registerKilnDialects(DialectRegistry &registry) {
                   linalg::LinalgDialect, tensor::TensorDialect,
                   math::MathDialect, scf::SCFDialect, memref::MemRefDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  vector::VectorDialect, LLVM::LLVMDialect,
+                  vector::VectorDialect, LLVM::LLVMDialect, gpu::GPUDialect,
+                  NVVM::NVVMDialect,
                   // Sizes of padded tensors after bufferization: what a
                   // phase's dump holds, for kiln-opt to read back.
                   affine::AffineDialect>();
@@ -227,6 +265,8 @@ void registerKilnDialects(DialectRegistry &registry) {
       registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
 }
 
 void registerKilnPasses() {
@@ -235,6 +275,7 @@ void registerKilnPasses() {
   registerOnnxToLinalgPasses();
   registerMemoryPasses();
   registerCodegenCPUPasses();
+  registerCodegenGPUPasses();
   auto phase = [](const char *flag, const char *what, Phase p) {
     PassPipelineRegistration<>(flag, what,
                                [p](OpPassManager &pm) { addPhasePasses(pm, p); });

@@ -69,6 +69,11 @@ struct PipelineOptions {
   /// (--max-shape), or empty: with them the memory plan is static, made
   /// for those values.
   std::vector<int64_t> symbolicMax;
+  /// --target=cuda: the GPU's architecture (sm_80...). The llvm phase then
+  /// runs the loop nests as GPU kernels in one gpu.module (the host part
+  /// stays in func/memref/gpu for now; addGpuDevicePasses lowers the
+  /// kernels).
+  std::string gpuArch;
 };
 
 /// Adds the passes of `phase` (not the ones before it) to `pm`.
@@ -78,6 +83,16 @@ void addPhasePasses(mlir::OpPassManager &pm, Phase phase,
 /// Adds the passes of every phase after Import up to and including `last`.
 void addPipelineUpTo(mlir::OpPassManager &pm, Phase last,
                      const PipelineOptions &options = {});
+
+/// The llvm phase of --target=cuda (options.gpuArch): the loop nests as
+/// kernels of one gpu.module (arith, memref, control flow), launched by
+/// gpu.launch_func from the host function.
+void addGpuPasses(mlir::OpPassManager &pm, const PipelineOptions &options);
+
+/// The device code's lowering to the LLVM and NVVM dialects, on a module
+/// holding the gpu.module alone (its kernels' signatures change, which the
+/// host's launches would no longer match).
+void addGpuDevicePasses(mlir::OpPassManager &pm);
 
 /// Adds kiln-dynamic-batch and kiln-dim-symbols (the lower phase starts
 /// with them): the driver runs them before reading the model's interface,

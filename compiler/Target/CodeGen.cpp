@@ -11,6 +11,7 @@
 
 #include "compiler/Target/Target.h"
 
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringSet.h"
@@ -644,6 +645,58 @@ bool isHostTriple(StringRef triple) {
     return true;
   return llvm::Triple(llvm::Triple::normalize(triple)) ==
          llvm::Triple(llvm::Triple::normalize(llvm::sys::getDefaultTargetTriple()));
+}
+
+bool isGpuArch(StringRef arch) {
+  return arch == "sm_80" || arch == "sm_86" || arch == "sm_89" || arch == "sm_90";
+}
+
+LogicalResult emitPtx(ModuleOp module, StringRef arch, int optLevel, std::string &ptx,
+                      std::string &error) {
+  SmallVector<gpu::GPUModuleOp> kernels = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
+  if (kernels.size() > 1) {
+    error = "internal error: several gpu.modules after the llvm phase";
+    return failure();
+  }
+  TargetOptions options;
+  options.triple = "nvptx64-nvidia-cuda";
+  options.cpu = arch.str();
+  // PTX ISA 8.0 (CUDA 12.0): every architecture kiln takes, sm_90 included.
+  options.features = "+ptx80";
+  options.optLevel = optLevel;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  if (!tm)
+    return failure();
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m;
+  if (kernels.empty()) {
+    m = std::make_unique<llvm::Module>("kiln_kernels", ctx); // Nothing runs on the GPU.
+  } else {
+    m = translateModuleToLLVMIR(kernels.front(), ctx, "kiln_kernels");
+    if (!m) {
+      error = "translating the device code to LLVM IR failed";
+      return failure();
+    }
+  }
+  m->setTargetTriple(tm->getTargetTriple());
+  m->setDataLayout(tm->createDataLayout());
+  std::string verifyError;
+  llvm::raw_string_ostream vos(verifyError);
+  if (llvm::verifyModule(*m, &vos)) {
+    error = "internal error: invalid device LLVM IR: " + verifyError;
+    return failure();
+  }
+  optimize(*m, *tm, optLevel);
+  Bytes out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    error = "the NVPTX back end cannot emit PTX";
+    return failure();
+  }
+  pm.run(*m);
+  ptx.assign(out.begin(), out.end());
+  return success();
 }
 
 LogicalResult emitCode(ModuleOp module, const ModelInfo &info,

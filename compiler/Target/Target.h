@@ -214,10 +214,19 @@ mlir::LogicalResult describeTarget(const TargetOptions &options,
 mlir::LogicalResult lowerForTarget(mlir::PassManager &pm, mlir::ModuleOp module,
                                    const TargetDescription &target);
 
-enum class OutputKind { MLIR, LLVMIR, Assembly, Object, SharedLibrary, StaticLibrary, ONNX };
+enum class OutputKind { MLIR, LLVMIR, Assembly, Object, SharedLibrary, StaticLibrary, ONNX, PTX };
 
 /// Bytes of bytes of bytes: one emitted artefact.
 using Bytes = llvm::SmallVector<char, 0>;
+
+/// The GPU architectures --target=cuda takes (--gpu-arch).
+bool isGpuArch(llvm::StringRef arch);
+
+/// `module`'s device code (its gpu.module, in the LLVM and NVVM dialects:
+/// the llvm phase of --target=cuda) as PTX for `arch` (sm_80...),
+/// optimised at `optLevel`, into `ptx`. Errors go to `error`.
+mlir::LogicalResult emitPtx(mlir::ModuleOp module, llvm::StringRef arch, int optLevel,
+                            std::string &ptx, std::string &error);
 
 /// Translates `module` (LLVM dialect), adds the entry points of `info`,
 /// optimises and emits `kind` (LLVMIR, Assembly or Object) into `out`.

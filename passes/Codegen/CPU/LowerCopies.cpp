@@ -156,10 +156,11 @@ void fillBorderOnly(Operation *fill) {
 
 struct LowerCopiesPass
     : public kiln::impl::LowerCopiesPassBase<LowerCopiesPass> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<memref::CopyOp> copies;
     getOperation().walk([&](memref::CopyOp op) {
-      if (!contiguous(op.getSource().getType()) ||
+      if (all || !contiguous(op.getSource().getType()) ||
           !contiguous(op.getTarget().getType()))
         copies.push_back(op);
     });

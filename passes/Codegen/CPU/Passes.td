@@ -37,7 +37,13 @@ def LowerCopiesPass : Pass<"kiln-lower-copies", "mlir::ModuleOp"> {
     vectorise). Contiguous copies stay and become `memcpy` intrinsics.
     A bufferized pad, a constant fill of a whole buffer followed by a copy
     into a static window of it, fills only the slabs around the window.
+    With `all`, every copy becomes a generic (the GPU, where the host's
+    memcpy cannot reach device memory).
   }];
+  let options = [
+    Option<"all", "all", "bool", "false",
+           "Every copy, contiguous or not, becomes a generic">,
+  ];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 

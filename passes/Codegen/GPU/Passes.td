@@ -1,0 +1,63 @@
+//===- Passes.td - GPU code generation passes --------------*- tablegen -*-===//
+
+#ifndef KILN_PASSES_CODEGEN_GPU_PASSES_TD
+#define KILN_PASSES_CODEGEN_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
+  let summary = "Run the program's loop nests as GPU launches";
+  let description = [{
+    For `--target=cuda`, on buffers. First every linalg op becomes a loop
+    nest, its parallel dims first (a generic's iterators interchanged so
+    that they are), as one scf.parallel with the reduction loops inside.
+    Then each function's top-level
+    `scf.parallel` without reductions becomes a `gpu.launch` with one
+    thread per iteration: its dims collapsed into one count N, blocks of
+    `block-size` threads (fewer when N is a smaller constant), ceil(N /
+    block size) blocks, each thread delinearising its index (the last dim
+    fastest, so neighbouring threads touch neighbouring elements) and
+    running the body when the index is below N; loops nested in the body
+    stay sequential loops in the thread. Every other top-level op that
+    reads or writes memory, or holds a region (a loop over reduction dims
+    only, control flow), runs in a launch of one thread, consecutive ones
+    together, with the host ops that read their results (a 0-d op's body:
+    load, arithmetic, store); the launch goes after the last of them, the
+    host ops between (sizes, views) staying outside. What stays on the
+    host only computes sizes and views. An allocation at the top level, or
+    a host op that needs a tensor's values (a size or an index known only
+    at run time), is an error.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "int64_t", "256",
+           "Threads per block">,
+  ];
+  let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+}
+
+def GpuMergeModulesPass : Pass<"kiln-gpu-merge-modules", "mlir::ModuleOp"> {
+  let summary = "Put every outlined kernel into one gpu.module";
+  let description = [{
+    gpu-kernel-outlining makes one gpu.module per launch. This pass moves
+    every kernel into one module, `@kiln_kernels`, and points the
+    launches at it, so that the device code is one PTX module: one load
+    at run time, one file for ptxas.
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def GpuToNvvmPass : Pass<"kiln-gpu-to-nvvm", "mlir::gpu::GPUModuleOp"> {
+  let summary = "Lower a gpu.module's kernels to the LLVM and NVVM dialects";
+  let description = [{
+    The GPU dialect's patterns (kernel functions, thread and block ids) and
+    the arith, control flow, memref and math lowerings to LLVM, in one
+    conversion. Math ops become LLVM intrinsics, which the NVPTX back end
+    emits as instructions (kiln-expand-math has turned the transcendental
+    ones into arithmetic before), so the device code needs no libdevice
+    and no CUDA toolkit at compile time.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+#endif // KILN_PASSES_CODEGEN_GPU_PASSES_TD

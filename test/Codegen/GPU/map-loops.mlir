@@ -1,0 +1,111 @@
+// RUN: kiln-opt %s --kiln-gpu-map-loops --split-input-file --verify-diagnostics | FileCheck %s
+// kiln-gpu-map-loops (passes/Codegen/GPU/MapLoops.cpp): the loop nests of
+// --target=cuda as GPU launches.
+
+// A 2-D parallel loop: 6 x 50 = 300 iterations, blocks of 256 threads,
+// ceil(300 / 256) = 2 blocks; each thread takes index bid * 256 + tid,
+// runs the body when it is below 300, the last dim fastest (j = index
+// mod 50, i = index / 50). The reduction loop inside stays a loop.
+// CHECK-LABEL: func.func @rows(
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK-DAG: %[[C300:.*]] = arith.constant 300 : index
+// CHECK-DAG: %[[GRID:.*]] = arith.constant 2 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]], %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%[[BS:.*]] = %[[C256]],
+// CHECK: %[[MUL:.*]] = arith.muli %[[BX]], %[[BS]]
+// CHECK: %[[IDX:.*]] = arith.addi %[[MUL]], %[[TX]]
+// CHECK: %[[IN:.*]] = arith.cmpi ult, %[[IDX]], %[[C300]]
+// CHECK: scf.if %[[IN]] {
+// CHECK: %[[J:.*]] = arith.remui %[[IDX]], %{{.*}}
+// CHECK: %[[I:.*]] = arith.divui %[[IDX]], %{{.*}}
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}, %{{.*}}]
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
+func.func @rows(%a: memref<6x50x8xf32>, %out: memref<6x50xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %c50 = arith.constant 50 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c6, %c50) step (%c1, %c1) {
+    %init = memref.load %out[%i, %j] : memref<6x50xf32>
+    %sum = scf.for %k = %c0 to %c8 step %c1 iter_args(%acc = %init) -> f32 {
+      %v = memref.load %a[%i, %j, %k] : memref<6x50x8xf32>
+      %s = arith.addf %acc, %v : f32
+      scf.yield %s : f32
+    }
+    memref.store %sum, %out[%i, %j] : memref<6x50xf32>
+    scf.reduce
+  }
+  return
+}
+
+// A loop nest with no parallel dim (a full reduction) and a store: one
+// launch of one thread for both, after the view, which stays on the host. A small
+// parallel loop (10 iterations) gets one block of 10 threads.
+// CHECK-LABEL: func.func @serial(
+// CHECK: memref.subview
+// CHECK: gpu.launch blocks({{.*}}) in ({{.*}} = %[[ONE:.*]], {{.*}} = %[[ONE]], {{.*}} = %[[ONE]]) threads({{.*}}) in ({{.*}} = %[[ONE]],
+// CHECK: scf.for
+// CHECK: memref.store
+// CHECK: gpu.terminator
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in ({{.*}} = %c10{{.*}}, {{.*}} = %c1
+// CHECK: arith.cmpi ult
+func.func @serial(%a: memref<10xf32>, %out: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c10 = arith.constant 10 : index
+  %cst = arith.constant 0.0 : f32
+  %view = memref.subview %out[1] [1] [1] : memref<2xf32> to memref<1xf32, strided<[1], offset: 1>>
+  %sum = scf.for %k = %c0 to %c10 step %c1 iter_args(%acc = %cst) -> f32 {
+    %v = memref.load %a[%k] : memref<10xf32>
+    %s = arith.addf %acc, %v : f32
+    scf.yield %s : f32
+  }
+  memref.store %sum, %view[%c0] : memref<1xf32, strided<[1], offset: 1>>
+  scf.parallel (%i) = (%c0) to (%c10) step (%c1) {
+    memref.store %cst, %a[%i] : memref<10xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A 0-d op's body at the top level (load, arithmetic, store): the
+// arithmetic reads a value loaded on the GPU, so it joins the load's
+// launch; the view between stays on the host.
+// CHECK-LABEL: func.func @scalar(
+// CHECK: memref.subview
+// CHECK: gpu.launch
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: arith.divf
+// CHECK-NEXT: memref.store
+// CHECK-NEXT: gpu.terminator
+func.func @scalar(%a: memref<f32>, %out: memref<2xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2.0 : f32
+  %v = memref.load %a[] : memref<f32>
+  %view = memref.subview %out[1] [1] [1] : memref<2xf32> to memref<1xf32, strided<[1], offset: 1>>
+  %h = arith.divf %v, %c2 : f32
+  memref.store %h, %view[%c0] : memref<1xf32, strided<[1], offset: 1>>
+  return
+}
+
+// -----
+
+// A size the host needs from a tensor's values (the loop below runs over
+// a view of it): an error.
+func.func @size(%a: memref<index>, %out: memref<?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 0.0 : f32
+  // expected-error @+1 {{--target=cuda: the host needs a value computed on the GPU (a size, an index or a condition known only at run time)}}
+  %n = memref.load %a[] : memref<index>
+  %view = memref.subview %out[0] [%n] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %cst, %view[%i] : memref<?xf32, strided<[1]>>
+    scf.reduce
+  }
+  return
+}
