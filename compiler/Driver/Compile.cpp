@@ -207,10 +207,10 @@ int compileModel(const CompileRequest &request) {
     return fail("--gpu-arch=" + gpuArch + ": expected sm_80, sm_86, sm_89 or sm_90");
   if (*kind == OutputKind::PTX && !cuda)
     return fail("--emit=ptx writes GPU code: use it with --target=cuda");
-  if (cuda && *kind != OutputKind::PTX && *kind != OutputKind::MLIR)
-    return fail("--target=cuda: kiln builds the device code only so far (--emit=ptx or -o "
-                "FILE.ptx); the host library that launches it and the runtime's CUDA loader "
-                "are not built yet");
+  if (cuda && *kind != OutputKind::PTX && *kind != OutputKind::MLIR &&
+      *kind != OutputKind::SharedLibrary && *kind != OutputKind::StaticLibrary)
+    return fail("--target=cuda writes a shared or static library (-o libNAME.so, -o "
+                "libNAME.a), the device code alone (--emit=ptx) or MLIR");
   if (cuda && !request.quantize.empty())
     return fail("--quantize is not supported with --target=cuda yet");
 
@@ -446,7 +446,17 @@ int compileModel(const CompileRequest &request) {
     progress.done(output);
     return 0;
   }
-  if (*kind == OutputKind::PTX) {
+  if (*kind == OutputKind::MLIR) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    module->print(os);
+    os << "\n";
+    if (!writeFile(output, text, error))
+      return failNow(error);
+    progress.done(output == "-" ? "stdout" : output);
+    return 0;
+  }
+  if (cuda) {
     // The kernels alone, lowered to LLVM/NVVM, then the NVPTX back end.
     progress.phase("ptx");
     OwningOpRef<ModuleOp> device = ModuleOp::create(module->getLoc());
@@ -459,21 +469,34 @@ int compileModel(const CompileRequest &request) {
     if (failed(pm.run(*device)))
       return 1;
     std::string ptx;
-    if (failed(emitPtx(*device, gpuArch, request.optLevel, ptx, error)) ||
-        !writeFile(output, ptx, error))
+    if (failed(emitPtx(*device, gpuArch, request.optLevel, ptx, error)))
       return failNow(request.input + ": " + error);
-    progress.done(output == "-" ? "stdout" : output);
-    return 0;
-  }
-  if (*kind == OutputKind::MLIR) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    module->print(os);
-    os << "\n";
-    if (!writeFile(output, text, error))
-      return failNow(error);
-    progress.done(output == "-" ? "stdout" : output);
-    return 0;
+    if (*kind == OutputKind::PTX) {
+      if (!writeFile(output, ptx, error))
+        return failNow(error);
+      progress.done(output == "-" ? "stdout" : output);
+      return 0;
+    }
+    // The host: launches through the runtime's CUDA loader.
+    if (info.symbolic() || !info.dynamicDim.empty())
+      return failNow(request.input + ": --target=cuda: a library needs static shapes so "
+                     "far; pin the dynamic dims with --input-shape");
+    progress.phase("host");
+    PassManager host(&context);
+    addGpuHostPasses(host, pipelineOptions);
+    if (failed(host.run(*module)))
+      return 1;
+    // A cubin too when the toolkit is here (the driver loads it without
+    // compiling the PTX).
+    if (std::string ptxas = findPtxas(); !ptxas.empty()) {
+      progress.phase("ptxas");
+      if (failed(assemblePtx(ptxas, ptx, gpuArch, info.gpuCubin, error)))
+        return failNow(request.input + ": " + error);
+    }
+    info.gpuPtx = std::move(ptx);
+    if (auto names = (*module)->getAttrOfType<ArrayAttr>("kiln.gpu_kernels"))
+      for (auto name : names.getAsValueRange<StringAttr>())
+        info.gpuKernels.push_back(name.str());
   }
   readWorkspace(*module, info);
   // Sizes must fit the target's pointers (index arithmetic is that wide).
@@ -508,13 +531,14 @@ int compileModel(const CompileRequest &request) {
   case OutputKind::SharedLibrary:
     progress.phase("link");
     if (!makeParent(output, error) ||
-        failed(linkSharedLibrary(bytes, pipelineOptions.parallelLoops ? runtimeArchive() : "",
+        failed(linkSharedLibrary(bytes,
+                                 pipelineOptions.parallelLoops || cuda ? runtimeArchive() : "",
                                  output, error)))
       return failNow(error);
     break;
   case OutputKind::StaticLibrary: {
     progress.phase("archive");
-    std::string runtime = isHostTriple(request.target) ? runtimeArchive() : "";
+    std::string runtime = isHostTriple(request.target) || cuda ? runtimeArchive() : "";
     if (!makeParent(output, error) || failed(writeStaticLibrary(bytes, info.name + ".o", runtime, output, error)))
       return failNow(error);
     break;

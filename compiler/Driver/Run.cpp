@@ -302,6 +302,18 @@ int load(const RunRequest &req, Loaded &m, bool generateMissing) {
 
 } // namespace
 
+/// Why the latest run of `m` failed: the session's message, and for a
+/// --target=cuda library the CUDA loader's (the library carries the
+/// runtime: its kiln_cuda_error).
+std::string runFailure(const Loaded &m) {
+  std::string why = std::string(m.desc->name) + ": " + kiln_session_error(m.session);
+  using ErrorFn = const char *(*)();
+  if (auto cudaError = reinterpret_cast<ErrorFn>(dlsym(m.handle, "kiln_cuda_error")))
+    if (const char *text = cudaError(); text && *text)
+      why += ": " + std::string(text);
+  return why;
+}
+
 int runLibraryOnce(const std::string &library, const std::vector<std::string> &inputs,
                    const std::function<void(const std::string &, const float *, int64_t)> &output) {
   RunRequest req;
@@ -314,7 +326,7 @@ int runLibraryOnce(const std::string &library, const std::vector<std::string> &i
                                 static_cast<int32_t>(m.inTensors.size()), m.outTensors.data(),
                                 static_cast<int32_t>(m.outTensors.size()));
   if (status != KILN_STATUS_OK)
-    return error(std::string(m.desc->name) + ": " + kiln_session_error(m.session));
+    return error(runFailure(m));
   for (size_t i = 0; i < m.outputs.size(); ++i)
     if (m.outputs[i].dtype == 1)
       output(m.outputs[i].name, reinterpret_cast<const float *>(m.outputs[i].data.data()),
@@ -330,7 +342,7 @@ int runOnce(Loaded &m) {
                                 m.outTensors.data(),
                                 static_cast<int32_t>(m.outTensors.size()));
   if (status != KILN_STATUS_OK)
-    return error(std::string(m.desc->name) + ": " + kiln_session_error(m.session));
+    return error(runFailure(m));
   // String outputs: each element is a malloc'd text the caller owns.
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     HostTensor &t = m.outputs[i];

@@ -52,6 +52,46 @@ std::optional<Phase> parsePhase(llvm::StringRef name) {
 
 llvm::StringRef phaseNames() { return "import, onnx, linalg, bufferize, llvm"; }
 
+namespace {
+
+/// Everything left (loops, memrefs, arith, math, vectors, functions with
+/// bare-pointer arguments) to the LLVM dialect at the target's pointer
+/// width.
+void addLowerToLLVM(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertVectorToLLVMPass());
+  // Float min/max as compare and select: LLVM would call libm's
+  // fminf/fmaxf/fmaximumf where the FPU has no such instruction.
+  if (options.expandFloatMinMax)
+    pm.addPass(arith::createArithExpandOpsPass());
+  pm.addPass(createConvertMathToLLVMPass());
+  // Index arithmetic at the target's pointer width (no 64-bit helper
+  // calls on 32-bit microcontrollers).
+  unsigned bits = options.indexBitwidth;
+  ArithToLLVMConversionPassOptions arithOptions;
+  arithOptions.indexBitwidth = bits;
+  pm.addPass(createArithToLLVMConversionPass(arithOptions));
+  ConvertIndexToLLVMPassOptions indexOptions;
+  indexOptions.indexBitwidth = bits;
+  pm.addPass(createConvertIndexToLLVMPass(indexOptions));
+  FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
+  memrefOptions.indexBitwidth = bits;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
+  ConvertFuncToLLVMPassOptions funcOptions;
+  funcOptions.useBarePtrCallConv = true;
+  funcOptions.indexBitwidth = bits;
+  pm.addPass(createConvertFuncToLLVMPass(funcOptions));
+  ConvertControlFlowToLLVMPassOptions cfOptions;
+  cfOptions.indexBitwidth = bits;
+  pm.addPass(createConvertControlFlowToLLVMPass(cfOptions));
+  pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createCanonicalizerPass());
+}
+
+} // namespace
+
 void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &options) {
   switch (phase) {
   case Phase::Import:
@@ -170,36 +210,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     math.nativeRounding = options.nativeRounding;
     pm.addPass(createExpandMathPass(math));
     pm.addPass(createExpandDynamicGroupsPass());
-    pm.addPass(memref::createExpandStridedMetadataPass());
-    pm.addPass(createLowerAffinePass());
-    pm.addPass(createSCFToControlFlowPass());
-    pm.addPass(createConvertVectorToLLVMPass());
-    // Float min/max as compare and select: LLVM would call libm's
-    // fminf/fmaxf/fmaximumf where the FPU has no such instruction.
-    if (options.expandFloatMinMax)
-      pm.addPass(arith::createArithExpandOpsPass());
-    pm.addPass(createConvertMathToLLVMPass());
-    // Index arithmetic at the target's pointer width (no 64-bit helper
-    // calls on 32-bit microcontrollers).
-    unsigned bits = options.indexBitwidth;
-    ArithToLLVMConversionPassOptions arithOptions;
-    arithOptions.indexBitwidth = bits;
-    pm.addPass(createArithToLLVMConversionPass(arithOptions));
-    ConvertIndexToLLVMPassOptions indexOptions;
-    indexOptions.indexBitwidth = bits;
-    pm.addPass(createConvertIndexToLLVMPass(indexOptions));
-    FinalizeMemRefToLLVMConversionPassOptions memrefOptions;
-    memrefOptions.indexBitwidth = bits;
-    pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefOptions));
-    ConvertFuncToLLVMPassOptions funcOptions;
-    funcOptions.useBarePtrCallConv = true;
-    funcOptions.indexBitwidth = bits;
-    pm.addPass(createConvertFuncToLLVMPass(funcOptions));
-    ConvertControlFlowToLLVMPassOptions cfOptions;
-    cfOptions.indexBitwidth = bits;
-    pm.addPass(createConvertControlFlowToLLVMPass(cfOptions));
-    pm.addPass(createReconcileUnrealizedCastsPass());
-    pm.addPass(createCanonicalizerPass());
+    addLowerToLLVM(pm, options);
     return;
   }
   }
@@ -226,6 +237,12 @@ void addGpuPasses(OpPassManager &pm, const PipelineOptions &options) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+}
+
+void addGpuHostPasses(OpPassManager &pm, const PipelineOptions &options) {
+  pm.addPass(createGpuLaunchToRuntimePass());
+  addLowerToLLVM(pm, options);
+  pm.addPass(createGpuDeviceWeightsPass());
 }
 
 void addGpuDevicePasses(OpPassManager &pm) {

@@ -89,6 +89,12 @@ void addPipelineUpTo(mlir::OpPassManager &pm, Phase last,
 /// gpu.launch_func from the host function.
 void addGpuPasses(mlir::OpPassManager &pm, const PipelineOptions &options);
 
+/// The host side of a --target=cuda library, once the device code is PTX:
+/// the launches as calls into the runtime's CUDA loader (the gpu.module
+/// goes; its kernels' names into `kiln.gpu_kernels`), the rest to the LLVM
+/// dialect as for the CPU, the weights as their device copies.
+void addGpuHostPasses(mlir::OpPassManager &pm, const PipelineOptions &options);
+
 /// The device code's lowering to the LLVM and NVVM dialects, on a module
 /// holding the gpu.module alone (its kernels' signatures change, which the
 /// host's launches would no longer match).

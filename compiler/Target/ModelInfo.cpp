@@ -456,7 +456,19 @@ typedef struct kiln_model_desc {
                   : std::string())
      << " */\n"
      << "int " << n
-     << "_run(const void *const *inputs, void *const *outputs, void *workspace);\n\n"
+     << "_run(const void *const *inputs, void *const *outputs, void *workspace);\n\n";
+  if (info.cuda())
+    os << "/* NVIDIA GPU (--target=cuda). " << n << "_run takes HOST pointers: the\n"
+          "   runtime copies the inputs to device buffers it allocates once, runs\n"
+          "   the kernels and copies the outputs back; its workspace argument is\n"
+          "   not used (NULL is fine). " << n << "_run_device takes DEVICE pointers\n"
+          "   (cuMemAlloc'd; zero-copy): the inputs, the outputs and a workspace of\n"
+          "   " << n << "_WORKSPACE_SIZE bytes of device memory, and returns once the\n"
+          "   kernels are done. Without a CUDA driver or device both return\n"
+          "   KILN_STATUS_UNSUPPORTED; kiln_cuda_error() (kiln/runtime.h) says why. */\n"
+          "int " << n
+       << "_run_device(const void *const *inputs, void *const *outputs, void *workspace);\n\n";
+  os
      << "/* Runs the model for the dynamic dims' values dims[0.."
      << n << "_NUM_DYNAMIC_DIMS)"
      << (dynamic ? ": dims[0] items of " + info.dynamicDim +

@@ -141,6 +141,12 @@ struct ModelInfo {
   int64_t workspaceAlignment = 16;
   CodeStats stats; ///< Filled by emitCode for objects.
   std::string targetLabel; ///< "cortex-m4 (thumbv7em-unknown-none-eabihf)".
+  /// --target=cuda: the device code (PTX) and its kernels' names, in the
+  /// order the host's launches number them. Empty for the CPU targets.
+  std::string gpuPtx;
+  std::string gpuCubin; ///< ptxas's cubin of gpuPtx, when ptxas was found.
+  std::vector<std::string> gpuKernels;
+  bool cuda() const { return !gpuPtx.empty(); }
 };
 
 /// Reads names, dtypes and shapes from @main after the onnx phase and
@@ -227,6 +233,15 @@ bool isGpuArch(llvm::StringRef arch);
 /// optimised at `optLevel`, into `ptx`. Errors go to `error`.
 mlir::LogicalResult emitPtx(mlir::ModuleOp module, llvm::StringRef arch, int optLevel,
                             std::string &ptx, std::string &error);
+
+/// The CUDA toolkit's ptxas: on PATH, under $CUDA_PATH or $CUDA_HOME, or
+/// /usr/local/cuda; "" when there is none.
+std::string findPtxas();
+
+/// `ptx` assembled by `ptxas` for `arch` into `cubin`. Fails with `error`
+/// (ptxas's log) when ptxas rejects it.
+mlir::LogicalResult assemblePtx(llvm::StringRef ptxas, llvm::StringRef ptx, llvm::StringRef arch,
+                                std::string &cubin, std::string &error);
 
 /// Translates `module` (LLVM dialect), adds the entry points of `info`,
 /// optimises and emits `kind` (LLVMIR, Assembly or Object) into `out`.

@@ -60,4 +60,34 @@ def GpuToNvvmPass : Pass<"kiln-gpu-to-nvvm", "mlir::gpu::GPUModuleOp"> {
   let dependentDialects = ["::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
+def GpuLaunchToRuntimePass : Pass<"kiln-gpu-launch-to-runtime", "mlir::ModuleOp"> {
+  let summary = "The host's kernel launches as calls into the runtime's CUDA loader";
+  let description = [{
+    For a `--target=cuda` library, once the device code has been written
+    out as PTX. The kernels' names, in the order of the gpu.module, go into
+    the module's `kiln.gpu_kernels` attribute (the code generator embeds
+    them with the PTX) and the gpu.module goes. Each `gpu.launch_func`
+    becomes a call `kiln_cuda_launch(program, kernel index, grid x y z,
+    block x y z, params, count)`: the kernel's parameters as the NVVM
+    lowering expanded them (a memref as its allocated and aligned
+    pointers, offset, sizes and strides; scalars), each widened to 8 bytes
+    into a stack buffer. `kiln_cuda_program()`, which returns the model's
+    kiln_cuda_program, is defined by the code generator.
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def GpuDeviceWeightsPass : Pass<"kiln-gpu-device-weights", "mlir::ModuleOp"> {
+  let summary = "The host passes the kernels device copies of the weights";
+  let description = [{
+    After the host code is in the LLVM dialect: every address of a constant
+    global (a weight) taken in a function becomes
+    `kiln_cuda_weights(kiln_cuda_program(), address, bytes)`, the device
+    copy the runtime uploads at its first use. A mutable global is an
+    error (nothing on the device would see the host's writes).
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // KILN_PASSES_CODEGEN_GPU_PASSES_TD

@@ -240,6 +240,56 @@ const char *kiln_session_error(const kiln_session *s);
 /// Frees the session and its workspace. NULL is a no-op.
 void kiln_session_destroy(kiln_session *s);
 
+/// NVIDIA GPUs (libraries compiled with --target=cuda). The CUDA driver
+/// (libcuda.so.1, or the file $KILN_CUDA_LIBRARY names) is loaded with
+/// dlopen at first use, never linked: without a driver or a device the
+/// calls return KILN_STATUS_UNSUPPORTED and kiln_cuda_error says why.
+
+/// KILN_STATUS_OK when a GPU is usable (the driver loads, a device exists,
+/// its primary context is current on this thread); else
+/// KILN_STATUS_UNSUPPORTED or KILN_STATUS_INTERNAL, with the reason in
+/// kiln_cuda_error.
+int kiln_cuda_available(void);
+
+/// The calling thread's message for its latest CUDA failure, e.g. "no CUDA
+/// driver: cannot load libcuda.so.1 (...)"; "" after a success of
+/// kiln_cuda_available. Never NULL.
+const char *kiln_cuda_error(void);
+
+/// One compiled model's device code, as generated code defines it: the PTX
+/// module, the cubin ptxas made of it at compile time (when the toolkit was
+/// there; loaded first, the PTX when the driver refuses it, e.g. another
+/// GPU), its kernels' names, and the runtime's state (NULL at first: the
+/// module, the kernels, the weights' device copies, loaded at the first
+/// run and kept).
+typedef struct kiln_cuda_program {
+  const char *ptx;
+  const void *cubin;
+  int64_t cubin_size;
+  int32_t num_kernels;
+  const char *const *kernel_names;
+  void *state;
+} kiln_cuda_program;
+
+/// The hooks generated code calls; hosts do not call them. A run is
+/// run_begin, the model's launches (each skipped once one failed) and
+/// run_end, which waits for the kernels and returns the run's first
+/// failure. kiln_cuda_weights returns the device copy of a constant
+/// (uploaded at its first use), kiln_cuda_launch queues kernel \p kernel
+/// with its parameters each widened to 8 bytes. kiln_cuda_run_host is
+/// NAME_run of such a library: host pointers, copied to and from device
+/// buffers that the runtime allocates once, around \p run_device
+/// (NAME_run_device); the host's workspace is not used.
+int kiln_cuda_run_begin(kiln_cuda_program *p);
+int kiln_cuda_run_end(kiln_cuda_program *p);
+uintptr_t kiln_cuda_weights(kiln_cuda_program *p, const void *host, int64_t bytes);
+void kiln_cuda_launch(kiln_cuda_program *p, int32_t kernel, int64_t gx, int64_t gy, int64_t gz,
+                      int64_t bx, int64_t by, int64_t bz, const uint64_t *params,
+                      int32_t num_params);
+int kiln_cuda_run_host(kiln_cuda_program *p, const kiln_model_desc *model,
+                       int (*run_device)(const void *const *, void *const *, void *),
+                       const void *const *inputs, void *const *outputs);
+
 #ifdef __cplusplus
 } // extern "C"
 #endif

@@ -1,0 +1,136 @@
+/* A stand-in for libcuda.so.1 for the tests of --target=cuda libraries on
+ * machines without a GPU (test/runtime/cuda.test): the driver API calls the
+ * runtime makes, on host memory, each logged one a line to the file
+ * $KILN_FAKE_CUDA_LOG. Kernels do not run: cuLaunchKernel logs the kernel,
+ * the grid, the block and the parameter count, and checks that every
+ * pointer parameter is a buffer cuMemAlloc returned (or inside one).
+ * FAKE_CUDA_DEVICES=0 makes it report no device. A cubin is refused (as for
+ * another GPU), so the runtime loads the PTX. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef int CUresult;
+typedef unsigned long long CUdeviceptr;
+
+static FILE *logFile(void) {
+  static FILE *f;
+  if (!f) {
+    const char *path = getenv("KILN_FAKE_CUDA_LOG");
+    f = path ? fopen(path, "a") : stderr;
+    if (!f)
+      f = stderr;
+  }
+  return f;
+}
+
+#define LOG(...) (fprintf(logFile(), __VA_ARGS__), fflush(logFile()))
+
+/* The allocations, to check the kernels' pointer parameters. */
+static struct { uintptr_t base; size_t bytes; } allocs[4096];
+static int numAllocs;
+
+static int inAlloc(uint64_t p) {
+  for (int i = 0; i < numAllocs; ++i)
+    if (p >= allocs[i].base && p <= allocs[i].base + allocs[i].bytes)
+      return 1;
+  return 0;
+}
+
+typedef struct module { char *ptx; } module;
+
+CUresult cuInit(unsigned flags) { LOG("cuInit %u\n", flags); return 0; }
+CUresult cuDeviceGetCount(int *n) {
+  const char *d = getenv("FAKE_CUDA_DEVICES");
+  *n = d ? atoi(d) : 1;
+  return 0;
+}
+CUresult cuDeviceGet(int *d, int i) { *d = i; return 0; }
+CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { (void)d; *ctx = (void *)0x1; return 0; }
+CUresult cuCtxSetCurrent(void *ctx) { (void)ctx; return 0; }
+CUresult cuCtxSynchronize(void) { LOG("cuCtxSynchronize\n"); return 0; }
+CUresult cuGetErrorString(CUresult r, const char **s) { (void)r; *s = "fake error"; return 0; }
+
+CUresult cuModuleLoadData(void **m, const void *image) {
+  const char *ptx = image;
+  /* A cubin (ELF): refused as a driver for another GPU would, so that the
+   * runtime falls back to the PTX. */
+  if (memcmp(image, "\x7f" "ELF", 4) == 0) {
+    LOG("cuModuleLoadData cubin: refused (no binary for this GPU)\n");
+    return 209; /* CUDA_ERROR_NO_BINARY_FOR_GPU */
+  }
+  int entries = 0;
+  for (const char *p = ptx; (p = strstr(p, ".entry")); ++p)
+    ++entries;
+  LOG("cuModuleLoadData %zu bytes, %d .entry, %s\n", strlen(ptx), entries,
+      strstr(ptx, ".target sm_") ? "target ok" : "no target");
+  module *mod = calloc(1, sizeof *mod);
+  mod->ptx = strdup(ptx);
+  *m = mod;
+  return 0;
+}
+
+/* A kernel: its name and, from the PTX, which parameters are pointers. */
+typedef struct function {
+  char name[256];
+  int numParams;
+  char isPointer[512];
+} function;
+
+CUresult cuModuleGetFunction(void **f, void *m, const char *name) {
+  module *mod = m;
+  char entry[512];
+  snprintf(entry, sizeof entry, ".entry %s(", name);
+  const char *at = strstr(mod->ptx, entry);
+  if (!at) {
+    LOG("cuModuleGetFunction %s: NOT IN THE PTX\n", name);
+    return 500; /* CUDA_ERROR_NOT_FOUND */
+  }
+  function *fn = calloc(1, sizeof *fn);
+  snprintf(fn->name, sizeof fn->name, "%s", name);
+  const char *end = strchr(at, ')');
+  for (const char *p = at; (p = strstr(p, ".param")) && p < end && fn->numParams < 512; ++p) {
+    const char *eol = strchr(p, '\n');
+    const char *ptr = strstr(p, ".ptr");
+    fn->isPointer[fn->numParams++] = ptr && (!eol || ptr < eol);
+  }
+  *f = fn;
+  return 0;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
+  void *m = calloc(1, bytes);
+  if (!m || numAllocs == 4096)
+    return 2;
+  allocs[numAllocs].base = (uintptr_t)m;
+  allocs[numAllocs++].bytes = bytes;
+  *p = (CUdeviceptr)(uintptr_t)m;
+  LOG("cuMemAlloc %zu\n", bytes);
+  return 0;
+}
+CUresult cuMemFree_v2(CUdeviceptr p) { (void)p; return 0; }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
+  LOG("cuMemcpyHtoD %zu%s\n", n, inAlloc(d) ? "" : " OUTSIDE ANY ALLOCATION");
+  memcpy((void *)(uintptr_t)d, s, n);
+  return 0;
+}
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
+  LOG("cuMemcpyDtoH %zu%s\n", n, inAlloc(s) ? "" : " OUTSIDE ANY ALLOCATION");
+  memcpy(d, (void *)(uintptr_t)s, n);
+  return 0;
+}
+
+CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned smem, void *stream, void **params, void **extra) {
+  (void)smem; (void)stream; (void)extra;
+  function *fn = f;
+  int bad = 0;
+  for (int i = 0; i < fn->numParams; ++i)
+    if (fn->isPointer[i] && !inAlloc(*(uint64_t *)params[i]))
+      ++bad;
+  LOG("cuLaunchKernel %s grid %u,%u,%u block %u,%u,%u, %d params%s\n", fn->name, gx, gy, gz,
+      bx, by, bz, fn->numParams, bad ? ", A POINTER OUTSIDE DEVICE MEMORY" : "");
+  return 0;
+}
