@@ -425,6 +425,7 @@ int compileModel(const CompileRequest &request) {
         if (!nodeOf(reader->getOwner(), in.nodeIndex))
           return 1;
         in.input = int(reader->getOperandNumber());
+        in.opType = reader->getOwner()->getName().stripDialect().str();
         in.scale = a.scale;
         in.zeroPoint = a.zeroPoint;
         inputs.push_back(in);

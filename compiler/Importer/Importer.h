@@ -103,6 +103,7 @@ struct QdqNode {
 /// tensor.
 struct QdqInput {
   int nodeIndex = -1;
+  std::string opType; ///< The node's op type, as kiln imported it (checked).
   int input = 0;
   float scale = 1.0f;
   uint8_t zeroPoint = 0;

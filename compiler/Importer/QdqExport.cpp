@@ -133,6 +133,11 @@ bool writeQdqModel(const std::string &input, const std::string &output,
               std::to_string(q.nodeIndex) + " is not in the model";
       return false;
     }
+    if (graph.node(q.nodeIndex).op_type() != q.opType) {
+      error = "--emit=onnx: node #" + std::to_string(q.nodeIndex) + " is a " +
+              graph.node(q.nodeIndex).op_type() + ", where kiln quantised a " + q.opType;
+      return false;
+    }
     inputsOf[q.nodeIndex].push_back(&q);
   }
 

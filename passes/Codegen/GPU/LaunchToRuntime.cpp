@@ -77,24 +77,46 @@ struct GpuLaunchToRuntimePass
     func::FuncOp launch =
         declare(module, kLaunch,
                 FunctionType::get(ctx, {idx, i32, i64, i64, i64, i64, i64, i64, idx, i32}, {}));
-    SmallVector<gpu::LaunchFuncOp> launches;
-    module.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
-    for (gpu::LaunchFuncOp op : launches) {
-      auto it = index.find(op.getKernelName());
-      if (it == index.end()) {
-        op.emitError("internal error: a launch of a kernel that is not in the gpu.module");
-        return signalPassFailure();
+    for (auto func : module.getOps<func::FuncOp>()) {
+      SmallVector<gpu::LaunchFuncOp> launches;
+      func.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
+      if (launches.empty())
+        continue;
+      // One stack buffer for every launch's parameters (cuLaunchKernel
+      // copies them), as large as the largest list.
+      int64_t most = 1;
+      for (gpu::LaunchFuncOp op : launches)
+        most = std::max(most, numParams(op));
+      OpBuilder b(&func.getBody().front(), func.getBody().front().begin());
+      Value buffer = memref::AllocaOp::create(b, func.getLoc(),
+                                              MemRefType::get({most}, b.getI64Type()));
+      for (gpu::LaunchFuncOp op : launches) {
+        auto it = index.find(op.getKernelName());
+        if (it == index.end()) {
+          op.emitError("internal error: a launch of a kernel that is not in the gpu.module");
+          return signalPassFailure();
+        }
+        if (failed(rewrite(op, it->second, program, launch, buffer)))
+          return signalPassFailure();
       }
-      if (failed(rewrite(op, it->second, program, launch)))
-        return signalPassFailure();
     }
     for (auto kernels : llvm::to_vector(module.getOps<gpu::GPUModuleOp>()))
       kernels.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
   }
 
+  /// The kernel's parameters once the NVVM lowering expanded its memrefs.
+  static int64_t numParams(gpu::LaunchFuncOp op) {
+    int64_t n = 0;
+    for (Value v : op.getKernelOperands()) {
+      auto type = dyn_cast<MemRefType>(v.getType());
+      n += type ? 3 + 2 * type.getRank() : 1;
+    }
+    return n;
+  }
+
   LogicalResult rewrite(gpu::LaunchFuncOp op, int32_t kernel, func::FuncOp program,
-                        func::FuncOp launch) {
+                        func::FuncOp launch, Value buffer) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     // The parameters, as the NVVM lowering expands them.
@@ -112,8 +134,6 @@ struct GpuLaunchToRuntimePass
       }
       params.push_back(v);
     }
-    auto bufferType = MemRefType::get({int64_t(params.size())}, b.getI64Type());
-    Value buffer = memref::AllocaOp::create(b, loc, bufferType);
     for (auto [i, v] : llvm::enumerate(params)) {
       FailureOr<Value> bits = asI64(b, loc, v);
       if (failed(bits))

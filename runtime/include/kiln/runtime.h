@@ -279,7 +279,8 @@ typedef struct kiln_cuda_program {
 /// with its parameters each widened to 8 bytes. kiln_cuda_run_host is
 /// NAME_run of such a library: host pointers, copied to and from device
 /// buffers that the runtime allocates once, around \p run_device
-/// (NAME_run_device); the host's workspace is not used.
+/// (NAME_run_device); the host's workspace is not used. A model runs one
+/// call at a time (its device buffers are shared between calls).
 int kiln_cuda_run_begin(kiln_cuda_program *p);
 int kiln_cuda_run_end(kiln_cuda_program *p);
 uintptr_t kiln_cuda_weights(kiln_cuda_program *p, const void *host, int64_t bytes);
