@@ -171,19 +171,30 @@ std::string humanBytes(int64_t bytes) {
 } // namespace
 
 int checkModel(const CheckRequest &request) {
-  if (request.target == "cuda") {
-    llvm::errs() << "kiln: error: kiln check --target=cuda is not built yet; kiln compile "
-                    "--target=cuda --emit=ptx says which ops the GPU back end refuses\n";
+  // --target=cuda: each op lowered as for the host (without its CPU
+  // kernels), then the whole model through the GPU mapping.
+  bool cuda = request.target == "cuda";
+  std::string gpuArch = request.gpuArch.empty() ? "sm_80" : request.gpuArch;
+  if ((!cuda && !request.gpuArch.empty()) || (cuda && !isGpuArch(gpuArch))) {
+    llvm::errs() << "kiln: error: "
+                 << (cuda ? "--gpu-arch=" + gpuArch + ": expected sm_80, sm_86, sm_89 or sm_90"
+                          : std::string("--gpu-arch goes with --target=cuda"))
+                 << "\n";
     return 2;
   }
   TargetOptions targetOptions;
-  targetOptions.triple = request.target;
+  targetOptions.triple = cuda ? "" : request.target;
   targetOptions.cpu = request.cpu;
   targetOptions.features = request.features;
   TargetDescription targetDesc;
   if (std::string error; failed(describeTarget(targetOptions, targetDesc, error))) {
     llvm::errs() << "kiln: error: " << error << "\n";
     return 2;
+  }
+  if (cuda) {
+    targetDesc.vectorBits = 0;
+    targetDesc.prefetchDistance = 0;
+    targetDesc.int8DotProduct.clear();
   }
   DialectRegistry registry;
   registerKilnDialects(registry);
@@ -317,6 +328,31 @@ int checkModel(const CheckRequest &request) {
       if (wholeModel->seen && wholeModel->loc == op->getLoc())
         record(op->getLoc(), name, wholeModel->message);
     }
+    // 4. The GPU: the whole model lowered, planned and mapped to kernels;
+    // the first op the mapping refuses (a size or index the host would
+    // need from a tensor, a runtime call) is named.
+    bool lowered = llvm::all_of(problems, [](const auto &p) { return p.empty(); });
+    if (cuda && lowered && general.empty()) {
+      OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
+      PipelineOptions gpu;
+      gpu.gpuArch = gpuArch;
+      PassManager pm(&context);
+      addPhasePasses(pm, Phase::Lower, gpu);
+      addPhasePasses(pm, Phase::Bufferize, gpu);
+      addPhasePasses(pm, Phase::LLVM, gpu);
+      FirstError gpuError{"", UnknownLoc::get(&context)};
+      if (failed(captureFirstError(context, gpuError, [&] { return pm.run(*copy); }))) {
+        Operation *at = nullptr;
+        (*module)->walk([&](Operation *op) {
+          if (!at && isChecked(op) && op->getLoc() == gpuError.loc)
+            at = op;
+        });
+        if (at)
+          record(at->getLoc(), at->getName().getStringRef().drop_front(5), gpuError.message);
+        else if (general.empty())
+          general = gpuError.message;
+      }
+    }
   }
 
   std::vector<std::string> notes;
@@ -342,7 +378,8 @@ int checkModel(const CheckRequest &request) {
     return "supported";
   };
 
-  std::string target = request.target.empty() && request.cpu.empty()
+  std::string target = cuda ? "cuda " + gpuArch
+                       : request.target.empty() && request.cpu.empty()
                            ? "host CPU (" + targetDesc.label() + ")"
                            : targetDesc.label();
   // What the target does in software rather than hardware.
@@ -408,7 +445,7 @@ int checkModel(const CheckRequest &request) {
   os << "model:      " << request.model;
   if (!summary.producer.empty())
     os << " (" << summary.producer << ", IR version " << summary.irVersion << ")";
-  os << "\ntarget:     " << target << ", CPU backend\n";
+  os << "\ntarget:     " << target << (cuda ? ", GPU backend\n" : ", CPU backend\n");
   for (const std::string &note : notes)
     os << "note:       " << note << "\n";
   for (const ValueSummary &v : summary.inputs)

@@ -84,6 +84,7 @@ struct CheckRequest {
   std::string model;
   std::vector<std::string> inputShapes;
   std::string target, cpu, features;
+  std::string gpuArch; ///< --gpu-arch with --target=cuda; "" = sm_80.
   bool json = false;
 };
 

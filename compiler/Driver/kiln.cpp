@@ -80,7 +80,7 @@ cl::opt<std::string> targetTriple(
 cl::opt<std::string> gpuArch(
     "gpu-arch", cl::desc("With --target=cuda: the GPU architecture, sm_80 (default), sm_86, "
                          "sm_89 or sm_90"),
-    cl::value_desc("arch"), cl::sub(compileCmd), cl::cat(kilnCategory));
+    cl::value_desc("arch"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
 cl::opt<bool> timing("timing", cl::desc("Print each phase's wall time and the compiler's peak "
                                          "memory"),
                      cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory));
@@ -250,6 +250,7 @@ int main(int argc, char **argv) {
     r.target = targetTriple;
     r.cpu = targetCpu;
     r.features = targetFeatures;
+    r.gpuArch = gpuArch;
     r.json = json;
     return kiln::checkModel(r);
   }
