@@ -186,7 +186,28 @@ def compare(got, expected, rtol, atol):
     return ""
 
 
+def torch_median_ms(model, x, compiled=False, iterations=20):
+    """`model` on `x` on the GPU (eager, or torch.compile'd): the median of
+    `iterations` runs after 5, each fenced by torch.cuda.synchronize()."""
+    import torch
+    model = model.cuda().eval()
+    if compiled:
+        model = torch.compile(model)
+    x = x.cuda()
+    times = []
+    with torch.no_grad():
+        for i in range(5 + iterations):
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            model(x)
+            torch.cuda.synchronize()
+            if i >= 5:
+                times.append((time.perf_counter() - t) * 1e3)
+    return sorted(times)[len(times) // 2]
+
+
 def torch_ms(model_name, batch, compiled):
+    """The suite's model `model_name` (random weights) at `batch`."""
     import torch
     sys.path.insert(0, os.path.join(HERE, "models"))
     import models as suite
@@ -195,20 +216,7 @@ def torch_ms(model_name, batch, compiled):
     if batch != 1:
         x = (torch.randint(0, int(x.max()) + 1, (batch,) + tuple(x.shape[1:]))
              if x.dtype == torch.int64 else torch.randn((batch,) + tuple(x.shape[1:])))
-    model = model.cuda().eval()
-    if compiled:
-        model = torch.compile(model)
-    x = x.cuda()
-    times = []
-    with torch.no_grad():
-        for i in range(25):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            model(x)
-            torch.cuda.synchronize()
-            if i >= 5:
-                times.append((time.perf_counter() - t) * 1e3)
-    return sorted(times)[len(times) // 2]
+    return torch_median_ms(model, x, compiled)
 
 
 def run_all(args):

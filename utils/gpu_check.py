@@ -40,6 +40,7 @@ sys.path.insert(0, os.path.join(HERE, "models"))
 
 import conformance  # noqa: E402  (read_list, read_tolerances, numbered)
 import ptx_check  # noqa: E402  (input_shapes)
+from gpu_carry import torch_median_ms  # noqa: E402
 
 START = time.time()
 
@@ -101,25 +102,6 @@ def kiln_median_ms(kiln, lib, x, iterations=20):
     r = run([kiln, "bench", lib, "--input", x, "--iterations", str(iterations)], timeout=600)
     m = re.search(r"median ([0-9.]+) ms", r.stdout + r.stderr)
     return float(m.group(1)) if m else None
-
-
-def torch_median_ms(model, x, compiled=False, iterations=20):
-    import torch
-    m = model.cuda().eval()
-    if compiled:
-        m = torch.compile(m)
-    x = x.cuda()
-    times = []
-    with torch.no_grad():
-        for i in range(5 + iterations):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            m(x)
-            torch.cuda.synchronize()
-            if i >= 5:
-                times.append((time.perf_counter() - t) * 1e3)
-    times.sort()
-    return times[len(times) // 2]
 
 
 def main():
