@@ -174,12 +174,10 @@ int checkModel(const CheckRequest &request) {
   // --target=cuda: each op lowered as for the host (without its CPU
   // kernels), then the whole model through the GPU mapping.
   bool cuda = request.target == "cuda";
-  std::string gpuArch = request.gpuArch.empty() ? "sm_80" : request.gpuArch;
-  if ((!cuda && !request.gpuArch.empty()) || (cuda && !isGpuArch(gpuArch))) {
-    llvm::errs() << "kiln: error: "
-                 << (cuda ? "--gpu-arch=" + gpuArch + ": expected sm_80, sm_86, sm_89 or sm_90"
-                          : std::string("--gpu-arch goes with --target=cuda"))
-                 << "\n";
+  std::string archError;
+  std::string gpuArch = gpuArchFor(cuda, request.gpuArch, archError);
+  if (!archError.empty()) {
+    llvm::errs() << "kiln: error: " << archError << "\n";
     return 2;
   }
   TargetOptions targetOptions;
@@ -191,11 +189,8 @@ int checkModel(const CheckRequest &request) {
     llvm::errs() << "kiln: error: " << error << "\n";
     return 2;
   }
-  if (cuda) {
-    targetDesc.vectorBits = 0;
-    targetDesc.prefetchDistance = 0;
-    targetDesc.int8DotProduct.clear();
-  }
+  if (cuda)
+    withoutCpuKernels(targetDesc);
   DialectRegistry registry;
   registerKilnDialects(registry);
   MLIRContext context(registry, MLIRContext::Threading::DISABLED);

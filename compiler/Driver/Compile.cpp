@@ -200,11 +200,10 @@ int compileModel(const CompileRequest &request) {
     return fail("-O takes 0, 1, 2 or 3");
   // --target=cuda: the host's code as today, the tensor work as kernels.
   bool cuda = request.target == "cuda";
-  std::string gpuArch = request.gpuArch.empty() ? "sm_80" : request.gpuArch;
-  if (!cuda && !request.gpuArch.empty())
-    return fail("--gpu-arch goes with --target=cuda");
-  if (cuda && !isGpuArch(gpuArch))
-    return fail("--gpu-arch=" + gpuArch + ": expected sm_80, sm_86, sm_89 or sm_90");
+  std::string archError;
+  std::string gpuArch = gpuArchFor(cuda, request.gpuArch, archError);
+  if (!archError.empty())
+    return fail(archError);
   if (*kind == OutputKind::PTX && !cuda)
     return fail("--emit=ptx writes GPU code: use it with --target=cuda");
   if (cuda && *kind != OutputKind::PTX && *kind != OutputKind::MLIR &&
@@ -269,13 +268,8 @@ int compileModel(const CompileRequest &request) {
   if (!targetDesc.elf && *kind == OutputKind::SharedLibrary)
     return fail("kiln links shared libraries for ELF targets only; for '" + targetDesc.triple +
                 "' write an object (-o " + info.name + ".o)");
-  if (cuda) {
-    // The tensor work runs on the GPU: no CPU kernels (vectors, int8 dot
-    // products, threads, Winograd) in the phases before.
-    targetDesc.vectorBits = 0;
-    targetDesc.prefetchDistance = 0;
-    targetDesc.int8DotProduct.clear();
-  }
+  if (cuda)
+    withoutCpuKernels(targetDesc);
   info.targetLabel = cuda ? "cuda " + gpuArch : targetDesc.label();
   PipelineOptions pipelineOptions;
   pipelineOptions.indexBitwidth = targetDesc.pointerBits;

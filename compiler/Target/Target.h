@@ -228,6 +228,16 @@ using Bytes = llvm::SmallVector<char, 0>;
 /// The GPU architectures --target=cuda takes (--gpu-arch).
 bool isGpuArch(llvm::StringRef arch);
 
+/// The architecture to build for: `requested` (--gpu-arch), "sm_80" when
+/// it is empty. "" with `error` set when --gpu-arch is given without
+/// --target=cuda (`cuda` false) or names an architecture kiln does not take.
+std::string gpuArchFor(bool cuda, llvm::StringRef requested, std::string &error);
+
+/// The host part of a --target=cuda build: the tensor work runs on the GPU,
+/// so the phases before it make no CPU kernels (vectors, prefetches, int8
+/// dot products; without vectors no Winograd either).
+void withoutCpuKernels(TargetDescription &desc);
+
 /// `module`'s device code (its gpu.module, in the LLVM and NVVM dialects:
 /// the llvm phase of --target=cuda) as PTX for `arch` (sm_80...),
 /// optimised at `optLevel`, into `ptx`. Errors go to `error`.

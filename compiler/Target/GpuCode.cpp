@@ -1,0 +1,261 @@
+//===- GpuCode.cpp - --target=cuda's device code and entry points ----------===//
+//
+// The device code of a --target=cuda build: the gpu.module (LLVM/NVVM
+// dialects) to PTX through LLVM's NVPTX back end, and PTX to a cubin with
+// the CUDA toolkit's ptxas when there is one; and the library's entry
+// points around the host code: the program the runtime keeps
+// (runtime/src/cuda.c), NAME_run_device (device pointers) and NAME_run
+// (host pointers).
+//
+//===----------------------------------------------------------------------===//
+
+#include "compiler/Target/CodeGenInternal.h"
+#include "compiler/Target/Target.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/ADT/ScopeExit.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+
+namespace kiln {
+
+/// --target=cuda: the device code and the program the runtime keeps
+/// (NAME_cuda_program: PTX, kernel names, state), `kiln_cuda_program()`
+/// that the host code calls for it, and NAME_run_device(inputs, outputs,
+/// workspace) on device pointers: the generated NAME_run (checks, then
+/// the launches) between kiln_cuda_run_begin and kiln_cuda_run_end, which
+/// waits for the kernels and returns the first failure. NAME_run itself is
+/// finished by finishCudaRun once the descriptor exists.
+LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::string &error) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx), *i64 = llvm::Type::getInt64Ty(ctx);
+  SmallVector<llvm::Constant *> names;
+  for (auto [i, k] : llvm::enumerate(info.gpuKernels))
+    names.push_back(cString(m, k, info.name + ".kernel" + std::to_string(i)));
+  auto *namesTy = llvm::ArrayType::get(ptr, names.size());
+  auto *namesArray = new llvm::GlobalVariable(m, namesTy, true, llvm::GlobalValue::PrivateLinkage,
+                                              llvm::ConstantArray::get(namesTy, names),
+                                              info.name + ".kernels");
+  auto *programTy =
+      llvm::StructType::create(ctx, {ptr, ptr, i64, i32, ptr, ptr}, "kiln_cuda_program");
+  llvm::Constant *null = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+  llvm::Constant *cubin = null;
+  if (!info.gpuCubin.empty()) {
+    llvm::Constant *bytes = llvm::ConstantDataArray::get(
+        ctx, ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(info.gpuCubin.data()),
+                               info.gpuCubin.size()));
+    auto *g = new llvm::GlobalVariable(m, bytes->getType(), true,
+                                       llvm::GlobalValue::PrivateLinkage, bytes,
+                                       info.name + ".cubin");
+    g->setAlignment(llvm::Align(64));
+    cubin = g;
+  }
+  auto *program = new llvm::GlobalVariable(
+      m, programTy, false, llvm::GlobalValue::InternalLinkage,
+      llvm::ConstantStruct::get(
+          programTy, {cString(m, info.gpuPtx, info.name + ".ptx"), cubin,
+                      llvm::ConstantInt::get(i64, info.gpuCubin.size()),
+                      llvm::ConstantInt::get(i32, info.gpuKernels.size()), namesArray, null}),
+      info.name + "_cuda_program");
+  if (llvm::Function *get = m.getFunction("kiln_cuda_program")) {
+    get->setLinkage(llvm::GlobalValue::InternalLinkage);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", get));
+    b.CreateRet(b.CreatePtrToInt(program, get->getReturnType()));
+  }
+  llvm::Function *checked = m.getFunction(info.name + "_run");
+  if (!checked) {
+    error = "internal error: no NAME_run to wrap for the GPU";
+    return failure();
+  }
+  checked->setName(info.name + "_run_checked");
+  checked->setLinkage(llvm::GlobalValue::InternalLinkage);
+  auto *hook = llvm::FunctionType::get(i32, {ptr}, false);
+  llvm::FunctionCallee begin = m.getOrInsertFunction("kiln_cuda_run_begin", hook);
+  llvm::FunctionCallee end = m.getOrInsertFunction("kiln_cuda_run_end", hook);
+  auto *device = llvm::Function::Create(checked->getFunctionType(),
+                                        llvm::GlobalValue::ExternalLinkage,
+                                        info.name + "_run_device", m);
+  auto *entry = llvm::BasicBlock::Create(ctx, "entry", device);
+  auto *run = llvm::BasicBlock::Create(ctx, "run", device);
+  auto *failed = llvm::BasicBlock::Create(ctx, "no_gpu", device);
+  llvm::IRBuilder<> b(entry);
+  llvm::Value *status = b.CreateCall(begin, {program});
+  b.CreateCondBr(b.CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), run, failed);
+  b.SetInsertPoint(failed);
+  b.CreateRet(status);
+  b.SetInsertPoint(run);
+  SmallVector<llvm::Value *> args;
+  for (llvm::Argument &a : device->args())
+    args.push_back(&a);
+  llvm::Value *rc = b.CreateCall(checked, args);
+  llvm::Value *done = b.CreateCall(end, {program});
+  b.CreateRet(b.CreateSelect(b.CreateICmpNE(rc, llvm::ConstantInt::get(i32, 0)), rc, done));
+  // NAME_run: host pointers (its body in finishCudaRun).
+  llvm::Function::Create(checked->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
+                         info.name + "_run", m);
+  return success();
+}
+
+/// NAME_run(inputs, outputs, workspace) of a --target=cuda library: host
+/// pointers, copied through the runtime's device buffers around
+/// NAME_run_device (kiln_cuda_run_host); the workspace is not used.
+void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
+  llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
+  llvm::Function *run = m.getFunction(info.name + "_run");
+  llvm::Function *device = m.getFunction(info.name + "_run_device");
+  llvm::GlobalVariable *program = m.getGlobalVariable(info.name + "_cuda_program", true);
+  llvm::GlobalVariable *desc = m.getGlobalVariable(info.name + "_kiln_desc", true);
+  llvm::FunctionCallee host = m.getOrInsertFunction(
+      "kiln_cuda_run_host", llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr}, false));
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
+  b.CreateRet(b.CreateCall(host, {program, desc, device, run->getArg(0), run->getArg(1)}));
+}
+
+bool isGpuArch(StringRef arch) {
+  return arch == "sm_80" || arch == "sm_86" || arch == "sm_89" || arch == "sm_90";
+}
+
+std::string gpuArchFor(bool cuda, StringRef requested, std::string &error) {
+  if (!cuda) {
+    if (!requested.empty())
+      error = "--gpu-arch goes with --target=cuda";
+    return "";
+  }
+  std::string arch = requested.empty() ? "sm_80" : requested.str();
+  if (!isGpuArch(arch)) {
+    error = "--gpu-arch=" + arch + ": expected sm_80, sm_86, sm_89 or sm_90";
+    return "";
+  }
+  return arch;
+}
+
+void withoutCpuKernels(TargetDescription &desc) {
+  desc.vectorBits = 0;
+  desc.prefetchDistance = 0;
+  desc.int8DotProduct.clear();
+}
+
+LogicalResult emitPtx(ModuleOp module, StringRef arch, int optLevel, std::string &ptx,
+                      std::string &error) {
+  SmallVector<gpu::GPUModuleOp> kernels = llvm::to_vector(module.getOps<gpu::GPUModuleOp>());
+  if (kernels.size() > 1) {
+    error = "internal error: several gpu.modules after the llvm phase";
+    return failure();
+  }
+  TargetOptions options;
+  options.triple = "nvptx64-nvidia-cuda";
+  options.cpu = arch.str();
+  // PTX ISA 8.0 (CUDA 12.0): every architecture kiln takes, sm_90 included.
+  options.features = "+ptx80";
+  options.optLevel = optLevel;
+  std::unique_ptr<llvm::TargetMachine> tm = createTargetMachine(options, error);
+  if (!tm)
+    return failure();
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> m;
+  if (kernels.empty()) {
+    m = std::make_unique<llvm::Module>("kiln_kernels", ctx); // Nothing runs on the GPU.
+  } else {
+    m = translateModuleToLLVMIR(kernels.front(), ctx, "kiln_kernels");
+    if (!m) {
+      error = "translating the device code to LLVM IR failed";
+      return failure();
+    }
+  }
+  m->setTargetTriple(tm->getTargetTriple());
+  m->setDataLayout(tm->createDataLayout());
+  std::string verifyError;
+  llvm::raw_string_ostream vos(verifyError);
+  if (llvm::verifyModule(*m, &vos)) {
+    error = "internal error: invalid device LLVM IR: " + verifyError;
+    return failure();
+  }
+  optimize(*m, *tm, optLevel);
+  Bytes out;
+  llvm::raw_svector_ostream os(out);
+  llvm::legacy::PassManager pm;
+  if (tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    error = "the NVPTX back end cannot emit PTX";
+    return failure();
+  }
+  pm.run(*m);
+  ptx.assign(out.begin(), out.end());
+  return success();
+}
+
+std::string findPtxas() {
+  if (llvm::ErrorOr<std::string> found = llvm::sys::findProgramByName("ptxas"))
+    return *found;
+  SmallVector<std::string> roots;
+  for (const char *var : {"CUDA_PATH", "CUDA_HOME"})
+    if (const char *root = std::getenv(var))
+      roots.push_back(root);
+  roots.push_back("/usr/local/cuda");
+  for (const std::string &root : roots) {
+    llvm::SmallString<256> path(root);
+    llvm::sys::path::append(path, "bin", "ptxas");
+    if (llvm::sys::fs::can_execute(path))
+      return path.str().str();
+  }
+  return "";
+}
+
+LogicalResult assemblePtx(StringRef ptxas, StringRef ptx, StringRef arch, std::string &cubin,
+                          std::string &error) {
+  llvm::SmallString<128> in, out, log;
+  for (auto [path, ext] : {std::pair{&in, "ptx"}, {&out, "cubin"}, {&log, "log"}})
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile("kiln-ptxas", ext, *path)) {
+      error = "cannot create a temporary file: " + ec.message();
+      return failure();
+    }
+  llvm::scope_exit cleanup([&] {
+    llvm::sys::fs::remove(in);
+    llvm::sys::fs::remove(out);
+    llvm::sys::fs::remove(log);
+  });
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(in, ec);
+    if (ec) {
+      error = "cannot write '" + in.str().str() + "': " + ec.message();
+      return failure();
+    }
+    os << ptx;
+  }
+  std::string archFlag = "-arch=" + arch.str();
+  SmallVector<StringRef> args = {ptxas, archFlag, in, "-o", out};
+  std::optional<StringRef> redirects[] = {std::nullopt, log.str(), log.str()};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &message);
+  auto read = [](StringRef path) -> std::string {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(path);
+    return buffer ? (*buffer)->getBuffer().str() : std::string();
+  };
+  if (rc != 0) {
+    error = "internal error: ptxas (" + ptxas.str() + ") rejects the device code: " +
+            (message.empty() ? read(log) : message);
+    return failure();
+  }
+  cubin = read(out);
+  if (cubin.empty()) {
+    error = "ptxas wrote no cubin";
+    return failure();
+  }
+  return success();
+}
+
+} // namespace kiln
