@@ -73,9 +73,8 @@ Value zeroPointOf(OpBuilder &b, onnx::DequantizeLinearOp dq) {
   if (!onnx::isNone(dq.getXZeroPoint()))
     return dq.getXZeroPoint();
   auto type = RankedTensorType::get({}, cast<RankedTensorType>(dq.getX().getType()).getElementType());
-  return onnx::ConstantOp::create(b, dq.getLoc(), type, nullptr,
-                                  DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())),
-                                  nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  return kiln::quantization::onnxConstant(
+      b, dq.getLoc(), DenseElementsAttr::get(type, b.getZeroAttr(type.getElementType())));
 }
 
 /// The integer form of `mm` if it is a QDQ MatMul this pass takes.
@@ -142,9 +141,8 @@ Value alongChannels(OpBuilder &b, Location loc, Value v, int64_t rank) {
   SmallVector<int64_t> shape(size_t(rank - 1), 1);
   shape[0] = type.getDimSize(0);
   auto shapeType = RankedTensorType::get({rank - 1}, b.getI64Type());
-  Value dims = onnx::ConstantOp::create(b, loc, shapeType, nullptr,
-                                        DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(shape)),
-                                        nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+  Value dims = kiln::quantization::onnxConstant(
+      b, loc, DenseElementsAttr::get(shapeType, ArrayRef<int64_t>(shape)));
   return onnx::ReshapeOp::create(b, loc, type.clone(shape), v, dims, int64_t(0));
 }
 
@@ -290,9 +288,8 @@ Value scaledConstant(OpBuilder &b, Location loc, Value v, float factor) {
   for (float &x : *values)
     x *= factor;
   auto type = cast<RankedTensorType>(v.getType());
-  return onnx::ConstantOp::create(b, loc, type, nullptr,
-                                  DenseElementsAttr::get(type, ArrayRef<float>(*values)), nullptr,
-                                  nullptr, nullptr, nullptr, nullptr, nullptr);
+  return kiln::quantization::onnxConstant(b, loc,
+                                          DenseElementsAttr::get(type, ArrayRef<float>(*values)));
 }
 
 /// A QDQ Gemm (transA 0, B a DequantizeLinear of a constant 2-D 8-bit
@@ -323,8 +320,7 @@ FailureOr<onnx::MatMulOp> gemmAsMatMul(onnx::GemmOp gemm) {
     ElementsAttr data = transposed8Bit(wConst.getValueAttr(), kn);
     if (!data)
       return failure();
-    w = onnx::ConstantOp::create(b, loc, kn, nullptr, data, nullptr, nullptr, nullptr, nullptr,
-                                 nullptr, nullptr);
+    w = kiln::quantization::onnxConstant(b, loc, data);
     axis = 1 - axis;
   }
   if (alpha != 1.0f && !(ws = scaledConstant(b, loc, ws, alpha)))

@@ -15,6 +15,14 @@ namespace kiln::quantization {
 #define GEN_PASS_REGISTRATION
 #include "passes/Quantization/Passes.h.inc"
 
+/// An onnx.Constant holding `value` (of `value`'s type), as the
+/// quantisation passes make scales, zero points and weights.
+inline mlir::Value onnxConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                mlir::ElementsAttr value) {
+  return kiln::onnx::ConstantOp::create(b, loc, value.getType(), nullptr, value, nullptr,
+                                        nullptr, nullptr, nullptr, nullptr, nullptr);
+}
+
 /// One weighted op that --quantize=int8 quantises (QuantizeStatic.cpp):
 /// its weights as kiln-quantize-static writes them and the QDQ export
 /// writes them into the ONNX file.

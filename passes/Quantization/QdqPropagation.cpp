@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Quantization/QdqPropagation.h"
+#include "passes/Quantization/Passes.h"
 
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
@@ -49,8 +50,7 @@ namespace {
 
 /// The value of a constant tensor of one element, as a DenseElementsAttr.
 DenseElementsAttr scalarConstant(Value v) {
-  auto constant = v.getDefiningOp<onnx::ConstantOp>();
-  auto dense = constant ? dyn_cast_or_null<DenseElementsAttr>(constant.getValueAttr()) : nullptr;
+  DenseElementsAttr dense = onnx::constantOf(v);
   if (!dense || dense.getNumElements() != 1 || dense.getType().getRank() > 1)
     return nullptr;
   return dense;
@@ -130,8 +130,7 @@ void retype(Operation *op, Type elem) {
 Value integerConstant(OpBuilder &b, Location loc, Type elem, int64_t value) {
   auto type = RankedTensorType::get({}, elem);
   auto attr = DenseElementsAttr::get(type, IntegerAttr::get(elem, APInt(8, uint64_t(value))));
-  return onnx::ConstantOp::create(b, loc, type, nullptr, attr, nullptr, nullptr, nullptr,
-                                  nullptr, nullptr, nullptr);
+  return kiln::quantization::onnxConstant(b, loc, attr);
 }
 
 /// QuantizeLinear of one float value, as ONNX defines it (x / s in

@@ -105,13 +105,11 @@ QuantizedWeights quantizeWeights(Operation *at, const Weights &w, float alpha) {
   auto qAttr = DenseResourceElementsAttr::get(
       qType, "quantized_weights",
       HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int8_t>(q)));
-  Value weights = onnx::ConstantOp::create(b, loc, qType, nullptr, qAttr, nullptr, nullptr,
-                                           nullptr, nullptr, nullptr, nullptr);
+  Value weights = kiln::quantization::onnxConstant(b, loc, qAttr);
   auto scaleType = RankedTensorType::get({w.n}, f32);
   Value wScale =
-      onnx::ConstantOp::create(b, loc, scaleType, nullptr,
-                               DenseElementsAttr::get(scaleType, ArrayRef<float>(scales)),
-                               nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+      kiln::quantization::onnxConstant(
+          b, loc, DenseElementsAttr::get(scaleType, ArrayRef<float>(scales)));
   return {weights, wScale};
 }
 

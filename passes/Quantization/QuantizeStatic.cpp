@@ -312,9 +312,7 @@ ChannelQuantized quantizePerChannel(ArrayRef<float> values, int64_t channels,
 
 Value scalarConstant(OpBuilder &b, Location loc, Type elem, Attribute value) {
   auto type = RankedTensorType::get({}, elem);
-  return onnx::ConstantOp::create(b, loc, type, nullptr,
-                                  DenseElementsAttr::get(type, value), nullptr, nullptr,
-                                  nullptr, nullptr, nullptr, nullptr);
+  return kiln::quantization::onnxConstant(b, loc, DenseElementsAttr::get(type, value));
 }
 
 /// DequantizeLinear(Wq, ws) of the plan's weight.
@@ -323,13 +321,10 @@ Value dequantizedWeights(OpBuilder &b, Location loc, const kiln::quantization::S
   auto qAttr = DenseResourceElementsAttr::get(
       qType, "quantized_weights",
       HeapAsmResourceBlob::allocateAndCopyInferAlign(ArrayRef<int8_t>(p.weights)));
-  Value q = onnx::ConstantOp::create(b, loc, qType, nullptr, qAttr, nullptr, nullptr, nullptr,
-                                     nullptr, nullptr, nullptr);
+  Value q = kiln::quantization::onnxConstant(b, loc, qAttr);
   auto scaleType = RankedTensorType::get({int64_t(p.weightScales.size())}, b.getF32Type());
-  Value scales = onnx::ConstantOp::create(
-      b, loc, scaleType, nullptr,
-      DenseElementsAttr::get(scaleType, ArrayRef<float>(p.weightScales)), nullptr, nullptr,
-      nullptr, nullptr, nullptr, nullptr);
+  Value scales = kiln::quantization::onnxConstant(
+      b, loc, DenseElementsAttr::get(scaleType, ArrayRef<float>(p.weightScales)));
   Value none = onnx::NoValueOp::create(b, loc, b.getNoneType());
   return onnx::DequantizeLinearOp::create(
       b, loc, RankedTensorType::get(p.weightShape, b.getF32Type()), q, scales, none,
