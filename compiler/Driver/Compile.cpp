@@ -80,6 +80,19 @@ std::string runtimeArchive() {
   return llvm::sys::fs::exists(path) ? path.str().str() : std::string();
 }
 
+/// Why a library that needs the runtime cannot be made: its archive is not
+/// where runtimeArchive() looks (a kiln binary copied out of its tree).
+std::string missingRuntime(bool cuda) {
+  static int anchor;
+  std::string exe = llvm::sys::fs::getMainExecutable("kiln", &anchor);
+  return "kiln's runtime library is missing: expected '" +
+         llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)).str() +
+         "/lib/libkiln_runtime.a', in the lib/ beside the bin/ of '" + exe + "' (" +
+         (cuda ? "--target=cuda libraries launch their kernels through it" :
+                 "the library's threads and entry checks come from it") +
+         "); run kiln from its build or install tree";
+}
+
 bool makeParent(llvm::StringRef path, std::string &error) {
   llvm::StringRef parent = llvm::sys::path::parent_path(path);
   if (parent.empty() || path == "-")
@@ -523,17 +536,22 @@ int compileModel(const CompileRequest &request) {
     if (!writeFile(output, bytes, error))
       return failNow(error);
     break;
-  case OutputKind::SharedLibrary:
+  case OutputKind::SharedLibrary: {
     progress.phase("link");
-    if (!makeParent(output, error) ||
-        failed(linkSharedLibrary(bytes,
-                                 pipelineOptions.parallelLoops || cuda ? runtimeArchive() : "",
-                                 output, error)))
+    bool needsRuntime = pipelineOptions.parallelLoops || cuda;
+    std::string runtime = needsRuntime ? runtimeArchive() : "";
+    if (needsRuntime && runtime.empty())
+      return failNow(missingRuntime(cuda));
+    if (!makeParent(output, error) || failed(linkSharedLibrary(bytes, runtime, output, error)))
       return failNow(error);
     break;
+  }
   case OutputKind::StaticLibrary: {
     progress.phase("archive");
-    std::string runtime = isHostTriple(request.target) || cuda ? runtimeArchive() : "";
+    bool needsRuntime = isHostTriple(request.target) || cuda;
+    std::string runtime = needsRuntime ? runtimeArchive() : "";
+    if (needsRuntime && runtime.empty())
+      return failNow(missingRuntime(cuda));
     if (!makeParent(output, error) || failed(writeStaticLibrary(bytes, info.name + ".o", runtime, output, error)))
       return failNow(error);
     break;
