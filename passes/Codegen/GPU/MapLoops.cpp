@@ -8,6 +8,8 @@
 
 #include "passes/Codegen/GPU/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -56,6 +58,181 @@ Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   return arith::CeilDivUIOp::create(b, loc, span, step);
 }
 
+/// `map`'s results applied to `ivs` (a dim as itself, anything else an
+/// affine.apply).
+SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map, ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr e : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      indices.push_back(ivs[dim.getPosition()]);
+      continue;
+    }
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), map.getNumSymbols(), e), ivs));
+  }
+  return indices;
+}
+
+/// A linalg op whose reductions follow its parallel dims, as one
+/// scf.parallel over the parallel dims whose body loads each output element
+/// once, runs the reductions as scf.for loops carrying it in a register
+/// (iter_args), and stores it once. linalgOpToParallelLoops loads and
+/// stores the output at every step of the reduction instead: on a GPU that
+/// is a global-memory round trip per multiply-add, which LLVM cannot take
+/// out of the loop since it cannot prove the output does not alias the
+/// inputs. With `coarsen` > 1 a thread computes that many outputs (see
+/// below). False when the op does not have that form (no reduction, an
+/// output indexed by a reduction dim, an output that is also an input).
+bool lowerWithAccumulators(RewriterBase &rewriter, linalg::LinalgOp op, int64_t coarsen) {
+  if (!op.hasPureBufferSemantics())
+    return false;
+  SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+  unsigned numParallel = 0;
+  while (numParallel < kinds.size() && kinds[numParallel] == utils::IteratorType::parallel)
+    ++numParallel;
+  if (numParallel == kinds.size() ||
+      llvm::any_of(ArrayRef(kinds).drop_front(numParallel),
+                   [](utils::IteratorType t) { return t != utils::IteratorType::reduction; }))
+    return false;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    for (unsigned d = numParallel; d < kinds.size(); ++d)
+      if (map.isFunctionOfDim(d))
+        return false;
+    for (OpOperand *input : op.getDpsInputOperands())
+      if (input->get() == init.get())
+        return false;
+  }
+
+  Location loc = op.getLoc();
+  SmallVector<Range> ranges = op.createLoopRanges(rewriter, loc);
+  auto bound = [&](OpFoldResult v) { return getValueOrCreateConstantIndexOp(rewriter, loc, v); };
+  SmallVector<Value> lbs, ubs, steps;
+  for (Range &r : ranges) {
+    lbs.push_back(bound(r.offset));
+    ubs.push_back(bound(r.size));
+    steps.push_back(bound(r.stride));
+  }
+  Block &body = op->getRegion(0).front();
+
+  // Coarsening: each thread computes `factor` outputs along a parallel dim
+  // `coarse` that an input varying along the innermost parallel dim (the
+  // one neighbouring threads walk) does not use, so that input's element is
+  // loaded once for all of them at each step of the reduction (a
+  // convolution's output channels share the input window; a matmul's rows
+  // share B's column).
+  int64_t factor = 1;
+  unsigned coarse = 0;
+  if (coarsen > 1 && numParallel >= 2) {
+    unsigned inner = numParallel - 1;
+    for (unsigned d = 0; d < inner && factor == 1; ++d) {
+      std::optional<int64_t> trip = getConstantIntValue(ubs[d]);
+      if (!trip || *trip % coarsen != 0 || !isConstantIntValue(lbs[d], 0) ||
+          !isConstantIntValue(steps[d], 1) ||
+          llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+            return !op.getMatchingIndexingMap(&init).isFunctionOfDim(d);
+          }))
+        continue;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        if (!isa<MemRefType>(input->get().getType()))
+          continue;
+        AffineMap map = op.getMatchingIndexingMap(input);
+        if (map.isFunctionOfDim(inner) && !map.isFunctionOfDim(d)) {
+          factor = coarsen;
+          coarse = d;
+          break;
+        }
+      }
+    }
+  }
+  // Each coarsened output's parallel ivs, then the reduction's ivs.
+  SmallVector<SmallVector<Value>> tiles;
+  SmallVector<Value> reductionIvs;
+  unsigned numOutputs = op.getNumDpsInits();
+
+  // The body at each tile's ivs, the outputs' values `accs` (numOutputs per
+  // tile): the yielded values, in the same order.
+  auto compute = [&](OpBuilder &b, Location loc, ValueRange accs) {
+    SmallVector<Value> results;
+    // The first tile's loads, for the inputs the coarsened dim does not index.
+    DenseMap<OpOperand *, Value> shared;
+    for (auto [t, tile] : llvm::enumerate(tiles)) {
+      SmallVector<Value> ivs(tile);
+      ivs.append(reductionIvs);
+      IRMapping map;
+      for (OpOperand *input : op.getDpsInputOperands()) {
+        Value v = input->get();
+        AffineMap indexing = op.getMatchingIndexingMap(input);
+        if (t > 0 && shared.count(input)) {
+          v = shared[input];
+        } else if (isa<MemRefType>(v.getType())) {
+          v = memref::LoadOp::create(b, loc, v, applyMap(b, loc, indexing, ivs));
+          if (factor > 1 && !indexing.isFunctionOfDim(coarse))
+            shared[input] = v;
+        }
+        map.map(body.getArgument(input->getOperandNumber()), v);
+      }
+      for (unsigned i = 0; i < numOutputs; ++i)
+        map.map(body.getArgument(op.getNumDpsInputs() + i), accs[t * numOutputs + i]);
+      for (Operation &inner : body.without_terminator()) {
+        if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+          map.map(index.getResult(), ivs[index.getDim()]);
+          continue;
+        }
+        b.clone(inner, map);
+      }
+      for (Value v : body.getTerminator()->getOperands())
+        results.push_back(map.lookupOrDefault(v));
+    }
+    return results;
+  };
+  std::function<SmallVector<Value>(OpBuilder &, Location, unsigned, ValueRange)> reduce =
+      [&](OpBuilder &b, Location loc, unsigned dim, ValueRange accs) -> SmallVector<Value> {
+    if (dim == kinds.size())
+      return compute(b, loc, accs);
+    auto loop = scf::ForOp::create(
+        b, loc, lbs[dim], ubs[dim], steps[dim], accs,
+        [&](OpBuilder &b, Location loc, Value iv, ValueRange iter) {
+          reductionIvs.push_back(iv);
+          SmallVector<Value> next = reduce(b, loc, dim + 1, iter);
+          reductionIvs.pop_back();
+          scf::YieldOp::create(b, loc, next);
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  auto element = [&](OpBuilder &b, Location loc, ValueRange parallelIvs) {
+    tiles.clear();
+    for (int64_t t = 0; t < factor; ++t) {
+      SmallVector<Value> ivs(parallelIvs);
+      if (t > 0)
+        ivs[coarse] = arith::AddIOp::create(b, loc, ivs[coarse],
+                                            arith::ConstantIndexOp::create(b, loc, t));
+      tiles.push_back(ivs);
+    }
+    SmallVector<Value> accs;
+    for (SmallVector<Value> &ivs : tiles)
+      for (OpOperand &init : op.getDpsInitsMutable())
+        accs.push_back(memref::LoadOp::create(
+            b, loc, init.get(), applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs)));
+    SmallVector<Value> results = reduce(b, loc, numParallel, accs);
+    for (auto [t, ivs] : llvm::enumerate(tiles))
+      for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
+        memref::StoreOp::create(b, loc, results[t * numOutputs + i], init.get(),
+                                applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+  };
+  if (numParallel == 0) {
+    element(rewriter, loc, {});
+  } else {
+    auto n = static_cast<std::ptrdiff_t>(numParallel);
+    SmallVector<Value> parallelSteps(ArrayRef(steps).take_front(n));
+    if (factor > 1)
+      parallelSteps[coarse] = arith::ConstantIndexOp::create(rewriter, loc, factor);
+    scf::ParallelOp::create(rewriter, loc, ArrayRef(lbs).take_front(n),
+                            ArrayRef(ubs).take_front(n), parallelSteps, element);
+  }
+  return true;
+}
+
 struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass> {
   using Base::Base;
 
@@ -97,7 +274,8 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
           op = *moved;
         }
       }
-      if (failed(linalg::linalgOpToParallelLoops(rewriter, op)))
+      if (!lowerWithAccumulators(rewriter, op, coarsen) &&
+          failed(linalg::linalgOpToParallelLoops(rewriter, op)))
         return op.emitError("--target=cuda: cannot turn this op into loops");
       rewriter.eraseOp(op);
     }

@@ -10,7 +10,13 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
   let description = [{
     For `--target=cuda`, on buffers. First every linalg op becomes a loop
     nest, its parallel dims first (a generic's iterators interchanged so
-    that they are), as one scf.parallel with the reduction loops inside.
+    that they are), as one scf.parallel with the reduction loops inside;
+    a reduction carries its output elements in registers (loaded once,
+    iter_args through the reduction loops, stored once), and with
+    `coarsen` = C > 1 each thread computes C outputs along a parallel dim
+    that an input walked by neighbouring threads does not use (a
+    convolution's output channels, a matmul's rows), that input's element
+    loaded once for the C of them.
     Then each function's top-level
     `scf.parallel` without reductions becomes a `gpu.launch` with one
     thread per iteration: its dims collapsed into one count N, blocks of
@@ -31,8 +37,12 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
            "Threads per block">,
+    Option<"coarsen", "coarsen", "int64_t", "4",
+           "Outputs each thread of a reduction computes (along a parallel dim "
+           "whose outputs share an input's elements; 1: one output a thread)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 

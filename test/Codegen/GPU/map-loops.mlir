@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --kiln-gpu-map-loops --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-map-loops=coarsen=1 --split-input-file --verify-diagnostics | FileCheck %s
 // kiln-gpu-map-loops (passes/Codegen/GPU/MapLoops.cpp): the loop nests of
 // --target=cuda as GPU launches.
 
@@ -106,6 +106,61 @@ func.func @size(%a: memref<index>, %out: memref<?xf32>) {
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     memref.store %cst, %view[%i] : memref<?xf32, strided<[1]>>
     scf.reduce
+  }
+  return
+}
+
+// -----
+
+// A reduction keeps its output element in a register: one load before the
+// reduction loops, the sum carried through them (iter_args), one store
+// after; the inputs are loaded inside. (Loaded and stored at every step,
+// each multiply-add would be a round trip to global memory.)
+// CHECK-LABEL: func.func @matmul(
+// CHECK: gpu.launch
+// CHECK: %[[INIT:.*]] = memref.load %[[C:.*]][%{{.*}}, %{{.*}}] : memref<4x5xf32>
+// CHECK: %[[SUM:.*]] = scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
+// CHECK: memref.load %{{.*}} : memref<4x3xf32>
+// CHECK: memref.load %{{.*}} : memref<3x5xf32>
+// CHECK-NOT: memref.store
+// CHECK: scf.yield
+// CHECK: memref.store %[[SUM]], %[[C]][%{{.*}}, %{{.*}}] : memref<4x5xf32>
+func.func @matmul(%a: memref<4x3xf32>, %b: memref<3x5xf32>, %c: memref<4x5xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x3xf32>, memref<3x5xf32>) outs(%c : memref<4x5xf32>)
+  return
+}
+
+// A convolution: the window's indices are affine.apply of the output's and
+// the reduction's (oh * 2 + kh), three nested loops carry the sum.
+// CHECK-LABEL: func.func @conv(
+// CHECK: gpu.launch
+// CHECK: memref.load %{{.*}} : memref<1x2x3x3xf32>
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: affine.apply
+// CHECK: memref.store {{.*}} : memref<1x2x3x3xf32>
+func.func @conv(%x: memref<1x3x7x7xf32>, %w: memref<2x3x3x3xf32>, %y: memref<1x2x3x3xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x7x7xf32>, memref<2x3x3x3xf32>) outs(%y : memref<1x2x3x3xf32>)
+  return
+}
+
+// A generic's linalg.index of a reduction dim reads the loop's index.
+// CHECK-LABEL: func.func @indexed(
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK: arith.index_cast %[[K]]
+func.func @indexed(%x: memref<4x6xf32>, %y: memref<4xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x6xf32>) outs(%y : memref<4xf32>) {
+  ^bb0(%v: f32, %acc: f32):
+    %k = linalg.index 1 : index
+    %ki = arith.index_cast %k : index to i32
+    %kf = arith.sitofp %ki : i32 to f32
+    %p = arith.mulf %v, %kf : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
   }
   return
 }
