@@ -1,35 +1,48 @@
 #!/usr/bin/python3
 """kiln on a GPU machine that cannot build kiln (the device machines lent to
 this project start bare: no LLVM, nothing to download; they hold python3
-with numpy and a CUDA PyTorch). Two halves:
+with numpy, onnxruntime and a CUDA PyTorch). Two halves:
 
   here:  python3 utils/gpu_carry.py prepare KILN DIR [--arch sm_90]
-             [--models mobilenet_v2,bert_encoder] [--batches 1]
-             [--conformance-mb 12] [--work EXPORTS]
-  there: python3 utils/gpu_carry.py run DIR [--json F]
+             [--models resnet50,mobilenet_v2,bert_encoder] [--batches 1,32]
+             [--ternary resnet50,bert_encoder] [--work EXPORTS]
+  there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S]
 
-`prepare` compiles, with --target=cuda, conformance tests that pass on the
-CPU and assemble with ptxas (until their libraries and data reach
---conformance-mb) and the suite's models (exported by Debian's torch here,
-utils/models/models.py), each as a library with inputs and expected
-outputs as .npy, and a manifest.json. Keep DIR under the 64 MiB a device
-call carries (resnet50's library alone is 100 MB: it does not fit).
+`prepare` compiles, with --target=cuda, every conformance test that passes
+on the CPU and assembles with ptxas (ptx-passing.txt), and the suite's
+models (exported by Debian's torch here, utils/models/models.py) at each
+batch, each as a library with inputs and expected outputs as .npy, writes
+a manifest.json and packs it all into DIR/bundle.tar.xz (one solid xz
+stream with a large dictionary, so that the runtime code every library
+holds and the weights a model's libraries share are stored once). A device
+call carries 64 MiB: the models named by --ternary get each weight of two
+or more dims replaced by three levels (0 and +-mean|w|, as ternary weight
+networks do) so that their libraries compress, and their ONNX file travels too so that
+the GPU machine's onnxruntime checks them independently; those models' and
+every batch above 1's float inputs are rounded to a grid of 1/16 (they
+compress) and their expected outputs are kiln's CPU results. The
+values of the weights do not change the work a run does: these are latency
+and correctness runs of the real architectures.
 
-`run` needs only python3 and numpy (and torch for the PyTorch times): each
-library is loaded with ctypes and run through its descriptor's NAME_run
-(host pointers) on each data set; outputs are compared as the CPU tests
-compare them (|got - expected| <= atol + rtol |expected|, integers exact).
-Models are timed (median of 20 runs after 5) and, where torch has CUDA,
-torch eager and torch.compile on the same architecture and batch
-(random weights: a latency comparison only).
+`run` needs only python3 and numpy (torch for the PyTorch times and the
+kernel profile, onnxruntime for the second reference): each library is
+loaded with ctypes in worker processes (a crash or a CUDA fault costs one
+test, not the run) and run through NAME_run (host pointers) on each data
+set; outputs are compared as the CPU tests compare them (|got - expected| <=
+atol + rtol |expected|, integers exact). Each model is timed through
+NAME_run (copies included) and NAME_run_device (torch's device buffers,
+zero-copy), its kernels profiled with torch.profiler, and torch eager and
+torch.compile on the same architecture and batch (random weights) timed
+while --budget lasts.
 """
 import argparse
 import ctypes
 import json
 import os
-import re
 import subprocess
 import sys
+import tarfile
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -39,7 +52,25 @@ NAME = "m"  # every library's C prefix (--name)
 
 # --------------------------------------------------------------- prepare
 
+def ternary(src, dst):
+    """`src` with each float initializer of two or more dims replaced by
+    three levels: 0 where |w| < 0.7 mean|w|, else sign(w) mean|w|."""
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(src)
+    for i, t in enumerate(m.graph.initializer):
+        w = numpy_helper.to_array(t)
+        if w.dtype != np.float32 or w.ndim < 2:
+            continue
+        a = float(np.abs(w).mean())
+        q = (np.sign(w) * (np.abs(w) >= 0.7 * a) * a).astype(np.float32)
+        m.graph.initializer[i].CopyFrom(numpy_helper.from_array(q, t.name))
+    onnx.save(m, dst)
+
+
 def prepare(args):
+    import concurrent.futures
     import numpy as np
     sys.path.insert(0, os.path.join(ROOT, "test", "onnx-backend"))
     sys.path.insert(0, os.path.join(HERE, "models"))
@@ -47,74 +78,148 @@ def prepare(args):
     import ptx_check
     from onnx import TensorProto, numpy_helper
 
-    kiln = os.path.abspath(args.kiln)
+    # VARIANT=KILN pairs (a plain KILN is variant "kiln"): each variant's
+    # libraries run on the same data, so that two builds compare in one call.
+    variants = [(v.split("=", 1) if "=" in v else ("kiln", v)) for v in args.kiln.split(",")]
+    variants = [(v, os.path.abspath(k)) for v, k in variants]
+    kiln = variants[0][1]
     out = os.path.abspath(args.dir)
-    os.makedirs(out, exist_ok=True)
-    entries, total = [], 0
+    files = os.path.join(out, "files")
+    os.makedirs(files, exist_ok=True)
+    entries = []
 
-    def size(path):
-        return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
-
-    def compile_lib(model, lib, shapes):
+    def compile_lib(kiln, model, lib, shapes):
+        os.makedirs(os.path.dirname(lib), exist_ok=True)
         r = subprocess.run([kiln, "compile", model, "--target=cuda", "--gpu-arch=" + args.arch,
                             "--name", NAME, "-o", lib, "-q"] + shapes,
                            capture_output=True, text=True)
+        if r.returncode != 0:
+            print("prepare: %s: %s" % (model, conformance.first_line(r.stderr)))
         return r.returncode == 0
 
-    ok = set(conformance.read_list(os.path.join(ROOT, "test", "onnx-backend", "ptx-passing.txt")))
-    tols = conformance.read_tolerances(conformance.TOLERANCES)
-    for test in conformance.read_list(conformance.PASSING):
-        if test not in ok or total > args.conformance_mb * 2**20:
-            continue
+    def conformance_entries(test):
         folder = os.path.join(args.data, test)
-        d = os.path.join(out, "conformance", test.replace("/", "_"))
+        stem = os.path.join("conformance", test.replace("/", "_"))
+        d = os.path.join(files, "data", stem)
         os.makedirs(d, exist_ok=True)
-        if not compile_lib(os.path.join(folder, "model.onnx"), os.path.join(d, "lib.so"),
-                           ptx_check.input_shapes(folder)):
-            continue
         sets = []
         for s in sorted(x for x in os.listdir(folder) if x.startswith("test_data_set_")):
-            files = {}
+            io = {}
             for kind in ("input", "output"):
-                files[kind] = []
+                io[kind] = []
                 for i, pb in enumerate(conformance.numbered(os.path.join(folder, s), kind)):
                     t = TensorProto()
                     with open(pb, "rb") as f:
                         t.ParseFromString(f.read())
                     npy = os.path.join(d, "%s_%s%d.npy" % (s, kind, i))
                     np.save(npy, numpy_helper.to_array(t))
-                    files[kind].append(os.path.relpath(npy, out))
-            sets.append(files)
+                    io[kind].append(os.path.relpath(npy, files))
+            sets.append(io)
         tol = tols.get(test, {})
-        entries.append({"kind": "conformance", "id": test, "lib": os.path.relpath(
-            os.path.join(d, "lib.so"), out), "sets": sets, "rtol": tol.get("rtol", 1e-3),
-            "atol": tol.get("atol", 1e-5)})
-        total += size(d)
+        found = []
+        for variant, k in variants:
+            if args.conformance_variants and variant not in args.conformance_variants.split(","):
+                continue
+            lib = os.path.join(variant, stem, "lib.so")
+            if (args.reuse and os.path.exists(os.path.join(files, lib))) or compile_lib(k, os.path.join(folder, "model.onnx"), os.path.join(files, lib),
+                           ptx_check.input_shapes(folder)):
+                found.append({"kind": "conformance", "variant": variant,
+                              "id": variant + ":" + test, "lib": lib, "sets": sets,
+                              "rtol": tol.get("rtol", 1e-3), "atol": tol.get("atol", 1e-5)})
+        return found
+
+    ok = set(conformance.read_list(os.path.join(ROOT, "test", "onnx-backend", "ptx-passing.txt")))
+    tols = conformance.read_tolerances(conformance.TOLERANCES)
+    tests = [t for t in conformance.read_list(conformance.PASSING) if t in ok]
+    if args.conformance_limit >= 0:
+        tests = tests[:args.conformance_limit]
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for found in pool.map(conformance_entries, tests):
+            entries += found
+    print("prepare: %d conformance libraries (%d tests, %d variants)" % (
+        len(entries), len(tests), len(variants)), flush=True)
+
     import models as suite
+    ternaries = set(m for m in args.ternary.split(",") if m)
     for name in [m for m in args.models.split(",") if m]:
+        d = os.path.join(files, "data", "models", name)
+        os.makedirs(d, exist_ok=True)
+        rel = lambda p: os.path.relpath(p, files)
+        onnx_ref = None
         for batch in [int(b) for b in args.batches.split(",")]:
             os.makedirs(args.work, exist_ok=True)
-            onnx_path, in_path, out_path = suite.export(
-                name, args.work, None if batch == 1 else batch)
+            onnx_path, in_path, out_path = suite.export(name, args.work, batch)
             x = np.load(in_path)
-            d = os.path.join(out, "models", "%s_b%d" % (name, batch))
-            os.makedirs(d, exist_ok=True)
-            if not compile_lib(onnx_path, os.path.join(d, "lib.so"),
-                               ["--input-shape", "input=" + "x".join(map(str, x.shape))]):
-                print("prepare: %s batch %d does not compile" % (name, batch))
-                continue
-            np.save(os.path.join(d, "input.npy"), x)
-            np.save(os.path.join(d, "output.npy"), np.load(out_path))
-            entries.append({"kind": "model", "id": "%s_b%d" % (name, batch), "model": name,
-                            "batch": batch, "lib": os.path.relpath(os.path.join(d, "lib.so"), out),
-                            "sets": [{"input": ["models/%s_b%d/input.npy" % (name, batch)],
-                                      "output": ["models/%s_b%d/output.npy" % (name, batch)]}],
-                            "rtol": 1e-3, "atol": 1e-4})
-    with open(os.path.join(out, "manifest.json"), "w") as f:
+            shape = ["--input-shape", "input=" + "x".join(map(str, x.shape))]
+            if name in ternaries:
+                # One modified model for every batch (the export's batch is
+                # symbolic).
+                onnx_ref = os.path.join(d, "model.onnx")
+                if not os.path.exists(onnx_ref):
+                    ternary(onnx_path, onnx_ref)
+                onnx_path = onnx_ref
+            if name in ternaries or batch != 1:
+                # Float inputs on a grid of 1/16 (they compress: a batch of
+                # 32 images is 19 MB of random floats), and kiln's CPU
+                # result as the expected output.
+                if x.dtype.kind == "f":
+                    x = (np.clip(np.round(x * 16), -64, 64) / 16).astype(x.dtype)
+                in_path = os.path.join(args.work, "%s.carry.b%d.input.npy" % (name, batch))
+                np.save(in_path, x)
+                saved = os.path.join(args.work, "%s.carry.b%d" % (name, batch))
+                r = subprocess.run([kiln, "run", onnx_path, "--input", in_path,
+                                    "--save-outputs", saved],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    print("prepare: %s batch %d: the CPU reference failed: %s" % (
+                        name, batch, conformance.first_line(r.stderr)))
+                    continue
+                expected = np.load(os.path.join(saved, "output.npy"))
+            else:
+                expected = np.load(out_path)
+            x_npy = os.path.join(d, "input_b%d.npy" % batch)
+            y_npy = os.path.join(d, "output_b%d.npy" % batch)
+            np.save(x_npy, x)
+            np.save(y_npy, expected)
+            for n, (variant, k) in enumerate(variants):
+                lib = os.path.join(variant, "models", name, "lib_b%d.so" % batch)
+                if not compile_lib(k, onnx_path, os.path.join(files, lib), shape):
+                    continue
+                entries.append({"kind": "model", "variant": variant,
+                                "id": "%s:%s_b%d" % (variant, name, batch), "model": name,
+                                "batch": batch, "lib": lib,
+                                "onnx": rel(onnx_ref) if onnx_ref else None,
+                                "ternary": name in ternaries,
+                                "torch": n == len(variants) - 1,
+                                "sets": [{"input": [rel(x_npy)], "output": [rel(y_npy)]}],
+                                "rtol": 1e-3, "atol": 1e-4})
+            print("prepare: %s batch %d" % (name, batch), flush=True)
+    with open(os.path.join(files, "manifest.json"), "w") as f:
         json.dump({"arch": args.arch, "name": NAME, "entries": entries}, f, indent=1)
-    print("prepare: %d conformance tests, %d models, %.1f MiB in %s" % (
+    pack(out)
+    print("prepare: %d conformance libraries, %d model libraries" % (
         sum(e["kind"] == "conformance" for e in entries),
-        sum(e["kind"] == "model" for e in entries), size(out) / 2**20, out))
+        sum(e["kind"] == "model" for e in entries)))
+
+
+def pack(out):
+    """DIR/files as DIR/bundle.tar.xz: one xz stream whose dictionary (1 GiB)
+    spans the whole archive, a model's libraries next to each other, so the
+    runtime code every library holds and the weights a model's libraries
+    share are stored once (preset 1: its match finder is fast on 1 GB)."""
+    files = os.path.join(out, "files")
+    bundle = os.path.join(out, "bundle.tar.xz")
+    names = [os.path.relpath(os.path.join(dp, f), files)
+             for dp, _, fs in os.walk(files) for f in fs]
+    names.sort(key=lambda p: (os.path.basename(os.path.dirname(p)), p))
+    with open(bundle, "wb") as sink, subprocess.Popen(
+            ["xz", "--lzma2=preset=1,dict=1GiB", "-T1", "-c"], stdin=subprocess.PIPE,
+            stdout=sink) as xz:
+        with tarfile.open(fileobj=xz.stdin, mode="w|") as tar:
+            for n in names:
+                tar.add(os.path.join(files, n), arcname=n)
+        xz.stdin.close()
+    print("pack: %.1f MiB in %s" % (os.path.getsize(bundle) / 2**20, bundle))
 
 
 # ------------------------------------------------------------------- run
@@ -139,7 +244,8 @@ class ModelDesc(ctypes.Structure):
 
 # ONNX TensorProto.DataType -> numpy dtype name.
 DTYPES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
-          7: "int64", 9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64"}
+          7: "int64", 9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64",
+          16: "uint16"}  # bfloat16: its bits (the .npy files hold them as uint16)
 
 
 class Library:
@@ -148,31 +254,42 @@ class Library:
         self.desc = ModelDesc.in_dll(self.lib, name + "_kiln_desc")
         self.error = self.lib.kiln_cuda_error
         self.error.restype = ctypes.c_char_p
+        self.run_device = getattr(self.lib, name + "_run_device")
+        self.run_device.argtypes = [ctypes.POINTER(ctypes.c_void_p),
+                                    ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
 
-    def run(self, inputs):
-        import numpy as np
+    def shapes(self, outputs):
         d = self.desc
-        ins = []
-        for i in range(d.num_inputs):
-            t = d.inputs[i]
-            ins.append(np.ascontiguousarray(inputs[i], dtype=DTYPES[t.dtype]))
-        outs = []
-        for i in range(d.num_outputs):
-            t = d.outputs[i]
-            outs.append(np.zeros([t.dims[k] for k in range(t.rank)], dtype=DTYPES[t.dtype]))
+        ts = [d.outputs[i] for i in range(d.num_outputs)] if outputs else \
+            [d.inputs[i] for i in range(d.num_inputs)]
+        return [([t.dims[k] for k in range(t.rank)], DTYPES[t.dtype]) for t in ts]
+
+    def run(self, inputs, outs=None):
+        import numpy as np
+        ins = [np.ascontiguousarray(a, dtype=dt) for a, (_, dt) in zip(inputs, self.shapes(False))]
+        if outs is None:
+            outs = [np.zeros(s, dtype=dt) for s, dt in self.shapes(True)]
         in_ptrs = (ctypes.c_void_p * max(1, len(ins)))(*[a.ctypes.data for a in ins])
         out_ptrs = (ctypes.c_void_p * max(1, len(outs)))(*[a.ctypes.data for a in outs])
-        status = d.run(in_ptrs, out_ptrs, None)
+        status = self.desc.run(in_ptrs, out_ptrs, None)
         if status:
             raise RuntimeError("status %d: %s" % (status, self.error().decode()))
         return outs
 
 
-def compare(got, expected, rtol, atol):
-    """'' when they match, else why not."""
+def compare(got, expected, rtol, atol, scaled=False):
+    """'' when they match, else why not. `scaled`: the largest error must also
+    be within rtol of the largest |expected| (random weights can make a
+    network's outputs tiny, mobilenet_v2's ~1e-9, where atol checks nothing;
+    the CPU model suite checks the same)."""
     import numpy as np
     if got.shape != expected.shape:
         return "shape %s, expected %s" % (got.shape, expected.shape)
+    if scaled:
+        scale = float(np.max(np.abs(expected))) if expected.size else 0.0
+        err = float(np.max(np.abs(got.astype(np.float64) - expected))) if got.size else 0.0
+        if not scale > 0 or not err <= rtol * scale:
+            return "max abs err %.3g against an output scale of %.3g" % (err, scale)
     if got.dtype.kind in "fc":
         g, e = got.astype(np.float64), expected.astype(np.float64)
         bad = ~((np.abs(g - e) <= atol + rtol * np.abs(e)) | (np.isnan(g) & np.isnan(e)) |
@@ -180,10 +297,24 @@ def compare(got, expected, rtol, atol):
     else:
         bad = got != expected
     if bad.any():
-        return "%d of %d elements differ (max abs err %.3g)" % (
-            bad.sum(), bad.size, float(np.nanmax(np.abs(got.astype(np.float64) -
-                                                         expected.astype(np.float64)))))
+        with np.errstate(invalid="ignore"):
+            err = np.nanmax(np.abs(got.astype(np.float64) - expected.astype(np.float64)))
+        return "%d of %d elements differ (max abs err %.3g)" % (bad.sum(), bad.size, float(err))
     return ""
+
+
+def median_ms(fn, iterations=20, warmup=5, sync=None):
+    times = []
+    for i in range(warmup + iterations):
+        if sync:
+            sync()
+        t = time.perf_counter()
+        fn()
+        if sync:
+            sync()
+        if i >= warmup:
+            times.append((time.perf_counter() - t) * 1e3)
+    return sorted(times)[len(times) // 2]
 
 
 def torch_median_ms(model, x, compiled=False, iterations=20):
@@ -194,20 +325,13 @@ def torch_median_ms(model, x, compiled=False, iterations=20):
     if compiled:
         model = torch.compile(model)
     x = x.cuda()
-    times = []
     with torch.no_grad():
-        for i in range(5 + iterations):
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            model(x)
-            torch.cuda.synchronize()
-            if i >= 5:
-                times.append((time.perf_counter() - t) * 1e3)
-    return sorted(times)[len(times) // 2]
+        return median_ms(lambda: model(x), iterations, 5, torch.cuda.synchronize)
 
 
-def torch_ms(model_name, batch, compiled):
-    """The suite's model `model_name` (random weights) at `batch`."""
+def torch_model(model_name, batch):
+    """The suite's model `model_name` (random weights) and an input of
+    `batch` items."""
     import torch
     sys.path.insert(0, os.path.join(HERE, "models"))
     import models as suite
@@ -216,69 +340,315 @@ def torch_ms(model_name, batch, compiled):
     if batch != 1:
         x = (torch.randint(0, int(x.max()) + 1, (batch,) + tuple(x.shape[1:]))
              if x.dtype == torch.int64 else torch.randn((batch,) + tuple(x.shape[1:])))
-    return torch_median_ms(model, x, compiled)
+    return model, x
+
+
+def torch_ms(model_name, batch, compiled):
+    return torch_median_ms(*torch_model(model_name, batch), compiled)
+
+
+def check_entry(root, e, lib):
+    """'' when every data set's outputs match, else why not."""
+    import numpy as np
+    for s in e["sets"]:
+        outs = lib.run([np.load(os.path.join(root, p)) for p in s["input"]])
+        for i, p in enumerate(s["output"]):
+            why = compare(outs[i], np.load(os.path.join(root, p)), e["rtol"], e["atol"])
+            if why:
+                return why
+    return ""
+
+
+def work_conformance(root, name, ids, deadline):
+    """Worker: runs the conformance entries `ids`, one line per test; stops
+    after an error (the process's CUDA context may be lost)."""
+    with open(os.path.join(root, "manifest.json")) as f:
+        entries = {e["id"]: e for e in json.load(f)["entries"]}
+    for i in ids:
+        if time.time() > deadline:
+            return
+        print("START " + i, flush=True)
+        try:
+            why = check_entry(root, entries[i], Library(os.path.join(root, entries[i]["lib"]), name))
+            result = ["mismatch" if why else "pass", why]
+        except Exception as ex:  # a failed run: its status and message
+            result = ["error", str(ex).splitlines()[0][:200]]
+        print("DONE " + json.dumps([i, result]), flush=True)
+        if result[0] == "error":
+            sys.exit(3)
+
+
+def pipeline(root, ids, deadline, results, lock):
+    """Runs `ids` in worker processes, one after another, a new one after a
+    crash, an error or a test that hangs for 60 s."""
+    import queue
+    remaining = list(ids)
+    while remaining and time.time() < deadline:
+        p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "work", root,
+                              "%f" % deadline] + remaining, stdout=subprocess.PIPE, text=True)
+        lines = queue.Queue()
+
+        def read(stream=p.stdout):
+            for line in stream:
+                lines.put(line)
+            lines.put("")
+        threading.Thread(target=read, daemon=True).start()
+        current = remaining[0]
+        while True:
+            try:
+                line = lines.get(timeout=60)
+            except queue.Empty:
+                p.kill()
+                p.wait()
+                result = ["timeout", "no answer in 60 s"]
+                break
+            if not line:
+                p.wait()
+                result = ["crash", "worker exited with %d" % p.returncode]
+                break
+            if line.startswith("START "):
+                current = line[6:].strip()
+            elif line.startswith("DONE "):
+                i, r = json.loads(line[5:])
+                with lock:
+                    results[i] = r
+                remaining.remove(i)
+                current = None
+        if current is not None and current in remaining and time.time() < deadline:
+            with lock:
+                results[current] = result
+            remaining.remove(current)
+
+
+def work_model(root, name, eid, deadline, compiled):
+    """Worker: one model entry: checked, timed, profiled, and torch timed.
+    Prints its row as JSON on the last line."""
+    import numpy as np
+    with open(os.path.join(root, "manifest.json")) as f:
+        e = {x["id"]: x for x in json.load(f)["entries"]}[eid]
+    row = {"variant": e.get("variant", "kiln"), "model": e["model"], "batch": e["batch"],
+           "weights": "ternary" if e.get("ternary") else "random", "torch": e.get("torch", True)}
+    out = lambda: print("ROW " + json.dumps(row), flush=True)
+    lib = Library(os.path.join(root, e["lib"]), name)
+    x = np.load(os.path.join(root, e["sets"][0]["input"][0]))
+    try:
+        t = time.perf_counter()
+        got = lib.run([x])[0]
+        row["first_run_ms"] = (time.perf_counter() - t) * 1e3
+        why = compare(got, np.load(os.path.join(root, e["sets"][0]["output"][0])),
+                      e["rtol"], e["atol"], scaled=True)
+        row["check"], row["why"] = ("mismatch" if why else "pass"), why
+    except Exception as ex:
+        row["check"], row["why"] = "error", str(ex).splitlines()[0][:200]
+        out()
+        return
+    if e.get("onnx"):
+        try:
+            import onnxruntime as ort
+            s = ort.InferenceSession(os.path.join(root, e["onnx"]),
+                                     providers=["CPUExecutionProvider"])
+            ref = s.run(None, {s.get_inputs()[0].name: x})[0]
+            row["ort_check"] = compare(got, ref, e["rtol"], e["atol"], scaled=True) or "pass"
+        except Exception as ex:
+            row["ort_check"] = "not run: " + str(ex).splitlines()[0][:100]
+    outs = [np.zeros(s, dtype=dt) for s, dt in lib.shapes(True)]
+    t = time.perf_counter()
+    lib.run([x], outs)
+    once = (time.perf_counter() - t) * 1e3
+    # Fewer runs for a slow library (the whole call has minutes).
+    iterations = 20 if once < 20 else 10 if once < 200 else 5
+    row["kiln_ms"] = median_ms(lambda: lib.run([x], outs), iterations, 2)
+    out()
+    # NAME_run_device on device buffers of its own (cuMemAlloc in the primary
+    # context the runtime made current): no copies.
+    cuda = ctypes.CDLL("libcuda.so.1")
+
+    def device_buffer(nbytes):
+        ptr = ctypes.c_uint64()
+        r = cuda.cuMemAlloc_v2(ctypes.byref(ptr), ctypes.c_size_t(max(1, nbytes)))
+        if r:
+            raise RuntimeError("cuMemAlloc failed (%d)" % r)
+        return ptr.value
+    xin = device_buffer(x.nbytes)
+    cuda.cuMemcpyHtoD_v2(ctypes.c_uint64(xin), x.ctypes.data_as(ctypes.c_void_p),
+                         ctypes.c_size_t(x.nbytes))
+    douts = [device_buffer(o.nbytes) for o in outs]
+    ws = device_buffer(lib.desc.workspace_size)
+    ip = (ctypes.c_void_p * 1)(xin)
+    op = (ctypes.c_void_p * len(douts))(*douts)
+
+    def device_run():
+        s = lib.run_device(ip, op, ctypes.c_void_p(ws))
+        if s:
+            raise RuntimeError("run_device status %d: %s" % (s, lib.error().decode()))
+    device_run()
+    back = np.zeros_like(outs[0])
+    cuda.cuMemcpyDtoH_v2(back.ctypes.data_as(ctypes.c_void_p), ctypes.c_uint64(douts[0]),
+                         ctypes.c_size_t(back.nbytes))
+    row["device_check"] = compare(back, got, 0, 0) or "pass"
+    row["kiln_device_ms"] = median_ms(device_run, 2 * iterations, 2)
+    out()
+    if not row["torch"]:
+        return
+    try:
+        import torch
+    except ImportError:
+        return
+    if not torch.cuda.is_available():
+        row["torch_error"] = "torch has no CUDA"
+        out()
+        return
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(3):
+                device_run()
+            torch.cuda.synchronize()
+        kernels = []
+        for k in prof.key_averages():
+            us = getattr(k, "device_time_total", None) or getattr(k, "cuda_time_total", 0)
+            if us:
+                kernels.append((k.key, k.count // 3, us / 3e3))
+        kernels.sort(key=lambda k: -k[2])
+        row["kernel_ms"] = sum(k[2] for k in kernels)
+        row["kernel_launches"] = sum(k[1] for k in kernels)
+        row["top_kernels"] = [[n[:60], c, round(ms, 4)] for n, c, ms in kernels[:12]]
+    except Exception as ex:
+        row["profile_error"] = str(ex).splitlines()[0][:100]
+    out()
+    model, xt = torch_model(e["model"], e["batch"])
+    row["torch_tf32_conv"] = bool(torch.backends.cudnn.allow_tf32)
+    row["torch_ms"] = torch_median_ms(model, xt)
+    out()
+    if compiled and time.time() < deadline - 90:
+        try:
+            row["torch_compile_ms"] = torch_median_ms(model, xt, compiled=True)
+        except Exception as ex:  # torch.compile may not work there
+            row["torch_compile_error"] = str(ex).splitlines()[0][:100]
+        out()
 
 
 def run_all(args):
-    import numpy as np
+    start = time.time()
+    deadline = start + args.budget
     root = os.path.abspath(args.dir)
+    if not os.path.exists(os.path.join(root, "manifest.json")):
+        bundle = os.path.join(root, "bundle.tar.xz")
+        root = args.extract_to
+        os.makedirs(root, exist_ok=True)
+        with tarfile.open(bundle, "r:xz") as tar:
+            tar.extractall(root)
+        print("extracted %s in %.1f s" % (bundle, time.time() - start), flush=True)
     with open(os.path.join(root, "manifest.json")) as f:
         manifest = json.load(f)
     report = {"conformance": {}, "models": []}
+    try:
+        report["gpu"] = subprocess.run(["nvidia-smi", "-L"], capture_output=True,
+                                       text=True).stdout.strip()
+    except OSError:
+        report["gpu"] = "(no nvidia-smi)"
+    print("GPU:", report["gpu"], flush=True)
+
+    models = [e for e in manifest["entries"] if e["kind"] == "model"]
+    rows = []
+    # Models first, then conformance; torch.compile with what time is left.
+    for e in models:
+        left = deadline - time.time() - args.conformance_s
+        if left < 20:
+            print("models: out of time before %s" % e["id"])
+            break
+        try:
+            p = subprocess.run([sys.executable, os.path.abspath(__file__), "model", root,
+                                e["id"], "%f" % (time.time() + left), "0"],
+                               capture_output=True, text=True, timeout=left)
+            stdout, why = p.stdout, (p.stderr.strip().splitlines() or
+                                     ["exit %d" % p.returncode])[-1][:200]
+        except subprocess.TimeoutExpired as ex:
+            stdout, why = ex.stdout or "", "timed out after %.0f s" % left
+            stdout = stdout.decode() if isinstance(stdout, bytes) else stdout
+        row = None
+        for line in stdout.splitlines():
+            if line.startswith("ROW "):
+                row = json.loads(line[4:])
+        if row is None:
+            row = {"variant": e.get("variant", "kiln"), "model": e["model"],
+                   "batch": e["batch"], "check": "crash", "why": why}
+        elif why and "torch_ms" not in row:
+            row["stopped"] = why
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+
+    conf = [e["id"] for e in manifest["entries"] if e["kind"] == "conformance"]
+    results, lock = {}, threading.Lock()
+    cdeadline = min(deadline, time.time() + args.conformance_s)
+    threads = [threading.Thread(target=pipeline, args=(root, conf[k::args.jobs], cdeadline,
+                                                       results, lock))
+               for k in range(args.jobs)]
+    t0 = time.time()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
     counts = {}
-    for e in manifest["entries"]:
-        try:
-            lib = Library(os.path.join(root, e["lib"]), manifest["name"])
-            why = ""
-            for s in e["sets"]:
-                outs = lib.run([np.load(os.path.join(root, p)) for p in s["input"]])
-                for i, p in enumerate(s["output"]):
-                    why = why or compare(outs[i], np.load(os.path.join(root, p)),
-                                         e["rtol"], e["atol"])
-            status = "mismatch" if why else "pass"
-        except Exception as ex:  # a failed run: its status and message
-            status, why = "error", str(ex).splitlines()[0][:200]
-        if e["kind"] == "conformance":
-            report["conformance"][e["id"]] = [status, why]
-            counts[status] = counts.get(status, 0) + 1
-            if status != "pass":
-                print("  %s: %s: %s" % (e["id"], status, why))
+    for i, (s, _) in results.items():
+        v = i.split(":")[0]
+        counts.setdefault(v, {})
+        counts[v][s] = counts[v].get(s, 0) + 1
+    print("\nconformance on the GPU (%d of %d libraries run, %.0f s)" % (
+        len(results), len(conf), time.time() - t0))
+    for v in sorted(counts):
+        print("  %s: %s" % (v, ", ".join("%d %s" % (n, s) for s, n in sorted(counts[v].items()))),
+              flush=True)
+    for t in sorted(results):
+        if results[t][0] != "pass":
+            print("  %s: %s: %s" % (t, *results[t]))
+    report["conformance"] = results
+
+    # torch.compile, while the budget lasts (each compile takes a while).
+    for row in rows:
+        if (row.get("check") not in ("pass", "mismatch") or not row.get("torch") or
+                deadline - time.time() < 120):
             continue
-        row = {"model": e["model"], "batch": e["batch"], "check": status, "why": why}
-        if status != "error":
-            x = np.load(os.path.join(root, e["sets"][0]["input"][0]))
-            times = []
-            for i in range(25):
-                t = time.perf_counter()
-                lib.run([x])
-                if i >= 5:
-                    times.append((time.perf_counter() - t) * 1e3)
-            row["kiln_ms"] = sorted(times)[len(times) // 2]
         try:
-            import torch
-            if torch.cuda.is_available():
-                row["torch_ms"] = torch_ms(e["model"], e["batch"], False)
-                try:
-                    row["torch_compile_ms"] = torch_ms(e["model"], e["batch"], True)
-                except Exception as ex:
-                    row["torch_compile_error"] = str(ex).splitlines()[0][:100]
-        except ImportError:
-            pass
-        report["models"].append(row)
-    print("conformance on the GPU: " + ", ".join("%d %s" % (n, s) for s, n in sorted(counts.items())))
+            p = subprocess.run([sys.executable, "-c",
+                                "import sys; sys.path.insert(0, %r); import gpu_carry as g; "
+                                "print('MS', g.torch_ms(%r, %d, True))" % (
+                                    HERE, row["model"], row["batch"])],
+                               capture_output=True, text=True,
+                               timeout=deadline - time.time() - 10)
+        except subprocess.TimeoutExpired:
+            row["torch_compile_error"] = "out of time"
+            continue
+        ms = [l for l in p.stdout.splitlines() if l.startswith("MS ")]
+        if ms:
+            row["torch_compile_ms"] = float(ms[-1][3:])
+        else:
+            row["torch_compile_error"] = (p.stderr.strip().splitlines() or ["?"])[-1][:100]
+    report["models"] = rows
     fmt = lambda v: "%.3f" % v if isinstance(v, float) else "-"
-    print("%-16s %5s %8s %10s %10s %14s" % ("model", "batch", "check", "kiln ms", "torch ms",
-                                            "torch.compile"))
-    for r in report["models"]:
-        print("%-16s %5d %8s %10s %10s %14s" % (r["model"], r["batch"], r["check"],
-                                                fmt(r.get("kiln_ms")), fmt(r.get("torch_ms")),
-                                                fmt(r.get("torch_compile_ms"))))
+    print("\n%-6s %-14s %5s %7s %9s %10s %10s %10s %9s %13s %9s" % (
+        "build", "model", "batch", "check", "ort", "kiln ms", "kiln dev", "kernels", "torch", "torch.compile",
+        "dev/torch"))
+    for r in rows:
+        ratio = r.get("kiln_device_ms", 0) / r["torch_ms"] if r.get("torch_ms") else None
+        print("%-6s %-14s %5d %7s %9s %10s %10s %10s %9s %13s %9s" % (
+            r.get("variant", "kiln")[:6], r["model"], r["batch"], r.get("check"), (r.get("ort_check") or "-")[:9],
+            fmt(r.get("kiln_ms")), fmt(r.get("kiln_device_ms")), fmt(r.get("kernel_ms")),
+            fmt(r.get("torch_ms")), fmt(r.get("torch_compile_ms")),
+            "%.2f" % ratio if ratio else "-"))
+    print("\ngpu_carry.py run: %.0f s" % (time.time() - start))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(report, f, indent=1)
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "work":
+        return work_conformance(sys.argv[2], NAME, sys.argv[4:], float(sys.argv[3]))
+    if len(sys.argv) > 2 and sys.argv[1] == "pack":
+        return pack(os.path.abspath(sys.argv[2]))
+    if len(sys.argv) > 1 and sys.argv[1] == "model":
+        return work_model(sys.argv[2], NAME, sys.argv[3], float(sys.argv[4]), sys.argv[5] == "1")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="verb", required=True)
     p = sub.add_parser("prepare")
@@ -286,14 +656,27 @@ def main():
     p.add_argument("dir")
     p.add_argument("--arch", default="sm_90")
     p.add_argument("--data", default="/usr/share/libonnx-testdata/data")
-    p.add_argument("--models", default="mobilenet_v2,bert_encoder")
-    p.add_argument("--batches", default="1")
-    p.add_argument("--conformance-mb", type=float, default=12)
+    p.add_argument("--models", default="resnet50,mobilenet_v2,bert_encoder")
+    p.add_argument("--batches", default="1,32")
+    p.add_argument("--ternary", default="resnet50,bert_encoder",
+                   help="models whose weights become three levels, so that they compress")
+    p.add_argument("--conformance-variants",
+                   help="the variants whose conformance libraries travel (default: all)")
+    p.add_argument("--reuse", action="store_true",
+                   help="keep the conformance libraries an earlier prepare left in DIR")
+    p.add_argument("--conformance-limit", type=int, default=-1,
+                   help="at most this many conformance tests (-1: all)")
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     p.add_argument("--work", default="/tmp/kiln-models",
                    help="where the model exports are cached (models.py's --work)")
     r = sub.add_parser("run")
     r.add_argument("dir")
     r.add_argument("--json")
+    r.add_argument("--budget", type=float, default=420, help="seconds for the whole run")
+    r.add_argument("--conformance-s", type=float, default=90,
+                   help="seconds kept for the conformance tests")
+    r.add_argument("--jobs", type=int, default=8, help="conformance worker processes")
+    r.add_argument("--extract-to", default="/tmp/kiln-gpu")
     args = ap.parse_args()
     prepare(args) if args.verb == "prepare" else run_all(args)
 
