@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/GPU/Passes.h"
+#include "passes/Codegen/GPU/Contraction.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
@@ -274,7 +276,8 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
           op = *moved;
         }
       }
-      if (!lowerWithAccumulators(rewriter, op, coarsen) &&
+      if (!(tileContractions && kiln::lowerTiledContraction(rewriter, op)) &&
+          !lowerWithAccumulators(rewriter, op, coarsen) &&
           failed(linalg::linalgOpToParallelLoops(rewriter, op)))
         return op.emitError("--target=cuda: cannot turn this op into loops");
       rewriter.eraseOp(op);
@@ -301,6 +304,11 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
       return result;
     };
     for (Operation *op : ops) {
+      if (isa<gpu::LaunchOp>(op)) { // A tiled contraction: mapped already.
+        if (failed(flush()))
+          return failure();
+        continue;
+      }
       if (auto loop = dyn_cast<scf::ParallelOp>(op); loop && loop.getNumResults() == 0) {
         if (failed(flush()))
           return failure();

@@ -37,12 +37,15 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",
            "Threads per block">,
+    Option<"tileContractions", "tile-contractions", "bool", "true",
+           "Contractions (matmuls, convolutions) as tiled GEMM kernels staged "
+           "through shared memory (Contraction.cpp)">,
     Option<"coarsen", "coarsen", "int64_t", "4",
            "Outputs each thread of a reduction computes (along a parallel dim "
            "whose outputs share an input's elements; 1: one output a thread)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
-                           "::mlir::affine::AffineDialect",
+                           "::mlir::affine::AffineDialect", "::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
 }
 

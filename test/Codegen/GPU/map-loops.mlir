@@ -1,4 +1,4 @@
-// RUN: kiln-opt %s --kiln-gpu-map-loops=coarsen=1 --split-input-file --verify-diagnostics | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-map-loops="coarsen=1 tile-contractions=false" --split-input-file --verify-diagnostics | FileCheck %s
 // kiln-gpu-map-loops (passes/Codegen/GPU/MapLoops.cpp): the loop nests of
 // --target=cuda as GPU launches.
 

@@ -1,0 +1,374 @@
+//===- Contraction.cpp - tiled GPU kernels for contractions -----*- C++ -*-===//
+//
+// A linalg op that is a contraction, C += A * B summed over its reduction
+// dims (matmul, batched matmul, convolution, Gemm...), as one gpu.launch of
+// 64 x 64 output tiles (Contraction.h says when and why).
+//
+// The op's loop dims fall into four roles: batch (indexed by A, B and C),
+// M (A and C), N (B and C) and K (the reductions, A and B). With each role's
+// dims linearised (the last fastest) it is a batched GEMM, C[b][m][n] +=
+// sum_k A(b, m, k) * B(b, k, n), where A(b, m, k) is A's element at its
+// indexing map applied to the dims those three indices delinearise to (a
+// convolution's window included: this is an implicit GEMM, no im2col
+// buffer). A and B are swapped if need be so that C's innermost dim is an
+// N dim, which the threads of a warp walk.
+//
+// A block of 256 threads computes one tile, each thread a 4 x 4 square in
+// registers (rows ty*4.., columns tx*4.., tx = tid % 16, ty = tid / 16).
+// Sixteen reduction steps at a time, the block stages A's 64 x 16 and B's
+// 16 x 64 elements in shared memory (4 + 4 per thread, zero outside the
+// operands, consecutive threads on the input's fastest-varying dim), waits,
+// and each thread does its 16 x 16 multiply-adds from shared memory. When
+// the tiles are too few to fill the GPU the reduction is split across
+// blocks (grid z), each adding its partial sums into C atomically;
+// otherwise a thread adds its sums to C's initial values (bias, zero).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/GPU/Contraction.h"
+
+#include <limits>
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/PatternMatch.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kTile = 64;     // output rows and columns a block computes
+constexpr int64_t kStep = 16;     // reduction steps staged at a time
+constexpr int64_t kSide = 16;     // threads along each side of a tile
+constexpr int64_t kPerThread = 4; // outputs along each side a thread computes
+constexpr int64_t kThreads = kSide * kSide;
+// Blocks that keep every multiprocessor of a large GPU busy (132 on an
+// H100/H200, 108 on an A100, two blocks each): fewer tiles than this split
+// the reduction.
+constexpr int64_t kBusyBlocks = 256;
+
+/// The op's operands and dims in GEMM terms.
+struct Gemm {
+  OpOperand *a = nullptr, *b = nullptr, *c = nullptr;
+  SmallVector<int64_t> sizes;
+  SmallVector<unsigned> batch, m, n, k;
+  int64_t batches = 1, rows = 1, cols = 1, depth = 1;
+  // Whether the innermost dim of A's (B's) indexing is an M (N) dim: then
+  // consecutive threads stage consecutive rows (columns), else consecutive
+  // reduction steps.
+  bool aRowsFastest = false, bColsFastest = false;
+};
+
+bool isF32Memref(Value v) {
+  auto type = dyn_cast<MemRefType>(v.getType());
+  return type && type.getElementType().isF32();
+}
+
+/// Whether the body is `out + in0 * in1` (either order of either op).
+bool isMultiplyAdd(linalg::LinalgOp op) {
+  Block &body = op->getRegion(0).front();
+  if (body.getNumArguments() != 3 || llvm::range_size(body.without_terminator()) != 2)
+    return false;
+  Operation *yield = body.getTerminator();
+  if (yield->getNumOperands() != 1)
+    return false;
+  auto add = yield->getOperand(0).getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return false;
+  Value acc = body.getArgument(2);
+  Value product = add.getLhs() == acc   ? add.getRhs()
+                  : add.getRhs() == acc ? add.getLhs()
+                                        : Value();
+  auto mul = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+  if (!mul)
+    return false;
+  Value x = body.getArgument(0), y = body.getArgument(1);
+  return (mul.getLhs() == x && mul.getRhs() == y) || (mul.getLhs() == y && mul.getRhs() == x);
+}
+
+/// Whether `map`'s last result reads one of `dims`.
+bool innermostIn(AffineMap map, ArrayRef<unsigned> dims) {
+  if (map.getNumResults() == 0)
+    return false;
+  AffineExpr last = map.getResults().back();
+  return llvm::any_of(dims, [&](unsigned d) { return last.isFunctionOfDim(d); });
+}
+
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+std::optional<Gemm> asGemm(linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
+      !isa<func::FuncOp>(op->getParentOp()))
+    return std::nullopt;
+  Gemm g;
+  g.a = op.getDpsInputOperand(0);
+  g.b = op.getDpsInputOperand(1);
+  g.c = op.getDpsInitOperand(0);
+  if (!isF32Memref(g.a->get()) || !isF32Memref(g.b->get()) || !isF32Memref(g.c->get()) ||
+      g.c->get() == g.a->get() || g.c->get() == g.b->get() || !isMultiplyAdd(op))
+    return std::nullopt;
+  g.sizes = op.getStaticLoopRanges();
+  if (llvm::any_of(g.sizes, [](int64_t s) { return ShapedType::isDynamic(s) || s < 1; }))
+    return std::nullopt;
+  AffineMap ma = op.getMatchingIndexingMap(g.a), mb = op.getMatchingIndexingMap(g.b),
+            mc = op.getMatchingIndexingMap(g.c);
+  if (!mc.isProjectedPermutation() || ma.getNumSymbols() || mb.getNumSymbols())
+    return std::nullopt;
+  SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < kinds.size(); ++d) {
+    bool inA = ma.isFunctionOfDim(d), inB = mb.isFunctionOfDim(d), inC = mc.isFunctionOfDim(d);
+    if (kinds[d] == utils::IteratorType::parallel) {
+      if (!inC)
+        return std::nullopt;
+      if (inA && inB)
+        g.batch.push_back(d);
+      else if (inA)
+        g.m.push_back(d);
+      else if (inB)
+        g.n.push_back(d);
+      else
+        return std::nullopt; // C broadcast along a dim: not a GEMM.
+    } else {
+      if (inC || !inA || !inB)
+        return std::nullopt;
+      g.k.push_back(d);
+    }
+  }
+  if (g.m.empty() || g.n.empty() || g.k.empty())
+    return std::nullopt;
+  auto product = [&](ArrayRef<unsigned> dims) {
+    int64_t p = 1;
+    for (unsigned d : dims)
+      p *= g.sizes[d];
+    return p;
+  };
+  // C's innermost dim is walked by neighbouring threads: make it an N dim.
+  if (innermostIn(mc, g.m)) {
+    std::swap(g.a, g.b);
+    std::swap(g.m, g.n);
+    std::swap(ma, mb);
+  }
+  g.batches = product(g.batch);
+  g.rows = product(g.m);
+  g.cols = product(g.n);
+  g.depth = product(g.k);
+  // Grid limits: y (the row tiles) and z (batches x splits) below 65536.
+  if (ceilDiv(g.rows, kTile) > 65535 || g.batches > 65535 ||
+      ceilDiv(g.cols, kTile) > std::numeric_limits<int32_t>::max())
+    return std::nullopt;
+  g.aRowsFastest = innermostIn(ma, g.m);
+  g.bColsFastest = innermostIn(mb, g.n);
+  return g;
+}
+
+/// Emits the kernel in place of `op`.
+class Emitter {
+public:
+  Emitter(linalg::LinalgOp op, const Gemm &g) : op(op), g(g), loc(op.getLoc()) {}
+
+  void emit(RewriterBase &rewriter) {
+    MLIRContext *ctx = op.getContext();
+    Type f32 = Float32Type::get(ctx);
+    int64_t tilesM = ceilDiv(g.rows, kTile), tilesN = ceilDiv(g.cols, kTile);
+    int64_t steps = ceilDiv(g.depth, kStep);
+    // Split the reduction when the tiles alone leave the GPU idle, keeping
+    // at least four staged steps per block.
+    int64_t tiles = tilesM * tilesN * g.batches;
+    splits = 1;
+    if (tiles < kBusyBlocks)
+      splits = std::max<int64_t>(1, std::min(ceilDiv(kBusyBlocks, tiles), steps / 4));
+    while (g.batches * splits > 65535)
+      --splits;
+    stepsPerSplit = ceilDiv(steps, splits);
+    splits = ceilDiv(steps, stepsPerSplit);
+
+    Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+    auto shared = MemRefType::get({kStep, kTile}, f32, MemRefLayoutAttrInterface{}, workgroup);
+    auto launch = gpu::LaunchOp::create(
+        rewriter, loc, index(rewriter, tilesN), index(rewriter, tilesM),
+        index(rewriter, g.batches * splits), index(rewriter, kThreads), index(rewriter, 1),
+        index(rewriter, 1), /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+        /*asyncDependencies=*/ValueRange{}, /*workgroupAttributions=*/TypeRange{shared, shared});
+    Block &body = launch.getBody().front();
+    OpBuilder b = OpBuilder::atBlockBegin(&body);
+    Value aTile = launch.getWorkgroupAttributions()[0];
+    Value bTile = launch.getWorkgroupAttributions()[1];
+    tid = launch.getThreadIds().x;
+    Value tx = arith::RemUIOp::create(b, loc, tid, index(b, kSide));
+    Value ty = arith::DivUIOp::create(b, loc, tid, index(b, kSide));
+    Value row0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y, index(b, kTile));
+    Value col0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(b, kTile));
+    Value z = launch.getBlockIds().z;
+    batchIndex = arith::DivUIOp::create(b, loc, z, index(b, splits));
+    Value split = arith::RemUIOp::create(b, loc, z, index(b, splits));
+    Value first = arith::MulIOp::create(b, loc, split, index(b, stepsPerSplit));
+    Value last = arith::MinUIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, first, index(b, stepsPerSplit)), index(b, steps));
+    Value myRow = arith::MulIOp::create(b, loc, ty, index(b, kPerThread));
+    Value myCol = arith::MulIOp::create(b, loc, tx, index(b, kPerThread));
+
+    Value zero = arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
+    SmallVector<Value> init(kPerThread * kPerThread, zero);
+    auto loop = scf::ForOp::create(
+        b, loc, first, last, index(b, 1), init,
+        [&](OpBuilder &b, Location loc, Value step, ValueRange acc) {
+          Value k0 = arith::MulIOp::create(b, loc, step, index(b, kStep));
+          stage(b, g.a, g.m, g.rows, row0, k0, g.aRowsFastest, aTile);
+          stage(b, g.b, g.n, g.cols, col0, k0, g.bColsFastest, bTile);
+          gpu::BarrierOp::create(b, loc);
+          SmallVector<Value> sums(acc);
+          for (int64_t kk = 0; kk < kStep; ++kk) {
+            SmallVector<Value> as, bs;
+            for (int64_t i = 0; i < kPerThread; ++i) {
+              as.push_back(memref::LoadOp::create(
+                  b, loc, aTile,
+                  ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myRow, index(b, i))}));
+              bs.push_back(memref::LoadOp::create(
+                  b, loc, bTile,
+                  ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myCol, index(b, i))}));
+            }
+            for (int64_t i = 0; i < kPerThread; ++i)
+              for (int64_t j = 0; j < kPerThread; ++j) {
+                Value &sum = sums[i * kPerThread + j];
+                sum = math::FmaOp::create(b, loc, as[i], bs[j], sum);
+              }
+          }
+          gpu::BarrierOp::create(b, loc);
+          scf::YieldOp::create(b, loc, sums);
+        });
+
+    // Each thread's sums into C, where they fall inside it.
+    AffineMap mc = op.getMatchingIndexingMap(g.c);
+    for (int64_t i = 0; i < kPerThread; ++i)
+      for (int64_t j = 0; j < kPerThread; ++j) {
+        Value row = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row0, myRow),
+                                          index(b, i));
+        Value col = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, col0, myCol),
+                                          index(b, j));
+        Value inside = arith::AndIOp::create(
+            b, loc,
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(b, g.rows)),
+            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, index(b, g.cols)));
+        auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+        OpBuilder then = guard.getThenBodyBuilder();
+        SmallVector<Value> ivs = loopIvs(then, row, g.m, col, g.n, Value(), {});
+        SmallVector<Value> indices;
+        for (AffineExpr e : mc.getResults())
+          indices.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+        Value sum = loop.getResult(i * kPerThread + j);
+        if (splits > 1) {
+          memref::AtomicRMWOp::create(then, loc, arith::AtomicRMWKind::addf, sum, g.c->get(),
+                                      indices);
+        } else {
+          Value old = memref::LoadOp::create(then, loc, g.c->get(), indices);
+          memref::StoreOp::create(then, loc, arith::AddFOp::create(then, loc, old, sum),
+                                  g.c->get(), indices);
+        }
+      }
+    gpu::TerminatorOp::create(b, loc);
+  }
+
+private:
+  Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// `linear` as the values of `dims` (the last fastest).
+  void delinearize(OpBuilder &b, Value linear, ArrayRef<unsigned> dims,
+                   SmallVector<Value> &ivs) {
+    Value rest = linear;
+    for (size_t i = dims.size(); i-- > 0;) {
+      Value size = index(b, g.sizes[dims[i]]);
+      ivs[dims[i]] = i == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size).getResult();
+      if (i != 0)
+        rest = arith::DivUIOp::create(b, loc, rest, size);
+    }
+  }
+
+  /// Every loop dim's value for the batch index, `outer` over `outerDims`
+  /// and `inner` over `innerDims` (dims none of them sets: 0, which the
+  /// operand being addressed does not read).
+  SmallVector<Value> loopIvs(OpBuilder &b, Value outer, ArrayRef<unsigned> outerDims,
+                             Value inner, ArrayRef<unsigned> innerDims, Value depth,
+                             ArrayRef<unsigned> depthDims) {
+    SmallVector<Value> ivs(g.sizes.size(), index(b, 0));
+    delinearize(b, batchIndex, g.batch, ivs);
+    delinearize(b, outer, outerDims, ivs);
+    if (inner)
+      delinearize(b, inner, innerDims, ivs);
+    if (depth)
+      delinearize(b, depth, depthDims, ivs);
+    return ivs;
+  }
+
+  /// Stages `operand`'s elements for `kStep` reduction steps from `k0` and
+  /// `kTile` of its rows (M or N: `dims`, `count` in all) from `base` into
+  /// `tile`[step][row], zero outside the operand.
+  void stage(OpBuilder &b, OpOperand *operand, ArrayRef<unsigned> dims, int64_t count,
+             Value base, Value k0, bool rowsFastest, Value tile) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    Type f32 = b.getF32Type();
+    for (int64_t r = 0; r < kTile * kStep / kThreads; ++r) {
+      Value e = arith::AddIOp::create(b, loc, tid, index(b, r * kThreads));
+      Value row = rowsFastest ? arith::RemUIOp::create(b, loc, e, index(b, kTile)).getResult()
+                              : arith::DivUIOp::create(b, loc, e, index(b, kStep)).getResult();
+      Value kk = rowsFastest ? arith::DivUIOp::create(b, loc, e, index(b, kTile)).getResult()
+                             : arith::RemUIOp::create(b, loc, e, index(b, kStep)).getResult();
+      Value globalRow = arith::AddIOp::create(b, loc, base, row);
+      Value globalK = arith::AddIOp::create(b, loc, k0, kk);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, globalRow, index(b, count)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, globalK,
+                                index(b, g.depth)));
+      auto load = scf::IfOp::create(
+          b, loc, inside,
+          [&](OpBuilder &b, Location loc) {
+            SmallVector<Value> ivs =
+                loopIvs(b, globalRow, dims, Value(), {}, globalK, g.k);
+            SmallVector<Value> indices;
+            for (AffineExpr expr : map.getResults()) {
+              if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
+                indices.push_back(ivs[dim.getPosition()]);
+                continue;
+              }
+              indices.push_back(affine::AffineApplyOp::create(
+                  b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
+            }
+            scf::YieldOp::create(b, loc,
+                                 ValueRange{memref::LoadOp::create(b, loc, operand->get(),
+                                                                   indices)});
+          },
+          [&](OpBuilder &b, Location loc) {
+            scf::YieldOp::create(
+                b, loc, ValueRange{arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0))});
+          });
+      memref::StoreOp::create(b, loc, load.getResult(0), tile, ValueRange{kk, row});
+    }
+  }
+
+  linalg::LinalgOp op;
+  const Gemm &g;
+  Location loc;
+  Value tid, batchIndex;
+  int64_t splits = 1, stepsPerSplit = 1;
+};
+
+} // namespace
+
+namespace kiln {
+
+bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
+  std::optional<Gemm> gemm = asGemm(op);
+  if (!gemm)
+    return false;
+  rewriter.setInsertionPoint(op);
+  Emitter(op, *gemm).emit(rewriter);
+  return true;
+}
+
+} // namespace kiln

@@ -1,0 +1,29 @@
+//===- Contraction.h - tiled GPU kernels for contractions -------*- C++ -*-===//
+//
+// Used by kiln-gpu-map-loops (MapLoops.cpp). One thread per output with the
+// whole reduction in it reads each input element once per output that uses
+// it, all from global memory (through L1); a GEMM of 64 x 64 tiles staged
+// through shared memory reads it once per tile and does 16 multiply-adds
+// per pair of shared-memory loads.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KILN_PASSES_CODEGEN_GPU_CONTRACTION_H
+#define KILN_PASSES_CODEGEN_GPU_CONTRACTION_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace kiln {
+
+/// Replaces `op` (on buffers, at a function's top level) with a gpu.launch
+/// of tiled GEMM kernels when it is a contraction: f32 operands, a body
+/// `out + a * b`, static sizes, C indexed by every parallel dim and by no
+/// reduction dim, A and B by every reduction dim, at least one dim indexing
+/// A but not B and one B but not A (Contraction.cpp says how). The caller
+/// erases `op`. False, with nothing changed, for any other op.
+bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+
+} // namespace kiln
+
+#endif // KILN_PASSES_CODEGEN_GPU_CONTRACTION_H

@@ -1,0 +1,92 @@
+// RUN: kiln-opt %s --kiln-gpu-map-loops -canonicalize -cse | FileCheck %s
+// kiln-gpu-map-loops' tiled contractions (passes/Codegen/GPU/Contraction.cpp):
+// a GEMM-like linalg op as one launch of 64 x 64 output tiles, 256 threads
+// each computing 4 x 4 outputs, the inputs staged in shared memory 16
+// reduction steps at a time.
+
+// 100 x 90 outputs: 2 x 2 tiles (grid x over the columns, y over the rows),
+// 70 reduction steps: ceil(70 / 16) = 5 staged steps, 4 tiles and too few
+// steps to split. Each step stages A and B (guarded loads, zero outside),
+// waits, does 16 x 16 fused multiply-adds from shared memory, waits; then
+// each of a thread's 16 sums is added to C's value where it falls inside C.
+// CHECK-LABEL: func.func @matmul(
+// CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
+// CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}} = %[[C2]], %{{.*}} = %c1) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[AT:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for %{{.*}} = %c0 to %[[C5]] step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK: scf.if %{{.*}} -> (f32) {
+// CHECK: memref.load %arg0
+// CHECK: } else {
+// CHECK: scf.yield %cst : f32
+// CHECK: memref.store %{{.*}}, %[[AT]]
+// CHECK: memref.load %arg1
+// CHECK: memref.store %{{.*}}, %[[BT]]
+// CHECK: gpu.barrier
+// CHECK-COUNT-256: math.fma
+// CHECK: gpu.barrier
+// CHECK: scf.yield
+// CHECK: scf.if
+// CHECK: %[[OLD:.*]] = memref.load %arg2
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]]
+// CHECK: memref.store %[[NEW]], %arg2
+// CHECK-NOT: memref.atomic_rmw
+func.func @matmul(%a: memref<100x70xf32>, %b: memref<70x90xf32>, %c: memref<100x90xf32>) {
+  linalg.matmul ins(%a, %b : memref<100x70xf32>, memref<70x90xf32>) outs(%c : memref<100x90xf32>)
+  return
+}
+
+// A matrix-vector-like product with few tiles (1 x 16) and a long
+// reduction (2048 = 128 staged steps): split 16 ways over grid z, eight
+// staged steps each, the partial sums added into C atomically. C's
+// innermost dim (n) is B's column.
+// CHECK-LABEL: func.func @split(
+// CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C16]], %{{.*}} = %c1, %{{.*}} = %[[C16]])
+// CHECK: memref.atomic_rmw addf
+func.func @split(%a: memref<1x2048xf32>, %b: memref<2048x1000xf32>, %c: memref<1x1000xf32>) {
+  linalg.matmul ins(%a, %b : memref<1x2048xf32>, memref<2048x1000xf32>) outs(%c : memref<1x1000xf32>)
+  return
+}
+
+// A convolution is an implicit GEMM: M the output channels (the weights'
+// rows), N the batch and output pixels (C's innermost dim, ow, is one), K
+// the input channels and the window; the input's window indices are
+// affine.apply of the pixel and window dims, no im2col buffer.
+// CHECK-LABEL: func.func @conv(
+// CHECK: gpu.launch
+// CHECK: affine.apply
+// CHECK: memref.load %arg0
+// CHECK: math.fma
+func.func @conv(%x: memref<2x8x9x9xf32>, %w: memref<16x8x3x3xf32>, %y: memref<2x16x4x4xf32>) {
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<2x8x9x9xf32>, memref<16x8x3x3xf32>) outs(%y : memref<2x16x4x4xf32>)
+  return
+}
+
+// Not contractions: a depthwise convolution (no dim indexes the weights
+// alone) and a max-reduction keep one thread per output with the reduction
+// in a loop.
+// CHECK-LABEL: func.func @depthwise(
+// CHECK-NOT: workgroup
+// CHECK: scf.for
+// CHECK-LABEL: func.func @rowmax(
+// CHECK-NOT: workgroup
+// CHECK: scf.for
+func.func @depthwise(%x: memref<1x8x9x9xf32>, %w: memref<8x3x3xf32>, %y: memref<1x8x7x7xf32>) {
+  linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x8x9x9xf32>, memref<8x3x3xf32>) outs(%y : memref<1x8x7x7xf32>)
+  return
+}
+func.func @rowmax(%x: memref<64x64xf32>, %w: memref<64x64xf32>, %y: memref<64x64xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>, affine_map<(i, j, k) -> (k, j)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<64x64xf32>, memref<64x64xf32>) outs(%y : memref<64x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %acc: f32):
+    %p = arith.mulf %a, %b : f32
+    %m = arith.maximumf %acc, %p : f32
+    linalg.yield %m : f32
+  }
+  return
+}
