@@ -141,59 +141,62 @@ def prepare(args):
 
     import models as suite
     ternaries = set(m for m in args.ternary.split(",") if m)
-    for name in [m for m in args.models.split(",") if m]:
+    runs = [(m, b, variants) for m in args.models.split(",") if m
+            for b in [int(b) for b in args.batches.split(",")]]
+    runs += [(m, 1, variants[-1:]) for m in args.extra_models.split(",") if m]
+    ternaries |= set(m for m in args.extra_models.split(",") if m)
+    for name, batch, builds in runs:
         d = os.path.join(files, "data", "models", name)
         os.makedirs(d, exist_ok=True)
         rel = lambda p: os.path.relpath(p, files)
         onnx_ref = None
-        for batch in [int(b) for b in args.batches.split(",")]:
-            os.makedirs(args.work, exist_ok=True)
-            onnx_path, in_path, out_path = suite.export(name, args.work, batch)
-            x = np.load(in_path)
-            shape = ["--input-shape", "input=" + "x".join(map(str, x.shape))]
-            if name in ternaries:
-                # One modified model for every batch (the export's batch is
-                # symbolic).
-                onnx_ref = os.path.join(d, "model.onnx")
-                if not os.path.exists(onnx_ref):
-                    ternary(onnx_path, onnx_ref)
-                onnx_path = onnx_ref
-            if name in ternaries or batch != 1:
-                # Float inputs on a grid of 1/16 (they compress: a batch of
-                # 32 images is 19 MB of random floats), and kiln's CPU
-                # result as the expected output.
-                if x.dtype.kind == "f":
-                    x = (np.clip(np.round(x * 16), -64, 64) / 16).astype(x.dtype)
-                in_path = os.path.join(args.work, "%s.carry.b%d.input.npy" % (name, batch))
-                np.save(in_path, x)
-                saved = os.path.join(args.work, "%s.carry.b%d" % (name, batch))
-                r = subprocess.run([kiln, "run", onnx_path, "--input", in_path,
-                                    "--save-outputs", saved],
-                                   capture_output=True, text=True)
-                if r.returncode != 0:
-                    print("prepare: %s batch %d: the CPU reference failed: %s" % (
-                        name, batch, conformance.first_line(r.stderr)))
-                    continue
-                expected = np.load(os.path.join(saved, "output.npy"))
-            else:
-                expected = np.load(out_path)
-            x_npy = os.path.join(d, "input_b%d.npy" % batch)
-            y_npy = os.path.join(d, "output_b%d.npy" % batch)
-            np.save(x_npy, x)
-            np.save(y_npy, expected)
-            for n, (variant, k) in enumerate(variants):
-                lib = os.path.join(variant, "models", name, "lib_b%d.so" % batch)
-                if not compile_lib(k, onnx_path, os.path.join(files, lib), shape):
-                    continue
-                entries.append({"kind": "model", "variant": variant,
-                                "id": "%s:%s_b%d" % (variant, name, batch), "model": name,
-                                "batch": batch, "lib": lib,
-                                "onnx": rel(onnx_ref) if onnx_ref else None,
-                                "ternary": name in ternaries,
-                                "torch": n == len(variants) - 1,
-                                "sets": [{"input": [rel(x_npy)], "output": [rel(y_npy)]}],
-                                "rtol": 1e-3, "atol": 1e-4})
-            print("prepare: %s batch %d" % (name, batch), flush=True)
+        os.makedirs(args.work, exist_ok=True)
+        onnx_path, in_path, out_path = suite.export(name, args.work, batch)
+        x = np.load(in_path)
+        shape = ["--input-shape", "input=" + "x".join(map(str, x.shape))]
+        if name in ternaries:
+            # One modified model for every batch (the export's batch is
+            # symbolic).
+            onnx_ref = os.path.join(d, "model.onnx")
+            if not os.path.exists(onnx_ref):
+                ternary(onnx_path, onnx_ref)
+            onnx_path = onnx_ref
+        if name in ternaries or batch != 1:
+            # Float inputs on a grid of 1/16 (they compress: a batch of
+            # 32 images is 19 MB of random floats), and kiln's CPU
+            # result as the expected output.
+            if x.dtype.kind == "f":
+                x = (np.clip(np.round(x * 16), -64, 64) / 16).astype(x.dtype)
+            in_path = os.path.join(args.work, "%s.carry.b%d.input.npy" % (name, batch))
+            np.save(in_path, x)
+            saved = os.path.join(args.work, "%s.carry.b%d" % (name, batch))
+            r = subprocess.run([kiln, "run", onnx_path, "--input", in_path,
+                                "--save-outputs", saved],
+                               capture_output=True, text=True)
+            if r.returncode != 0:
+                print("prepare: %s batch %d: the CPU reference failed: %s" % (
+                    name, batch, conformance.first_line(r.stderr)))
+                continue
+            expected = np.load(os.path.join(saved, "output.npy"))
+        else:
+            expected = np.load(out_path)
+        x_npy = os.path.join(d, "input_b%d.npy" % batch)
+        y_npy = os.path.join(d, "output_b%d.npy" % batch)
+        np.save(x_npy, x)
+        np.save(y_npy, expected)
+        for n, (variant, k) in enumerate(builds):
+            lib = os.path.join(variant, "models", name, "lib_b%d.so" % batch)
+            if not compile_lib(k, onnx_path, os.path.join(files, lib), shape):
+                continue
+            entries.append({"kind": "model", "variant": variant,
+                            "id": "%s:%s_b%d" % (variant, name, batch), "model": name,
+                            "batch": batch, "lib": lib,
+                            "onnx": rel(onnx_ref) if onnx_ref else None,
+                            "ternary": name in ternaries,
+                            "torch": n == len(builds) - 1,
+                            "sets": [{"input": [rel(x_npy)], "output": [rel(y_npy)]}],
+                            "rtol": 1e-3, "atol": 1e-4})
+        print("prepare: %s batch %d" % (name, batch), flush=True)
     with open(os.path.join(files, "manifest.json"), "w") as f:
         json.dump({"arch": args.arch, "name": NAME, "entries": entries}, f, indent=1)
     pack(out)
@@ -245,7 +248,7 @@ class ModelDesc(ctypes.Structure):
 # ONNX TensorProto.DataType -> numpy dtype name.
 DTYPES = {1: "float32", 2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 6: "int32",
           7: "int64", 9: "bool", 10: "float16", 11: "float64", 12: "uint32", 13: "uint64",
-          16: "uint16"}  # bfloat16: its bits (the .npy files hold them as uint16)
+          16: "bfloat16"}  # held as its bits, uint16 (so are the .npy files)
 
 
 class Library:
@@ -262,7 +265,12 @@ class Library:
         d = self.desc
         ts = [d.outputs[i] for i in range(d.num_outputs)] if outputs else \
             [d.inputs[i] for i in range(d.num_inputs)]
-        return [([t.dims[k] for k in range(t.rank)], DTYPES[t.dtype]) for t in ts]
+        return [([t.dims[k] for k in range(t.rank)],
+                 "uint16" if t.dtype == 16 else DTYPES[t.dtype]) for t in ts]
+
+    def bfloat16_outputs(self):
+        d = self.desc
+        return [d.outputs[i].dtype == 16 for i in range(d.num_outputs)]
 
     def run(self, inputs, outs=None):
         import numpy as np
@@ -292,8 +300,9 @@ def compare(got, expected, rtol, atol, scaled=False):
             return "max abs err %.3g against an output scale of %.3g" % (err, scale)
     if got.dtype.kind in "fc":
         g, e = got.astype(np.float64), expected.astype(np.float64)
-        bad = ~((np.abs(g - e) <= atol + rtol * np.abs(e)) | (np.isnan(g) & np.isnan(e)) |
-                (g == e))
+        with np.errstate(invalid="ignore"):  # inf - inf
+            bad = ~((np.abs(g - e) <= atol + rtol * np.abs(e)) | (np.isnan(g) & np.isnan(e)) |
+                    (g == e))
     else:
         bad = got != expected
     if bad.any():
@@ -350,10 +359,14 @@ def torch_ms(model_name, batch, compiled):
 def check_entry(root, e, lib):
     """'' when every data set's outputs match, else why not."""
     import numpy as np
+    # bfloat16 compares as float32 (with conformance.py's tolerance).
+    widen = lambda a, bf16: (a.astype(np.uint32) << 16).view(np.float32) if bf16 else a
     for s in e["sets"]:
         outs = lib.run([np.load(os.path.join(root, p)) for p in s["input"]])
         for i, p in enumerate(s["output"]):
-            why = compare(outs[i], np.load(os.path.join(root, p)), e["rtol"], e["atol"])
+            bf16 = lib.bfloat16_outputs()[i]
+            why = compare(widen(outs[i], bf16), widen(np.load(os.path.join(root, p)), bf16),
+                          e["rtol"], e["atol"])
             if why:
                 return why
     return ""
@@ -658,6 +671,8 @@ def main():
     p.add_argument("--data", default="/usr/share/libonnx-testdata/data")
     p.add_argument("--models", default="resnet50,mobilenet_v2,bert_encoder")
     p.add_argument("--batches", default="1,32")
+    p.add_argument("--extra-models", default="",
+                   help="more models, at batch 1 with the last build alone, three-level weights")
     p.add_argument("--ternary", default="resnet50,bert_encoder",
                    help="models whose weights become three levels, so that they compress")
     p.add_argument("--conformance-variants",
