@@ -3,10 +3,14 @@
 this project start bare: no LLVM, nothing to download; they hold python3
 with numpy, onnxruntime and a CUDA PyTorch). Two halves:
 
-  here:  python3 utils/gpu_carry.py prepare KILN DIR [--arch sm_90]
-             [--models resnet50,mobilenet_v2,bert_encoder] [--batches 1,32]
-             [--ternary resnet50,bert_encoder] [--work EXPORTS]
-  there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S]
+  here:  python3 utils/gpu_carry.py prepare [VARIANT=]KILN[,VARIANT=KILN...] DIR
+             [--arch sm_90] [--models resnet50,mobilenet_v2,bert_encoder]
+             [--batches 1,32] [--ternary resnet50,bert_encoder]
+             [--extra-models resnet18,...] [--conformance-variants V,...]
+             [--conformance-limit N] [--reuse] [--work EXPORTS]
+         python3 utils/gpu_carry.py pack DIR     (DIR/files again as the bundle)
+  there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S] [--jobs N]
+         (carry only DIR/bundle.tar.xz: it is unpacked to --extract-to)
 
 `prepare` compiles, with --target=cuda, every conformance test that passes
 on the CPU and assembles with ptxas (ptx-passing.txt), and the suite's
@@ -121,8 +125,9 @@ def prepare(args):
             if args.conformance_variants and variant not in args.conformance_variants.split(","):
                 continue
             lib = os.path.join(variant, stem, "lib.so")
-            if (args.reuse and os.path.exists(os.path.join(files, lib))) or compile_lib(k, os.path.join(folder, "model.onnx"), os.path.join(files, lib),
-                           ptx_check.input_shapes(folder)):
+            reused = args.reuse and os.path.exists(os.path.join(files, lib))
+            if reused or compile_lib(k, os.path.join(folder, "model.onnx"),
+                                     os.path.join(files, lib), ptx_check.input_shapes(folder)):
                 found.append({"kind": "conformance", "variant": variant,
                               "id": variant + ":" + test, "lib": lib, "sets": sets,
                               "rtol": tol.get("rtol", 1e-3), "atol": tol.get("atol", 1e-5)})
@@ -382,7 +387,8 @@ def work_conformance(root, name, ids, deadline):
             return
         print("START " + i, flush=True)
         try:
-            why = check_entry(root, entries[i], Library(os.path.join(root, entries[i]["lib"]), name))
+            lib = Library(os.path.join(root, entries[i]["lib"]), name)
+            why = check_entry(root, entries[i], lib)
             result = ["mismatch" if why else "pass", why]
         except Exception as ex:  # a failed run: its status and message
             result = ["error", str(ex).splitlines()[0][:200]]
@@ -640,12 +646,13 @@ def run_all(args):
     report["models"] = rows
     fmt = lambda v: "%.3f" % v if isinstance(v, float) else "-"
     print("\n%-6s %-14s %5s %7s %9s %10s %10s %10s %9s %13s %9s" % (
-        "build", "model", "batch", "check", "ort", "kiln ms", "kiln dev", "kernels", "torch", "torch.compile",
-        "dev/torch"))
+        "build", "model", "batch", "check", "ort", "kiln ms", "kiln dev", "kernels", "torch",
+        "torch.compile", "dev/torch"))
     for r in rows:
         ratio = r.get("kiln_device_ms", 0) / r["torch_ms"] if r.get("torch_ms") else None
         print("%-6s %-14s %5d %7s %9s %10s %10s %10s %9s %13s %9s" % (
-            r.get("variant", "kiln")[:6], r["model"], r["batch"], r.get("check"), (r.get("ort_check") or "-")[:9],
+            r.get("variant", "kiln")[:6], r["model"], r["batch"], r.get("check"),
+            (r.get("ort_check") or "-")[:9],
             fmt(r.get("kiln_ms")), fmt(r.get("kiln_device_ms")), fmt(r.get("kernel_ms")),
             fmt(r.get("torch_ms")), fmt(r.get("torch_compile_ms")),
             "%.2f" % ratio if ratio else "-"))

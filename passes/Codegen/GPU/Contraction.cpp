@@ -330,18 +330,10 @@ private:
           [&](OpBuilder &b, Location loc) {
             SmallVector<Value> ivs =
                 loopIvs(b, globalRow, dims, Value(), {}, globalK, g.k);
-            SmallVector<Value> indices;
-            for (AffineExpr expr : map.getResults()) {
-              if (auto dim = dyn_cast<AffineDimExpr>(expr)) {
-                indices.push_back(ivs[dim.getPosition()]);
-                continue;
-              }
-              indices.push_back(affine::AffineApplyOp::create(
-                  b, loc, AffineMap::get(map.getNumDims(), 0, expr), ivs));
-            }
-            scf::YieldOp::create(b, loc,
-                                 ValueRange{memref::LoadOp::create(b, loc, operand->get(),
-                                                                   indices)});
+            scf::YieldOp::create(
+                b, loc,
+                ValueRange{memref::LoadOp::create(b, loc, operand->get(),
+                                                  kiln::applyIndexingMap(b, loc, map, ivs))});
           },
           [&](OpBuilder &b, Location loc) {
             scf::YieldOp::create(
@@ -361,6 +353,19 @@ private:
 } // namespace
 
 namespace kiln {
+
+SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc, AffineMap map, ValueRange ivs) {
+  SmallVector<Value> indices;
+  for (AffineExpr e : map.getResults()) {
+    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
+      indices.push_back(ivs[dim.getPosition()]);
+      continue;
+    }
+    indices.push_back(affine::AffineApplyOp::create(
+        b, loc, AffineMap::get(map.getNumDims(), map.getNumSymbols(), e), ivs));
+  }
+  return indices;
+}
 
 bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
   std::optional<Gemm> gemm = asGemm(op);

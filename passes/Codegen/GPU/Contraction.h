@@ -24,6 +24,11 @@ namespace kiln {
 /// erases `op`. False, with nothing changed, for any other op.
 bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
 
+/// `map`'s results applied to `ivs`: a dim as that iv, any other result an
+/// affine.apply (shared with MapLoops.cpp's loop nests).
+llvm::SmallVector<mlir::Value> applyIndexingMap(mlir::OpBuilder &b, mlir::Location loc,
+                                                mlir::AffineMap map, mlir::ValueRange ivs);
+
 } // namespace kiln
 
 #endif // KILN_PASSES_CODEGEN_GPU_CONTRACTION_H

@@ -60,21 +60,6 @@ Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
   return arith::CeilDivUIOp::create(b, loc, span, step);
 }
 
-/// `map`'s results applied to `ivs` (a dim as itself, anything else an
-/// affine.apply).
-SmallVector<Value> applyMap(OpBuilder &b, Location loc, AffineMap map, ValueRange ivs) {
-  SmallVector<Value> indices;
-  for (AffineExpr e : map.getResults()) {
-    if (auto dim = dyn_cast<AffineDimExpr>(e)) {
-      indices.push_back(ivs[dim.getPosition()]);
-      continue;
-    }
-    indices.push_back(affine::AffineApplyOp::create(
-        b, loc, AffineMap::get(map.getNumDims(), map.getNumSymbols(), e), ivs));
-  }
-  return indices;
-}
-
 /// A linalg op whose reductions follow its parallel dims, as one
 /// scf.parallel over the parallel dims whose body loads each output element
 /// once, runs the reductions as scf.for loops carrying it in a register
@@ -168,7 +153,7 @@ bool lowerWithAccumulators(RewriterBase &rewriter, linalg::LinalgOp op, int64_t 
         if (t > 0 && shared.count(input)) {
           v = shared[input];
         } else if (isa<MemRefType>(v.getType())) {
-          v = memref::LoadOp::create(b, loc, v, applyMap(b, loc, indexing, ivs));
+          v = memref::LoadOp::create(b, loc, v, kiln::applyIndexingMap(b, loc, indexing, ivs));
           if (factor > 1 && !indexing.isFunctionOfDim(coarse))
             shared[input] = v;
         }
@@ -211,16 +196,18 @@ bool lowerWithAccumulators(RewriterBase &rewriter, linalg::LinalgOp op, int64_t 
                                             arith::ConstantIndexOp::create(b, loc, t));
       tiles.push_back(ivs);
     }
+    auto outputIndices = [&](OpOperand &init, ValueRange ivs) {
+      return kiln::applyIndexingMap(b, loc, op.getMatchingIndexingMap(&init), ivs);
+    };
     SmallVector<Value> accs;
     for (SmallVector<Value> &ivs : tiles)
       for (OpOperand &init : op.getDpsInitsMutable())
-        accs.push_back(memref::LoadOp::create(
-            b, loc, init.get(), applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs)));
+        accs.push_back(memref::LoadOp::create(b, loc, init.get(), outputIndices(init, ivs)));
     SmallVector<Value> results = reduce(b, loc, numParallel, accs);
     for (auto [t, ivs] : llvm::enumerate(tiles))
       for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable()))
         memref::StoreOp::create(b, loc, results[t * numOutputs + i], init.get(),
-                                applyMap(b, loc, op.getMatchingIndexingMap(&init), ivs));
+                                outputIndices(init, ivs));
   };
   if (numParallel == 0) {
     element(rewriter, loc, {});
