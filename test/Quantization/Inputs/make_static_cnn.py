@@ -56,6 +56,14 @@ def quant_weights(w, axis):
     return np.clip(np.round(w / s), -127, 127), s
 
 
+def save_model(graph, path):
+    """`graph` as an opset-13, IR-version-8 model at `path`, checked."""
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(os.path.join(out, "calib"), exist_ok=True)
@@ -76,10 +84,7 @@ def main():
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])],
         [numpy_helper.from_array(v, k) for k, v in
          dict(w1=w1, b1=b1, w2=w2, b2=b2, g=g, gc=gc).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(out, "cnn.onnx"))
+    save_model(graph, os.path.join(out, "cnn.onnx"))
 
     def float_model(x):
         r1 = np.maximum(conv(x, w1, b1, 1), 0)
@@ -121,9 +126,7 @@ def main():
                 helper.make_tensor_value_info("b", TensorProto.FLOAT, [2, 4])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
         [numpy_helper.from_array(wm, "wm")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, os.path.join(out, "two.onnx"))
+    save_model(graph, os.path.join(out, "two.onnx"))
     for i in range(4):
         folder = os.path.join(out, "calib2", "%03d" % i)
         os.makedirs(folder, exist_ok=True)
@@ -146,9 +149,7 @@ def main():
         [helper.make_tensor_value_info("a", TensorProto.FLOAT, [256, 64])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [256, 8])],
         [numpy_helper.from_array(ww, "ww")])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.save(model, os.path.join(out, "wide.onnx"))
+    save_model(graph, os.path.join(out, "wide.onnx"))
     os.makedirs(os.path.join(out, "calib3"), exist_ok=True)
     for i in range(8):
         a = RNG.standard_normal((256, 64)).astype(np.float32)
@@ -189,10 +190,7 @@ def residual(out):
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 3])],
         [numpy_helper.from_array(v, k) for k, v in
          dict(w1=w1, b1=b1, w2=w2, b2=b2, w3=w3, b3=b3, g=g, gc=gc).items()])
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-    model.ir_version = 8
-    onnx.checker.check_model(model)
-    onnx.save(model, os.path.join(out, "residual.onnx"))
+    save_model(graph, os.path.join(out, "residual.onnx"))
     os.makedirs(os.path.join(out, "calib4"), exist_ok=True)
     for i in range(8):
         np.save(os.path.join(out, "calib4", "%03d.npy" % i),
