@@ -10,6 +10,7 @@ with numpy, onnxruntime and a CUDA PyTorch). Two halves:
              [--conformance-limit N] [--reuse] [--work EXPORTS]
          python3 utils/gpu_carry.py pack DIR     (DIR/files again as the bundle)
   there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S] [--jobs N]
+             [--no-graphs]
          (carry only DIR/bundle.tar.xz: it is unpacked to --extract-to)
 
 `prepare` compiles, with --target=cuda, every conformance test that passes
@@ -35,9 +36,10 @@ test, not the run) and run through NAME_run (host pointers) on each data
 set; outputs are compared as the CPU tests compare them (|got - expected| <=
 atol + rtol |expected|, integers exact). Each model is timed through
 NAME_run (copies included) and NAME_run_device (torch's device buffers,
-zero-copy), its kernels profiled with torch.profiler, and torch eager and
-torch.compile on the same architecture and batch (random weights) timed
-while --budget lasts.
+zero-copy; with --no-graphs again with KILN_CUDA_GRAPHS=0, each kernel
+launched by itself), its kernels profiled with torch.profiler, and torch
+eager and torch.compile on the same architecture and batch (random
+weights) timed while --budget lasts.
 """
 import argparse
 import ctypes
@@ -439,9 +441,9 @@ def pipeline(root, ids, deadline, results, lock):
             remaining.remove(current)
 
 
-def work_model(root, name, eid, deadline, compiled):
-    """Worker: one model entry: checked, timed, profiled, and torch timed.
-    Prints its row as JSON on the last line."""
+def work_model(root, name, eid, deadline, compiled, kiln_only=False):
+    """Worker: one model entry: checked, timed, profiled, and torch timed
+    (not with `kiln_only`). Prints its row as JSON on the last line."""
     import numpy as np
     with open(os.path.join(root, "manifest.json")) as f:
         e = {x["id"]: x for x in json.load(f)["entries"]}[eid]
@@ -507,7 +509,7 @@ def work_model(root, name, eid, deadline, compiled):
     row["device_check"] = compare(back, got, 0, 0) or "pass"
     row["kiln_device_ms"] = median_ms(device_run, 2 * iterations, 2)
     out()
-    if not row["torch"]:
+    if not row["torch"] or kiln_only:
         return
     try:
         import torch
@@ -594,6 +596,21 @@ def run_all(args):
                    "batch": e["batch"], "check": "crash", "why": why}
         elif why and "torch_ms" not in row:
             row["stopped"] = why
+        # The same without CUDA graphs (each kernel launched by itself).
+        left = deadline - time.time() - args.conformance_s
+        if row.get("kiln_device_ms") and args.no_graphs and left > 20:
+            try:
+                p = subprocess.run([sys.executable, os.path.abspath(__file__), "model", root,
+                                    e["id"], "%f" % (time.time() + left), "kiln"],
+                                   capture_output=True, text=True, timeout=left,
+                                   env=dict(os.environ, KILN_CUDA_GRAPHS="0"))
+                for line in p.stdout.splitlines():
+                    if line.startswith("ROW "):
+                        other = json.loads(line[4:])
+                        row["no_graphs_ms"] = other.get("kiln_ms")
+                        row["no_graphs_device_ms"] = other.get("kiln_device_ms")
+            except subprocess.TimeoutExpired:
+                pass
         rows.append(row)
         print(json.dumps(row), flush=True)
 
@@ -645,15 +662,16 @@ def run_all(args):
             row["torch_compile_error"] = (p.stderr.strip().splitlines() or ["?"])[-1][:100]
     report["models"] = rows
     fmt = lambda v: "%.3f" % v if isinstance(v, float) else "-"
-    print("\n%-6s %-14s %5s %7s %9s %10s %10s %10s %9s %13s %9s" % (
-        "build", "model", "batch", "check", "ort", "kiln ms", "kiln dev", "kernels", "torch",
-        "torch.compile", "dev/torch"))
+    print("\n%-6s %-14s %5s %7s %9s %10s %10s %10s %10s %9s %13s %9s" % (
+        "build", "model", "batch", "check", "ort", "kiln ms", "kiln dev", "no graphs",
+        "kernels", "torch", "torch.compile", "dev/torch"))
     for r in rows:
         ratio = r.get("kiln_device_ms", 0) / r["torch_ms"] if r.get("torch_ms") else None
-        print("%-6s %-14s %5d %7s %9s %10s %10s %10s %9s %13s %9s" % (
+        print("%-6s %-14s %5d %7s %9s %10s %10s %10s %10s %9s %13s %9s" % (
             r.get("variant", "kiln")[:6], r["model"], r["batch"], r.get("check"),
             (r.get("ort_check") or "-")[:9],
-            fmt(r.get("kiln_ms")), fmt(r.get("kiln_device_ms")), fmt(r.get("kernel_ms")),
+            fmt(r.get("kiln_ms")), fmt(r.get("kiln_device_ms")),
+            fmt(r.get("no_graphs_device_ms")), fmt(r.get("kernel_ms")),
             fmt(r.get("torch_ms")), fmt(r.get("torch_compile_ms")),
             "%.2f" % ratio if ratio else "-"))
     print("\ngpu_carry.py run: %.0f s" % (time.time() - start))
@@ -668,7 +686,8 @@ def main():
     if len(sys.argv) > 2 and sys.argv[1] == "pack":
         return pack(os.path.abspath(sys.argv[2]))
     if len(sys.argv) > 1 and sys.argv[1] == "model":
-        return work_model(sys.argv[2], NAME, sys.argv[3], float(sys.argv[4]), sys.argv[5] == "1")
+        return work_model(sys.argv[2], NAME, sys.argv[3], float(sys.argv[4]), sys.argv[5] == "1",
+                          kiln_only=sys.argv[5] == "kiln")
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="verb", required=True)
     p = sub.add_parser("prepare")
@@ -699,6 +718,8 @@ def main():
                    help="seconds kept for the conformance tests")
     r.add_argument("--jobs", type=int, default=8, help="conformance worker processes")
     r.add_argument("--extract-to", default="/tmp/kiln-gpu")
+    r.add_argument("--no-graphs", action="store_true",
+                   help="time each model again with KILN_CUDA_GRAPHS=0")
     args = ap.parse_args()
     prepare(args) if args.verb == "prepare" else run_all(args)
 

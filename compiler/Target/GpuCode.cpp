@@ -33,10 +33,12 @@ namespace kiln {
 /// --target=cuda: the device code and the program the runtime keeps
 /// (NAME_cuda_program: PTX, kernel names, state), `kiln_cuda_program()`
 /// that the host code calls for it, and NAME_run_device(inputs, outputs,
-/// workspace) on device pointers: the generated NAME_run (checks, then
-/// the launches) between kiln_cuda_run_begin and kiln_cuda_run_end, which
-/// waits for the kernels and returns the first failure. NAME_run itself is
-/// finished by finishCudaRun once the descriptor exists.
+/// workspace) and NAME_run_device_async(inputs, outputs, workspace,
+/// stream) on device pointers: the generated NAME_run (checks, then the
+/// launches) between kiln_cuda_run_begin and kiln_cuda_run_end, which
+/// sends the launches, waits for them (not in the async one) and returns
+/// the first failure. NAME_run itself is finished by finishCudaRun once
+/// the descriptor exists.
 LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
@@ -81,27 +83,38 @@ LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::st
   }
   checked->setName(info.name + "_run_checked");
   checked->setLinkage(llvm::GlobalValue::InternalLinkage);
-  auto *hook = llvm::FunctionType::get(i32, {ptr}, false);
-  llvm::FunctionCallee begin = m.getOrInsertFunction("kiln_cuda_run_begin", hook);
-  llvm::FunctionCallee end = m.getOrInsertFunction("kiln_cuda_run_end", hook);
-  auto *device = llvm::Function::Create(checked->getFunctionType(),
-                                        llvm::GlobalValue::ExternalLinkage,
-                                        info.name + "_run_device", m);
-  auto *entry = llvm::BasicBlock::Create(ctx, "entry", device);
-  auto *run = llvm::BasicBlock::Create(ctx, "run", device);
-  auto *failed = llvm::BasicBlock::Create(ctx, "no_gpu", device);
-  llvm::IRBuilder<> b(entry);
-  llvm::Value *status = b.CreateCall(begin, {program});
-  b.CreateCondBr(b.CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), run, failed);
-  b.SetInsertPoint(failed);
-  b.CreateRet(status);
-  b.SetInsertPoint(run);
-  SmallVector<llvm::Value *> args;
-  for (llvm::Argument &a : device->args())
-    args.push_back(&a);
-  llvm::Value *rc = b.CreateCall(checked, args);
-  llvm::Value *done = b.CreateCall(end, {program});
-  b.CreateRet(b.CreateSelect(b.CreateICmpNE(rc, llvm::ConstantInt::get(i32, 0)), rc, done));
+  llvm::FunctionCallee begin = m.getOrInsertFunction(
+      "kiln_cuda_run_begin", llvm::FunctionType::get(i32, {ptr, ptr}, false));
+  llvm::FunctionCallee end = m.getOrInsertFunction(
+      "kiln_cuda_run_end", llvm::FunctionType::get(i32, {ptr, i32}, false));
+  // NAME_run_device(inputs, outputs, workspace): on the default stream,
+  // waiting for the kernels; NAME_run_device_async(..., stream): queued on
+  // the host's stream, returning at once.
+  for (bool async : {false, true}) {
+    SmallVector<llvm::Type *> params(checked->getFunctionType()->params());
+    if (async)
+      params.push_back(ptr);
+    auto *device = llvm::Function::Create(
+        llvm::FunctionType::get(i32, params, false), llvm::GlobalValue::ExternalLinkage,
+        info.name + (async ? "_run_device_async" : "_run_device"), m);
+    auto *entry = llvm::BasicBlock::Create(ctx, "entry", device);
+    auto *run = llvm::BasicBlock::Create(ctx, "run", device);
+    auto *failed = llvm::BasicBlock::Create(ctx, "no_gpu", device);
+    llvm::IRBuilder<> b(entry);
+    llvm::Value *stream = async ? static_cast<llvm::Value *>(device->getArg(params.size() - 1))
+                                : llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+    llvm::Value *status = b.CreateCall(begin, {program, stream});
+    b.CreateCondBr(b.CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), run, failed);
+    b.SetInsertPoint(failed);
+    b.CreateRet(status);
+    b.SetInsertPoint(run);
+    SmallVector<llvm::Value *> args;
+    for (unsigned i = 0; i < checked->getFunctionType()->getNumParams(); ++i)
+      args.push_back(device->getArg(i));
+    llvm::Value *rc = b.CreateCall(checked, args);
+    llvm::Value *done = b.CreateCall(end, {program, llvm::ConstantInt::get(i32, async ? 0 : 1)});
+    b.CreateRet(b.CreateSelect(b.CreateICmpNE(rc, llvm::ConstantInt::get(i32, 0)), rc, done));
+  }
   // NAME_run: host pointers (its body in finishCudaRun).
   llvm::Function::Create(checked->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
                          info.name + "_run", m);
@@ -123,6 +136,14 @@ void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
       "kiln_cuda_run_host", llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr}, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
   b.CreateRet(b.CreateCall(host, {program, desc, device, run->getArg(0), run->getArg(1)}));
+  // NAME_run_dims(dims, inputs, outputs, workspace): a --target=cuda model
+  // has static shapes (dims are ignored), so it is NAME_run; the generated
+  // one would launch outside a run, on host pointers.
+  if (llvm::Function *runDims = m.getFunction(info.name + "_run_dims")) {
+    runDims->deleteBody();
+    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", runDims));
+    b.CreateRet(b.CreateCall(run, {runDims->getArg(1), runDims->getArg(2), runDims->getArg(3)}));
+  }
 }
 
 bool isGpuArch(StringRef arch) {

@@ -461,13 +461,23 @@ typedef struct kiln_model_desc {
     os << "/* NVIDIA GPU (--target=cuda). " << n << "_run takes HOST pointers: the\n"
           "   runtime copies the inputs to device buffers it allocates once, runs\n"
           "   the kernels and copies the outputs back; its workspace argument is\n"
-          "   not used (NULL is fine). " << n << "_run_device takes DEVICE pointers\n"
-          "   (cuMemAlloc'd; zero-copy): the inputs, the outputs and a workspace of\n"
-          "   " << n << "_WORKSPACE_SIZE bytes of device memory, and returns once the\n"
-          "   kernels are done. Without a CUDA driver or device both return\n"
-          "   KILN_STATUS_UNSUPPORTED; kiln_cuda_error() (kiln/runtime.h) says why. */\n"
+          "   not used (NULL is fine); calls of it take turns. " << n << "_run_device\n"
+          "   takes DEVICE pointers (cuMemAlloc'd; zero-copy): the inputs, the\n"
+          "   outputs and a workspace of " << n << "_WORKSPACE_SIZE bytes of device\n"
+          "   memory, runs on the default stream and returns once the kernels are\n"
+          "   done. " << n << "_run_device_async takes the same and a stream (a\n"
+          "   CUstream / cudaStream_t of the current device; NULL: the default\n"
+          "   stream), queues the kernels on it and returns at once: the outputs\n"
+          "   are ready once the stream gets past them (cuStreamSynchronize, an\n"
+          "   event), and a workspace is not shared with a run still in flight. Threads may run at the same time, each with its\n"
+          "   own outputs and workspace. Without a CUDA driver or device these\n"
+          "   return KILN_STATUS_UNSUPPORTED; kiln_cuda_error() (kiln/runtime.h)\n"
+          "   says why. */\n"
           "int " << n
-       << "_run_device(const void *const *inputs, void *const *outputs, void *workspace);\n\n";
+       << "_run_device(const void *const *inputs, void *const *outputs, void *workspace);\n"
+          "int " << n
+       << "_run_device_async(const void *const *inputs, void *const *outputs, void *workspace,\n"
+          "    void *stream);\n\n";
   os
      << "/* Runs the model for the dynamic dims' values dims[0.."
      << n << "_NUM_DYNAMIC_DIMS)"

@@ -1,16 +1,46 @@
-/* Runs a --target=cuda library once through its descriptor's NAME_run
- * (host pointers; inputs of zeros), twice, and prints the status and, on
- * failure, the library's kiln_cuda_error(): test/runtime/cuda.test.
+/* Runs a --target=cuda library (inputs of zeros) and prints each run's
+ * status and, on failure, the library's kiln_cuda_error():
+ * test/runtime/cuda.test.
  *
- *   cuda_run LIBRARY.so NAME */
+ *   cuda_run LIBRARY.so NAME host     NAME_run twice, then NAME_run_dims
+ *   cuda_run LIBRARY.so NAME device   on buffers of the driver's
+ *       ($KILN_CUDA_LIBRARY's cuMemAlloc_v2): NAME_run_device_async on
+ *       stream 0x77 twice, NAME_run_device, then NAME_run_device_async on
+ *       another workspace and the default stream
+ *   cuda_run LIBRARY.so NAME threads  NAME_run 8 times on each of 4 threads
+ *       at once */
 #include "kiln/runtime.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+typedef int (*run_fn)(const void *const *, void *const *, void *);
+typedef int (*run_async_fn)(const void *const *, void *const *, void *, void *);
+
+static const kiln_model_desc *desc;
+static const char *(*error)(void);
+
+static void report(const char *what, int status) {
+  printf("%s: status %d%s%s\n", what, status, status ? ": " : "", status ? error() : "");
+}
+
+static void *runMany(void *failures) {
+  const void *inputs[16];
+  void *outputs[16];
+  for (int i = 0; i < desc->num_inputs; ++i)
+    inputs[i] = calloc(1, (size_t)desc->inputs[i].num_bytes);
+  for (int i = 0; i < desc->num_outputs; ++i)
+    outputs[i] = calloc(1, (size_t)desc->outputs[i].num_bytes);
+  for (int run = 0; run < 8; ++run)
+    *(int *)failures += desc->run(inputs, outputs, NULL) != KILN_STATUS_OK;
+  return NULL;
+}
 
 int main(int argc, char **argv) {
-  if (argc != 3)
+  if (argc != 4)
     return 2;
   void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
@@ -19,19 +49,69 @@ int main(int argc, char **argv) {
   }
   char symbol[256];
   snprintf(symbol, sizeof symbol, "%s_kiln_desc", argv[2]);
-  const kiln_model_desc *desc = dlsym(lib, symbol);
-  const char *(*error)(void) = (const char *(*)(void))dlsym(lib, "kiln_cuda_error");
-  if (!desc || !error)
+  desc = dlsym(lib, symbol);
+  *(void **)&error = dlsym(lib, "kiln_cuda_error");
+  if (!desc || !error || desc->num_inputs > 16 || desc->num_outputs > 16)
     return 2;
   const void *inputs[16];
   void *outputs[16];
-  for (int i = 0; i < desc->num_inputs; ++i)
-    inputs[i] = calloc(1, (size_t)desc->inputs[i].num_bytes);
-  for (int i = 0; i < desc->num_outputs; ++i)
-    outputs[i] = calloc(1, (size_t)desc->outputs[i].num_bytes);
-  for (int run = 0; run < 2; ++run) {
-    int status = desc->run(inputs, outputs, NULL);
-    printf("run %d: status %d%s%s\n", run, status, status ? ": " : "", status ? error() : "");
+  if (strcmp(argv[3], "host") == 0) {
+    for (int i = 0; i < desc->num_inputs; ++i)
+      inputs[i] = calloc(1, (size_t)desc->inputs[i].num_bytes);
+    for (int i = 0; i < desc->num_outputs; ++i)
+      outputs[i] = calloc(1, (size_t)desc->outputs[i].num_bytes);
+    for (int run = 0; run < 2; ++run) {
+      char what[32];
+      snprintf(what, sizeof what, "run %d", run);
+      report(what, desc->run(inputs, outputs, NULL));
+    }
+    report("run_dims", desc->run_dims(NULL, inputs, outputs, NULL));
+    return 0;
   }
-  return 0;
+  if (strcmp(argv[3], "device") == 0) {
+    const char *driverPath = getenv("KILN_CUDA_LIBRARY");
+    void *driver = driverPath ? dlopen(driverPath, RTLD_NOW | RTLD_LOCAL) : NULL;
+    int (*memAlloc)(unsigned long long *, size_t) = NULL;
+    if (driver)
+      *(void **)&memAlloc = dlsym(driver, "cuMemAlloc_v2");
+    snprintf(symbol, sizeof symbol, "%s_run_device", argv[2]);
+    run_fn runDevice;
+    *(void **)&runDevice = dlsym(lib, symbol);
+    snprintf(symbol, sizeof symbol, "%s_run_device_async", argv[2]);
+    run_async_fn runAsync;
+    *(void **)&runAsync = dlsym(lib, symbol);
+    if (!memAlloc || !runDevice || !runAsync)
+      return 2;
+    unsigned long long buffer = 0;
+    for (int i = 0; i < desc->num_inputs; ++i) {
+      memAlloc(&buffer, (size_t)desc->inputs[i].num_bytes);
+      inputs[i] = (void *)(uintptr_t)buffer;
+    }
+    for (int i = 0; i < desc->num_outputs; ++i) {
+      memAlloc(&buffer, (size_t)desc->outputs[i].num_bytes);
+      outputs[i] = (void *)(uintptr_t)buffer;
+    }
+    memAlloc(&buffer, (size_t)desc->workspace_size);
+    void *workspace = (void *)(uintptr_t)buffer;
+    report("async 0", runAsync(inputs, outputs, workspace, (void *)0x77));
+    report("async 1", runAsync(inputs, outputs, workspace, (void *)0x77));
+    report("device", runDevice(inputs, outputs, workspace));
+    memAlloc(&buffer, (size_t)desc->workspace_size);
+    report("other workspace", runAsync(inputs, outputs, (void *)(uintptr_t)buffer, NULL));
+    return 0;
+  }
+  if (strcmp(argv[3], "threads") == 0) {
+    pthread_t threads[4];
+    int failures[4] = {0};
+    for (int t = 0; t < 4; ++t)
+      pthread_create(&threads[t], NULL, runMany, &failures[t]);
+    int total = 0;
+    for (int t = 0; t < 4; ++t) {
+      pthread_join(threads[t], NULL);
+      total += failures[t];
+    }
+    printf("threads: %d of 32 runs failed\n", total);
+    return 0;
+  }
+  return 2;
 }

@@ -5,7 +5,10 @@
  * the grid, the block and the parameter count, and checks that every
  * pointer parameter is a buffer cuMemAlloc returned (or inside one).
  * FAKE_CUDA_DEVICES=0 makes it report no device. A cubin is refused (as for
- * another GPU), so the runtime loads the PTX. */
+ * another GPU), so the runtime loads the PTX. Streams are numbers; a launch
+ * on a capturing stream is logged "(captured)" and counted into the graph,
+ * whose cuGraphLaunch logs the count; FAKE_CUDA_GRAPH_FAILS=1 makes
+ * cuGraphInstantiateWithFlags fail. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -51,6 +54,10 @@ CUresult cuDeviceGet(int *d, int i) { *d = i; return 0; }
 CUresult cuDevicePrimaryCtxRetain(void **ctx, int d) { (void)d; *ctx = (void *)0x1; return 0; }
 CUresult cuCtxSetCurrent(void *ctx) { (void)ctx; return 0; }
 CUresult cuCtxSynchronize(void) { LOG("cuCtxSynchronize\n"); return 0; }
+CUresult cuStreamSynchronize(void *stream) {
+  LOG("cuStreamSynchronize %p\n", stream);
+  return 0;
+}
 CUresult cuGetErrorString(CUresult r, const char **s) { (void)r; *s = "fake error"; return 0; }
 
 CUresult cuModuleLoadData(void **m, const void *image) {
@@ -122,15 +129,64 @@ CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
   return 0;
 }
 
+/* Streams and graphs. A graph is its number of kernels. */
+static int numStreams;
+static void *capturing;
+static long captured;
+
+CUresult cuStreamCreate(void **stream, unsigned flags) {
+  *stream = (void *)(uintptr_t)(0x5000 + ++numStreams);
+  LOG("cuStreamCreate %p flags %u\n", *stream, flags);
+  return 0;
+}
+CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
+  LOG("cuStreamBeginCapture %p mode %d\n", stream, mode);
+  capturing = stream;
+  captured = 0;
+  return 0;
+}
+CUresult cuStreamEndCapture(void *stream, void **graph) {
+  if (stream != capturing)
+    return 900; /* CUDA_ERROR_STREAM_CAPTURE_UNMATCHED */
+  LOG("cuStreamEndCapture %p: %ld kernels\n", stream, captured);
+  capturing = NULL;
+  long *g = malloc(sizeof *g);
+  *g = captured;
+  *graph = g;
+  return 0;
+}
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+  (void)flags;
+  const char *fails = getenv("FAKE_CUDA_GRAPH_FAILS");
+  if (fails && atoi(fails)) {
+    LOG("cuGraphInstantiate: fails\n");
+    return 1;
+  }
+  long *e = malloc(sizeof *e);
+  *e = *(long *)graph;
+  *exec = e;
+  LOG("cuGraphInstantiate\n");
+  return 0;
+}
+CUresult cuGraphDestroy(void *graph) { free(graph); return 0; }
+CUresult cuGraphExecDestroy(void *exec) { LOG("cuGraphExecDestroy\n"); free(exec); return 0; }
+CUresult cuGraphLaunch(void *exec, void *stream) {
+  LOG("cuGraphLaunch %ld kernels, stream %p\n", *(long *)exec, stream);
+  return 0;
+}
+
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned smem, void *stream, void **params, void **extra) {
-  (void)smem; (void)stream; (void)extra;
+  (void)smem; (void)extra;
   function *fn = f;
   int bad = 0;
   for (int i = 0; i < fn->numParams; ++i)
     if (fn->isPointer[i] && !inAlloc(*(uint64_t *)params[i]))
       ++bad;
-  LOG("cuLaunchKernel %s grid %u,%u,%u block %u,%u,%u, %d params%s\n", fn->name, gx, gy, gz,
-      bx, by, bz, fn->numParams, bad ? ", A POINTER OUTSIDE DEVICE MEMORY" : "");
+  int inCapture = capturing && stream == capturing;
+  captured += inCapture;
+  LOG("cuLaunchKernel %s grid %u,%u,%u block %u,%u,%u, %d params%s, stream %p%s\n", fn->name,
+      gx, gy, gz, bx, by, bz, fn->numParams, bad ? ", A POINTER OUTSIDE DEVICE MEMORY" : "",
+      stream, inCapture ? " (captured)" : "");
   return 0;
 }

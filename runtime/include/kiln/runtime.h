@@ -272,17 +272,20 @@ typedef struct kiln_cuda_program {
 } kiln_cuda_program;
 
 /// The hooks generated code calls; hosts do not call them. A run is
-/// run_begin, the model's launches (each skipped once one failed) and
-/// run_end, which waits for the kernels and returns the run's first
-/// failure. kiln_cuda_weights returns the device copy of a constant
-/// (uploaded at its first use), kiln_cuda_launch queues kernel \p kernel
-/// with its parameters each widened to 8 bytes. kiln_cuda_run_host is
-/// NAME_run of such a library: host pointers, copied to and from device
-/// buffers that the runtime allocates once, around \p run_device
-/// (NAME_run_device); the host's workspace is not used. A model runs one
-/// call at a time (its device buffers are shared between calls).
-int kiln_cuda_run_begin(kiln_cuda_program *p);
-int kiln_cuda_run_end(kiln_cuda_program *p);
+/// run_begin on a stream (a CUstream; NULL: the default stream), the
+/// model's launches (each skipped once one failed) and run_end, which
+/// sends the launches (a CUDA graph; runtime/src/cuda.c), waits for the
+/// kernels when \p wait is nonzero, and returns the run's first failure.
+/// A run belongs to its thread; threads may run at the same time.
+/// kiln_cuda_weights returns the device copy of a constant (uploaded at
+/// its first use), kiln_cuda_launch queues kernel \p kernel with its
+/// parameters each widened to 8 bytes. kiln_cuda_run_host is NAME_run of
+/// such a library: host pointers, copied to and from device buffers that
+/// the runtime allocates once, around \p run_device (NAME_run_device); the
+/// host's workspace is not used. Calls of one model's NAME_run take turns
+/// (its device buffers are shared between them).
+int kiln_cuda_run_begin(kiln_cuda_program *p, void *stream);
+int kiln_cuda_run_end(kiln_cuda_program *p, int wait);
 uintptr_t kiln_cuda_weights(kiln_cuda_program *p, const void *host, int64_t bytes);
 void kiln_cuda_launch(kiln_cuda_program *p, int32_t kernel, int64_t gx, int64_t gy, int64_t gz,
                       int64_t bx, int64_t by, int64_t bz, const uint64_t *params,
