@@ -108,7 +108,7 @@ bool deadAfter(mlir::Operation *op, mlir::Value buffer);
 
 /// The op before `op` that may be its init (the first one with memory
 /// effects, passing over linalg ops independent of both), or null.
-mlir::Operation *initCandidate(mlir::linalg::GenericOp op);
+mlir::Operation *initCandidate(mlir::Operation *op);
 
 /// Rearranges what follows the contraction `op` so that its epilogue, if
 /// it has one, comes right after it in a shape the kernel can fold in

@@ -303,7 +303,7 @@ bool independent(Operation *x, Operation *y) {
   return true;
 }
 
-Operation *initCandidate(linalg::GenericOp op) {
+Operation *initCandidate(Operation *op) {
   // Views and constants between don't touch memory; linalg ops between
   // that share no memory with the kernel (the border of a padded buffer
   // its epilogue writes into) or the candidate are passed over.

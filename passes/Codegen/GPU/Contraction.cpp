@@ -21,11 +21,17 @@
 // and each thread does its 16 x 16 multiply-adds from shared memory. When
 // the tiles are too few to fill the GPU the reduction is split across
 // blocks (grid z), each adding its partial sums into C atomically;
-// otherwise a thread adds its sums to C's initial values (bias, zero).
+// otherwise a thread adds its sums to C's initial values and stores them,
+// and what writes those initial values just before (a fill, a bias
+// broadcast) and an elementwise op on C just after (activation, residual
+// add, scaling) are folded into that store: C is then written once, or
+// not at all when the epilogue writes elsewhere.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/GPU/Contraction.h"
+#include "passes/Codegen/CPU/Contraction.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include <limits>
 
@@ -167,26 +173,157 @@ std::optional<Gemm> asGemm(linalg::LinalgOp op) {
   return g;
 }
 
+/// How many blocks share each tile's reduction (grid z), and the staged
+/// steps each does: split when the tiles alone leave the GPU idle, keeping
+/// at least four staged steps per block.
+std::pair<int64_t, int64_t> splitReduction(const Gemm &g) {
+  int64_t tiles = ceilDiv(g.rows, kTile) * ceilDiv(g.cols, kTile) * g.batches;
+  int64_t steps = ceilDiv(g.depth, kStep);
+  int64_t splits = 1;
+  if (tiles < kBusyBlocks)
+    splits = std::max<int64_t>(1, std::min(ceilDiv(kBusyBlocks, tiles), steps / 4));
+  while (g.batches * splits > 65535)
+    --splits;
+  int64_t stepsPerSplit = ceilDiv(steps, splits);
+  return {ceilDiv(steps, stepsPerSplit), stepsPerSplit};
+}
+
+/// What the kernel folds in around the contraction when it stores each
+/// output once (no split reduction).
+struct Surroundings {
+  /// Writes C's initial values just before: erased, the kernel starts
+  /// from `fill` or from `initCopy`'s input instead of loading C.
+  Operation *init = nullptr;
+  Value fill;
+  linalg::GenericOp initCopy;
+  /// Elementwise on C just after: erased, the kernel stores its result.
+  linalg::GenericOp epilogue;
+};
+
+/// `op` is an all-parallel generic over the shape of `c`, which it indexes
+/// (as `operand`) by a permutation of its loops.
+bool elementwiseOver(linalg::GenericOp op, OpOperand &operand, Value c) {
+  auto type = cast<MemRefType>(c.getType());
+  return op.hasPureBufferSemantics() && op.getNumDpsInits() == 1 &&
+         op.getNumLoops() == static_cast<unsigned>(type.getRank()) &&
+         op.getNumLoops() == op.getNumParallelLoops() &&
+         op.getMatchingIndexingMap(&operand).isPermutation() &&
+         llvm::equal(op.getStaticLoopRanges(),
+                     applyPermutationMap(inversePermutation(op.getMatchingIndexingMap(&operand)),
+                                         type.getShape()));
+}
+
+/// A copy or broadcast of one f32 operand into all of `c`.
+bool isInitCopy(linalg::GenericOp op, Value c) {
+  if (op.getNumDpsInputs() != 1 || op.getDpsInitOperand(0)->get() != c ||
+      !elementwiseOver(op, *op.getDpsInitOperand(0), c) ||
+      !isF32Memref(op.getDpsInputOperand(0)->get()))
+    return false;
+  Block &body = op.getRegion().front();
+  return body.getOperations().size() == 1 &&
+         body.getTerminator()->getOperand(0) == body.getArgument(0) &&
+         !kiln::vec::mayOverlap(op.getDpsInputOperand(0)->get(), c);
+}
+
+/// An elementwise generic on C's values that may run inside the kernel's
+/// store: reading C by a permutation, every other operand by any affine
+/// map, nothing in its body touching memory; writing C in place or,
+/// when C is dead after it, a buffer the kernel's inputs do not share.
+bool isEpilogue(linalg::GenericOp op, const Gemm &g, Surroundings s) {
+  Value c = g.c->get();
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1)
+    return false;
+  OpOperand *out = op.getDpsInitOperand(0);
+  Value d = out->get();
+  std::optional<AffineMap> cMap;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    if (in->get() != c)
+      continue;
+    if (!elementwiseOver(op, *in, c) || (cMap && *cMap != op.getMatchingIndexingMap(in)))
+      return false;
+    cMap = op.getMatchingIndexingMap(in);
+  }
+  if (!cMap || !op.getMatchingIndexingMap(out).isPermutation())
+    return false;
+  Block &body = op.getRegion().front();
+  for (Operation &inner : body.without_terminator())
+    if (inner.getNumRegions() != 0 || !isMemoryEffectFree(&inner))
+      return false;
+  bool inPlace = d == c && op.getMatchingIndexingMap(out) == *cMap;
+  if (!inPlace && !op.getMatchingBlockArgument(out).use_empty())
+    return false; // Reads its output, which is not C's value.
+  if (!inPlace) {
+    if (d == c || !kiln::contraction::deadAfter(op, c) ||
+        kiln::vec::mayOverlap(d, g.a->get()) || kiln::vec::mayOverlap(d, g.b->get()) ||
+        (s.initCopy && kiln::vec::mayOverlap(d, s.initCopy.getDpsInputOperand(0)->get())))
+      return false;
+  }
+  // Other operands are read in the store: one C shares would change under
+  // the stores of other threads; one the output shares must be the
+  // output, element for element.
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    Value e = in->get();
+    if (e == c)
+      continue;
+    if (kiln::vec::mayOverlap(e, c) && (inPlace || !kiln::contraction::deadAfter(op, c)))
+      return false;
+    if (kiln::vec::mayOverlap(e, d) &&
+        !(e == d && op.getMatchingIndexingMap(in) == op.getMatchingIndexingMap(out)))
+      return false;
+  }
+  return true;
+}
+
+/// The init and epilogue `op` can fold in (none with a split reduction).
+Surroundings findSurroundings(linalg::LinalgOp op, const Gemm &g, int64_t splits) {
+  Surroundings s;
+  if (splits > 1)
+    return s;
+  Value c = g.c->get();
+  Operation *before = kiln::contraction::initCandidate(op);
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(before)) {
+    if (fill.getDpsInitOperand(0)->get() == c && fill.getInputs()[0].getType().isF32()) {
+      s.init = fill;
+      s.fill = fill.getInputs()[0];
+    }
+  } else if (auto copy = dyn_cast_or_null<linalg::GenericOp>(before)) {
+    if (isInitCopy(copy, c)) {
+      s.init = copy;
+      s.initCopy = copy;
+    }
+  }
+  Operation *next = op->getNextNode();
+  while (next && kiln::contraction::isView(next))
+    next = next->getNextNode();
+  if (auto after = dyn_cast_or_null<linalg::GenericOp>(next))
+    if (isEpilogue(after, g, s))
+      s.epilogue = after;
+  return s;
+}
+
+/// The loop ivs of `op`, whose `operand` is indexed by a permutation, at
+/// that operand's `indices`.
+SmallVector<Value> ivsAt(linalg::LinalgOp op, OpOperand &operand, ValueRange indices) {
+  AffineMap map = op.getMatchingIndexingMap(&operand);
+  SmallVector<Value> ivs(map.getNumDims());
+  for (unsigned r = 0; r < map.getNumResults(); ++r)
+    ivs[map.getDimPosition(r)] = indices[r];
+  return ivs;
+}
+
 /// Emits the kernel in place of `op`.
 class Emitter {
 public:
-  Emitter(linalg::LinalgOp op, const Gemm &g) : op(op), g(g), loc(op.getLoc()) {}
+  Emitter(linalg::LinalgOp op, const Gemm &g, Surroundings s)
+      : op(op), g(g), s(s), loc(op.getLoc()) {
+    std::tie(splits, stepsPerSplit) = splitReduction(g);
+  }
 
   void emit(RewriterBase &rewriter) {
     MLIRContext *ctx = op.getContext();
     Type f32 = Float32Type::get(ctx);
     int64_t tilesM = ceilDiv(g.rows, kTile), tilesN = ceilDiv(g.cols, kTile);
     int64_t steps = ceilDiv(g.depth, kStep);
-    // Split the reduction when the tiles alone leave the GPU idle, keeping
-    // at least four staged steps per block.
-    int64_t tiles = tilesM * tilesN * g.batches;
-    splits = 1;
-    if (tiles < kBusyBlocks)
-      splits = std::max<int64_t>(1, std::min(ceilDiv(kBusyBlocks, tiles), steps / 4));
-    while (g.batches * splits > 65535)
-      --splits;
-    stepsPerSplit = ceilDiv(steps, splits);
-    splits = ceilDiv(steps, stepsPerSplit);
 
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     auto shared = MemRefType::get({kStep, kTile}, f32, MemRefLayoutAttrInterface{}, workgroup);
@@ -262,20 +399,65 @@ public:
         for (AffineExpr e : mc.getResults())
           indices.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
         Value sum = loop.getResult(i * kPerThread + j);
-        if (splits > 1) {
+        if (splits > 1)
           memref::AtomicRMWOp::create(then, loc, arith::AtomicRMWKind::addf, sum, g.c->get(),
                                       indices);
-        } else {
-          Value old = memref::LoadOp::create(then, loc, g.c->get(), indices);
-          memref::StoreOp::create(then, loc, arith::AddFOp::create(then, loc, old, sum),
-                                  g.c->get(), indices);
-        }
+        else
+          store(then, sum, indices);
       }
     gpu::TerminatorOp::create(b, loc);
   }
 
 private:
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// One thread's sum for C's element at `indices`, added to its initial
+  /// value (C's, or what the folded init would have written there), put
+  /// through the folded epilogue, stored.
+  void store(OpBuilder &b, Value sum, ValueRange indices) {
+    Value c = g.c->get();
+    Value initial;
+    if (s.fill) {
+      initial = s.fill;
+    } else if (s.initCopy) {
+      OpOperand *in = s.initCopy.getDpsInputOperand(0);
+      SmallVector<Value> ivs = ivsAt(s.initCopy, *s.initCopy.getDpsInitOperand(0), indices);
+      initial = memref::LoadOp::create(
+          b, loc, in->get(),
+          kiln::applyIndexingMap(b, loc, s.initCopy.getMatchingIndexingMap(in), ivs));
+    } else {
+      initial = memref::LoadOp::create(b, loc, c, indices);
+    }
+    Value value = arith::AddFOp::create(b, loc, initial, sum);
+    if (!s.epilogue) {
+      memref::StoreOp::create(b, loc, value, c, indices);
+      return;
+    }
+    linalg::GenericOp epilogue = s.epilogue;
+    OpOperand *cOperand = nullptr;
+    for (OpOperand *in : epilogue.getDpsInputOperands())
+      if (in->get() == c)
+        cOperand = in;
+    SmallVector<Value> ivs = ivsAt(epilogue, *cOperand, indices);
+    IRMapping map;
+    for (OpOperand *in : epilogue.getDpsInputOperands()) {
+      Value v = in->get() == c ? value
+                               : memref::LoadOp::create(
+                                     b, loc, in->get(),
+                                     kiln::applyIndexingMap(
+                                         b, loc, epilogue.getMatchingIndexingMap(in), ivs))
+                                     .getResult();
+      map.map(epilogue.getMatchingBlockArgument(in), v);
+    }
+    OpOperand *out = epilogue.getDpsInitOperand(0);
+    map.map(epilogue.getMatchingBlockArgument(out), value); // Used only in place on C.
+    Block &body = epilogue.getRegion().front();
+    for (Operation &inner : body.without_terminator())
+      b.clone(inner, map);
+    memref::StoreOp::create(
+        b, loc, map.lookup(body.getTerminator()->getOperand(0)), out->get(),
+        kiln::applyIndexingMap(b, loc, epilogue.getMatchingIndexingMap(out), ivs));
+  }
 
   /// `linear` as the values of `dims` (the last fastest).
   void delinearize(OpBuilder &b, Value linear, ArrayRef<unsigned> dims,
@@ -345,6 +527,7 @@ private:
 
   linalg::LinalgOp op;
   const Gemm &g;
+  Surroundings s;
   Location loc;
   Value tid, batchIndex;
   int64_t splits = 1, stepsPerSplit = 1;
@@ -367,12 +550,21 @@ SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc, AffineMap map, V
   return indices;
 }
 
-bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op) {
+bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fuse,
+                           SmallVectorImpl<Operation *> &folded) {
   std::optional<Gemm> gemm = asGemm(op);
   if (!gemm)
     return false;
-  rewriter.setInsertionPoint(op);
-  Emitter(op, *gemm).emit(rewriter);
+  Surroundings s;
+  if (fuse)
+    s = findSurroundings(op, *gemm, splitReduction(*gemm).first);
+  // At the epilogue when there is one: its other operands are written
+  // before it (between the contraction and it there are views only).
+  rewriter.setInsertionPoint(s.epilogue ? s.epilogue.getOperation() : op.getOperation());
+  Emitter(op, *gemm, s).emit(rewriter);
+  for (Operation *absorbed : {s.init, s.epilogue.getOperation()})
+    if (absorbed)
+      folded.push_back(absorbed);
   return true;
 }
 

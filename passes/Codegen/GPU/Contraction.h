@@ -20,9 +20,14 @@ namespace kiln {
 /// of tiled GEMM kernels when it is a contraction: f32 operands, a body
 /// `out + a * b`, static sizes, C indexed by every parallel dim and by no
 /// reduction dim, A and B by every reduction dim, at least one dim indexing
-/// A but not B and one B but not A (Contraction.cpp says how). The caller
-/// erases `op`. False, with nothing changed, for any other op.
-bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+/// A but not B and one B but not A (Contraction.cpp says how). With `fuse`
+/// (and no split reduction), the op that writes C's initial values just
+/// before (a linalg.fill, a copy or broadcast generic) and an elementwise
+/// generic on C just after are folded into the kernel's store and added to
+/// `folded`. The caller erases `op` and the folded ops. False, with
+/// nothing changed, for any other op.
+bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op, bool fuse,
+                           llvm::SmallVectorImpl<mlir::Operation *> &folded);
 
 /// `map`'s results applied to `ivs`: a dim as that iv, any other result an
 /// affine.apply (shared with MapLoops.cpp's loop nests).

@@ -241,9 +241,30 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
   /// The function's linalg ops as loop nests, their parallel dims first
   /// (one scf.parallel, the reductions inside it).
   LogicalResult toLoops(func::FuncOp func) {
+    IRRewriter rewriter(func.getContext());
+    // First the contractions the tiled kernels take (at the top level),
+    // with what they fold in around them.
+    if (tileContractions) {
+      SmallVector<linalg::LinalgOp> top;
+      for (Operation &op : func.getBody().front())
+        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
+          top.push_back(linalgOp);
+      llvm::SmallPtrSet<Operation *, 16> erased;
+      for (linalg::LinalgOp op : top) {
+        if (erased.contains(op))
+          continue;
+        SmallVector<Operation *> folded;
+        if (!kiln::lowerTiledContraction(rewriter, op, fuseEpilogues, folded))
+          continue;
+        folded.push_back(op);
+        for (Operation *dead : folded) {
+          erased.insert(dead);
+          rewriter.eraseOp(dead);
+        }
+      }
+    }
     SmallVector<linalg::LinalgOp> ops;
     func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
-    IRRewriter rewriter(func.getContext());
     for (linalg::LinalgOp op : ops) {
       rewriter.setInsertionPoint(op);
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
@@ -263,8 +284,7 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
           op = *moved;
         }
       }
-      if (!(tileContractions && kiln::lowerTiledContraction(rewriter, op)) &&
-          !lowerWithAccumulators(rewriter, op, coarsen) &&
+      if (!lowerWithAccumulators(rewriter, op, coarsen) &&
           failed(linalg::linalgOpToParallelLoops(rewriter, op)))
         return op.emitError("--target=cuda: cannot turn this op into loops");
       rewriter.eraseOp(op);

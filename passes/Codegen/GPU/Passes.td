@@ -8,7 +8,11 @@ include "mlir/Pass/PassBase.td"
 def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
   let summary = "Run the program's loop nests as GPU launches";
   let description = [{
-    For `--target=cuda`, on buffers. First every linalg op becomes a loop
+    For `--target=cuda`, on buffers. First each contraction at the top
+    level becomes a tiled GEMM launch (`tile-contractions`,
+    Contraction.cpp), with the op writing its output's initial values just
+    before and an elementwise op on its output just after folded into its
+    store (`fuse-epilogues`). Then every other linalg op becomes a loop
     nest, its parallel dims first (a generic's iterators interchanged so
     that they are), as one scf.parallel with the reduction loops inside;
     a reduction carries its output elements in registers (loaded once,
@@ -40,6 +44,10 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     Option<"tileContractions", "tile-contractions", "bool", "true",
            "Contractions (matmuls, convolutions) as tiled GEMM kernels staged "
            "through shared memory (Contraction.cpp)">,
+    Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
+           "Fold the init before a tiled contraction (fill, bias broadcast) and "
+           "the elementwise op after it (activation, residual add) into its "
+           "kernel's store">,
     Option<"coarsen", "coarsen", "int64_t", "4",
            "Outputs each thread of a reduction computes (along a parallel dim "
            "whose outputs share an input's elements; 1: one output a thread)">,
