@@ -205,6 +205,17 @@ LogicalResult emitPtx(ModuleOp module, StringRef arch, int optLevel, std::string
     error = "internal error: invalid device LLVM IR: " + verifyError;
     return failure();
   }
+  // A testing hook: the device code as LLVM IR before optimisation, for
+  // utils/gpu_emulate.py, which runs it on the host.
+  if (const char *dump = std::getenv("KILN_DUMP_DEVICE_LLVM"); dump && *dump) {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(dump, ec);
+    if (ec) {
+      error = std::string("cannot write '") + dump + "': " + ec.message();
+      return failure();
+    }
+    m->print(os, nullptr);
+  }
   optimize(*m, *tm, optLevel);
   Bytes out;
   llvm::raw_svector_ostream os(out);

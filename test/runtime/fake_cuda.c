@@ -8,8 +8,12 @@
  * another GPU), so the runtime loads the PTX. Streams are numbers; a launch
  * on a capturing stream is logged "(captured)" and counted into the graph,
  * whose cuGraphLaunch logs the count; FAKE_CUDA_GRAPH_FAILS=1 makes
- * cuGraphInstantiateWithFlags fail. */
+ * cuGraphInstantiateWithFlags fail. With FAKE_CUDA_EMULATE naming a
+ * library utils/gpu_emulate.py built from the model's device code, the
+ * kernels do run (on the host, in emu_launch), launched or replayed from
+ * a graph. */
 #define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,10 +133,45 @@ CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) {
   return 0;
 }
 
-/* Streams and graphs. A graph is its number of kernels. */
+/* Streams and graphs. A graph is the launches captured into it. */
+typedef struct launch {
+  function *fn;
+  unsigned grid[3], block[3];
+  uint64_t params[512];
+} launch;
+typedef struct graph {
+  long count;
+  launch *launches;
+} graph;
+
 static int numStreams;
 static void *capturing;
-static long captured;
+static graph capture;
+
+/* Runs a kernel when FAKE_CUDA_EMULATE names an emulation library; 0, or
+ * a driver error. */
+static CUresult emulate(function *fn, const unsigned grid[3], const unsigned block[3],
+                        void **params) {
+  static void *emu;
+  static int (*run)(const char *, const unsigned *, const unsigned *, void **);
+  const char *path = getenv("FAKE_CUDA_EMULATE");
+  if (!path)
+    return 0;
+  if (!emu) {
+    emu = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (emu)
+      *(void **)&run = dlsym(emu, "emu_launch");
+    if (!run) {
+      LOG("FAKE_CUDA_EMULATE: cannot load %s\n", path);
+      return 719; /* CUDA_ERROR_LAUNCH_FAILED */
+    }
+  }
+  if (run(fn->name, grid, block, params) != 0) {
+    LOG("emulate %s: NOT IN THE EMULATION LIBRARY\n", fn->name);
+    return 719;
+  }
+  return 0;
+}
 
 CUresult cuStreamCreate(void **stream, unsigned flags) {
   *stream = (void *)(uintptr_t)(0x5000 + ++numStreams);
@@ -142,36 +181,57 @@ CUresult cuStreamCreate(void **stream, unsigned flags) {
 CUresult cuStreamBeginCapture_v2(void *stream, int mode) {
   LOG("cuStreamBeginCapture %p mode %d\n", stream, mode);
   capturing = stream;
-  captured = 0;
+  capture.count = 0;
+  capture.launches = NULL;
   return 0;
 }
-CUresult cuStreamEndCapture(void *stream, void **graph) {
+CUresult cuStreamEndCapture(void *stream, void **graph_out) {
   if (stream != capturing)
     return 900; /* CUDA_ERROR_STREAM_CAPTURE_UNMATCHED */
-  LOG("cuStreamEndCapture %p: %ld kernels\n", stream, captured);
+  LOG("cuStreamEndCapture %p: %ld kernels\n", stream, capture.count);
   capturing = NULL;
-  long *g = malloc(sizeof *g);
-  *g = captured;
-  *graph = g;
+  graph *g = malloc(sizeof *g);
+  *g = capture;
+  *graph_out = g;
   return 0;
 }
-CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long long flags) {
+CUresult cuGraphInstantiateWithFlags(void **exec, void *graph_in, unsigned long long flags) {
   (void)flags;
   const char *fails = getenv("FAKE_CUDA_GRAPH_FAILS");
   if (fails && atoi(fails)) {
     LOG("cuGraphInstantiate: fails\n");
     return 1;
   }
-  long *e = malloc(sizeof *e);
-  *e = *(long *)graph;
+  graph *e = malloc(sizeof *e);
+  const graph *g = graph_in;
+  e->count = g->count;
+  e->launches = malloc((size_t)(g->count + 1) * sizeof *e->launches);
+  memcpy(e->launches, g->launches, (size_t)g->count * sizeof *e->launches);
   *exec = e;
   LOG("cuGraphInstantiate\n");
   return 0;
 }
-CUresult cuGraphDestroy(void *graph) { free(graph); return 0; }
-CUresult cuGraphExecDestroy(void *exec) { LOG("cuGraphExecDestroy\n"); free(exec); return 0; }
+CUresult cuGraphDestroy(void *g) {
+  free(((graph *)g)->launches);
+  free(g);
+  return 0;
+}
+CUresult cuGraphExecDestroy(void *exec) {
+  LOG("cuGraphExecDestroy\n");
+  return cuGraphDestroy(exec);
+}
 CUresult cuGraphLaunch(void *exec, void *stream) {
-  LOG("cuGraphLaunch %ld kernels, stream %p\n", *(long *)exec, stream);
+  graph *e = exec;
+  LOG("cuGraphLaunch %ld kernels, stream %p\n", e->count, stream);
+  for (long i = 0; i < e->count; ++i) {
+    launch *l = &e->launches[i];
+    void *params[512];
+    for (int p = 0; p < l->fn->numParams; ++p)
+      params[p] = &l->params[p];
+    CUresult r = emulate(l->fn, l->grid, l->block, params);
+    if (r)
+      return r;
+  }
   return 0;
 }
 
@@ -184,9 +244,21 @@ CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned
     if (fn->isPointer[i] && !inAlloc(*(uint64_t *)params[i]))
       ++bad;
   int inCapture = capturing && stream == capturing;
-  captured += inCapture;
+  unsigned grid[3] = {gx, gy, gz}, block[3] = {bx, by, bz};
+  if (inCapture) {
+    launch *grown = realloc(capture.launches, (size_t)(capture.count + 1) * sizeof *grown);
+    if (!grown)
+      return 2;
+    capture.launches = grown;
+    launch *l = &capture.launches[capture.count++];
+    l->fn = fn;
+    memcpy(l->grid, grid, sizeof grid);
+    memcpy(l->block, block, sizeof block);
+    for (int p = 0; p < fn->numParams; ++p)
+      l->params[p] = *(uint64_t *)params[p]; /* The runtime's 8-byte slots. */
+  }
   LOG("cuLaunchKernel %s grid %u,%u,%u block %u,%u,%u, %d params%s, stream %p%s\n", fn->name,
       gx, gy, gz, bx, by, bz, fn->numParams, bad ? ", A POINTER OUTSIDE DEVICE MEMORY" : "",
       stream, inCapture ? " (captured)" : "");
-  return 0;
+  return inCapture ? 0 : emulate(fn, grid, block, params);
 }
