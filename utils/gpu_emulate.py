@@ -9,7 +9,7 @@ epilogues) against kiln's CPU results.
   KILN_CUDA_LIBRARY=libfakecuda.so FAKE_CUDA_EMULATE=libm_emu.so \\
       kiln run libm.so --input x.npy --expect y.npy
 
-  python3 utils/gpu_emulate.py check KILN [--filter REGEX] [--jobs N]
+  python3 utils/gpu_emulate.py check KILN [--filter REGEX] [--jobs N] [--cpu-passing]
       the conformance tests that compile for the GPU (ptx-passing.txt),
       each run so against its expected outputs with the suite's
       tolerances: a line per test that does not pass, then the counts
@@ -180,7 +180,8 @@ def check(args):
     sys.path.insert(0, os.path.join(os.path.dirname(HERE), "test", "onnx-backend"))
     import conformance
     root = os.path.join(os.path.dirname(HERE), "test", "onnx-backend")
-    tests = conformance.read_list(os.path.join(root, "ptx-passing.txt"))
+    tests = conformance.read_list(conformance.PASSING if args.cpu_passing else
+                                  os.path.join(root, "ptx-passing.txt"))
     if args.filter:
         tests = [t for t in tests if re.search(args.filter, t)]
     tols = conformance.read_tolerances(conformance.TOLERANCES)
@@ -212,6 +213,9 @@ def main():
         ap.add_argument("--filter", help="a regular expression the test names must match")
         ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
         ap.add_argument("--data", default="/usr/share/libonnx-testdata/data")
+        ap.add_argument("--cpu-passing", action="store_true",
+                        help="every test that passes on the CPU (passing.txt), not only "
+                             "those ptx-passing.txt lists")
         return check(ap.parse_args())
     if len(sys.argv) != 3:
         raise SystemExit(__doc__)

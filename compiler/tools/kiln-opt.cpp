@@ -15,6 +15,7 @@
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Transforms/Passes.h"
@@ -30,6 +31,7 @@ int main(int argc, char **argv) {
   mlir::bufferization::registerBufferizationPasses();
   mlir::registerLinalgPasses();
   mlir::memref::registerMemRefPasses();
+  mlir::registerGPUPasses();
   kiln::registerKilnPasses();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "kiln optimizer driver\n", registry));

@@ -468,6 +468,39 @@ static void flushLaunches(kiln_cuda_program *p, program_state *s) {
   }
 }
 
+uint64_t kiln_cuda_read(kiln_cuda_program *p, uintptr_t device, int32_t bytes) {
+  program_state *s = p ? (program_state *)p->state : NULL;
+  if (!s || tRun.program != p || tRun.status != KILN_STATUS_OK)
+    return 0;
+  if (bytes < 1 || bytes > 8) {
+    tRun.status = fail(KILN_STATUS_INTERNAL, "CUDA: a read of a bad size%s", "");
+    return 0;
+  }
+  // The launches before it run first, one by one (this run then does
+  // without a graph: the host's code between its kernels depends on them).
+  if (tRun.record) {
+    const launch_list *l = &tRun.launches;
+    for (int64_t i = 0; i < l->numLaunches && tRun.status == KILN_STATUS_OK; ++i) {
+      const launch_record *r = &l->launches[i];
+      CUresult result = launchOn(p, tRun.stream, r->kernel, r->grid, r->block,
+                                 l->params + r->firstParam, r->numParams);
+      if (result != 0)
+        launchFailed(p, r->kernel, result);
+    }
+    tRun.launches.numLaunches = tRun.launches.numParams = 0;
+    tRun.record = 0;
+    if (tRun.status != KILN_STATUS_OK)
+      return 0;
+  }
+  CUresult r = tRun.stream ? gDriver.streamSynchronize(tRun.stream) : gDriver.ctxSynchronize();
+  uint64_t value = 0;
+  if (r == 0)
+    r = gDriver.memcpyDtoH(&value, (CUdeviceptr)device, (size_t)bytes);
+  if (r != 0)
+    tRun.status = driverFailure("reading a value the host needs (cuMemcpyDtoH)", r);
+  return value; // Little endian: the low bytes.
+}
+
 int kiln_cuda_run_end(kiln_cuda_program *p, int wait) {
   program_state *s = p ? (program_state *)p->state : NULL;
   if (!s || tRun.program != p)
@@ -635,6 +668,10 @@ int kiln_cuda_run_end(kiln_cuda_program *p, int wait) {
 }
 uintptr_t kiln_cuda_weights(kiln_cuda_program *p, const void *host, int64_t bytes) {
   (void)p, (void)host, (void)bytes;
+  return 0;
+}
+uint64_t kiln_cuda_read(kiln_cuda_program *p, uintptr_t device, int32_t bytes) {
+  (void)p, (void)device, (void)bytes;
   return 0;
 }
 void kiln_cuda_launch(kiln_cuda_program *p, int32_t kernel, int64_t gx, int64_t gy, int64_t gz,

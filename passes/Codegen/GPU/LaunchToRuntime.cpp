@@ -25,6 +25,7 @@ namespace {
 constexpr StringLiteral kProgram = "kiln_cuda_program";
 constexpr StringLiteral kLaunch = "kiln_cuda_launch";
 constexpr StringLiteral kWeights = "kiln_cuda_weights";
+constexpr StringLiteral kRead = "kiln_cuda_read";
 
 /// A private declaration of `name` in `module`, made once.
 func::FuncOp declare(ModuleOp module, StringRef name, FunctionType type) {
@@ -77,7 +78,21 @@ struct GpuLaunchToRuntimePass
     func::FuncOp launch =
         declare(module, kLaunch,
                 FunctionType::get(ctx, {idx, i32, i64, i64, i64, i64, i64, i64, idx, i32}, {}));
-    for (auto func : module.getOps<func::FuncOp>()) {
+    auto readFunction = [&] {
+      return declare(module, kRead, FunctionType::get(ctx, {idx, idx, i32}, {i64}));
+    };
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
+      if (func.isExternal())
+        continue;
+      // Loads left on the host (kiln-gpu-map-loops: a size or an index the
+      // host needs) read device memory.
+      SmallVector<memref::LoadOp> loads;
+      for (Operation &op : func.getBody().front())
+        if (auto load = dyn_cast<memref::LoadOp>(&op))
+          loads.push_back(load);
+      for (memref::LoadOp load : loads)
+        if (failed(rewriteRead(load, program, readFunction())))
+          return signalPassFailure();
       SmallVector<gpu::LaunchFuncOp> launches;
       func.walk([&](gpu::LaunchFuncOp op) { launches.push_back(op); });
       if (launches.empty())
@@ -103,6 +118,43 @@ struct GpuLaunchToRuntimePass
     for (auto kernels : llvm::to_vector(module.getOps<gpu::GPUModuleOp>()))
       kernels.erase();
     module->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+  }
+
+  /// `load` as kiln_cuda_read of its element's bytes at the buffer's
+  /// aligned pointer plus the element's offset.
+  static LogicalResult rewriteRead(memref::LoadOp load, func::FuncOp program,
+                                   func::FuncOp read) {
+    OpBuilder b(load);
+    Location loc = load.getLoc();
+    Type type = load.getType();
+    unsigned bits = type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
+    if (bits == 0 || bits > 64)
+      return load.emitError() << "--target=cuda: the host reads a " << type
+                              << " from device memory; not supported yet";
+    Value memref = load.getMemref();
+    auto meta = memref::ExtractStridedMetadataOp::create(b, loc, memref);
+    Value element = meta.getOffset();
+    for (auto [index, stride] : llvm::zip(load.getIndices(), meta.getStrides()))
+      element = arith::AddIOp::create(b, loc, element,
+                                      arith::MulIOp::create(b, loc, index, stride));
+    int64_t bytes = (bits + 7) / 8;
+    Value address = arith::AddIOp::create(
+        b, loc, memref::ExtractAlignedPointerAsIndexOp::create(b, loc, memref),
+        arith::MulIOp::create(b, loc, element, arith::ConstantIndexOp::create(b, loc, bytes)));
+    Value prog = func::CallOp::create(b, loc, program, ValueRange{}).getResult(0);
+    Value word =
+        func::CallOp::create(
+            b, loc, read,
+            ValueRange{prog, address, arith::ConstantIntOp::create(b, loc, b.getI32Type(), bytes)})
+            .getResult(0);
+    Value value = word;
+    if (bits < 64)
+      value = arith::TruncIOp::create(b, loc, b.getIntegerType(bits), value);
+    if (isa<FloatType>(type))
+      value = arith::BitcastOp::create(b, loc, type, value);
+    load.replaceAllUsesWith(value);
+    load.erase();
+    return success();
   }
 
   /// The kernel's parameters once the NVVM lowering expanded its memrefs.

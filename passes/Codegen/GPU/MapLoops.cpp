@@ -325,11 +325,20 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
       if (isa<memref::AllocOp, memref::AllocaOp>(op))
         return op->emitError("--target=cuda: an allocation outside the workspace is not "
                              "supported yet");
-      // A host op that reads a GPU value joins the launch of the op that
-      // computed it (a 0-d generic's body: load, arithmetic, store).
       bool readsDevice = llvm::any_of(op->getOperands(), [&](Value v) {
         return onDevice.contains(v);
       });
+      // A load whose value the host needs (a size, an axis, a loop bound,
+      // a value kernels take as a parameter) stays on the host, after the
+      // launches before it: kiln-gpu-launch-to-runtime makes it a read of
+      // device memory (kiln_cuda_read).
+      if (isa<memref::LoadOp>(op) && !readsDevice && neededOnHost(op)) {
+        if (failed(flush()))
+          return failure();
+        continue;
+      }
+      // A host op that reads a GPU value joins the launch of the op that
+      // computed it (a 0-d generic's body: load, arithmetic, store).
       if (runsOnHost(op) && !readsDevice)
         continue;
       for (Value v : op->getOperands())
@@ -343,6 +352,26 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         onDevice.insert(v);
     }
     return flush();
+  }
+
+  /// Whether a value `load` (at a function's top level) computes, itself
+  /// or through host arithmetic, is used by an op with regions or inside
+  /// one (a loop bound, a kernel's captured value): then the host needs
+  /// it. Used only by top-level loads and stores, it runs in their launch.
+  static bool neededOnHost(Operation *load) {
+    Operation *func = load->getParentOp();
+    SmallVector<Operation *> work = {load};
+    llvm::SmallPtrSet<Operation *, 8> seen;
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      for (Operation *user : op->getUsers()) {
+        if (user->getParentOp() != func || user->getNumRegions() != 0)
+          return true;
+        if (runsOnHost(user) && seen.insert(user).second)
+          work.push_back(user);
+      }
+    }
+    return false;
   }
 
   /// Kernels call nothing: the runtime's functions (strings) are host code.

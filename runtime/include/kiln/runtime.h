@@ -279,7 +279,9 @@ typedef struct kiln_cuda_program {
 /// A run belongs to its thread; threads may run at the same time.
 /// kiln_cuda_weights returns the device copy of a constant (uploaded at
 /// its first use), kiln_cuda_launch queues kernel \p kernel with its
-/// parameters each widened to 8 bytes. kiln_cuda_run_host is NAME_run of
+/// parameters each widened to 8 bytes, kiln_cuda_read returns the \p bytes
+/// (1 to 8) at \p device once the run's kernels so far are done (a size or
+/// an index the host needs; it waits for the stream). kiln_cuda_run_host is NAME_run of
 /// such a library: host pointers, copied to and from device buffers that
 /// the runtime allocates once, around \p run_device (NAME_run_device); the
 /// host's workspace is not used. Calls of one model's NAME_run take turns
@@ -287,6 +289,7 @@ typedef struct kiln_cuda_program {
 int kiln_cuda_run_begin(kiln_cuda_program *p, void *stream);
 int kiln_cuda_run_end(kiln_cuda_program *p, int wait);
 uintptr_t kiln_cuda_weights(kiln_cuda_program *p, const void *host, int64_t bytes);
+uint64_t kiln_cuda_read(kiln_cuda_program *p, uintptr_t device, int32_t bytes);
 void kiln_cuda_launch(kiln_cuda_program *p, int32_t kernel, int64_t gx, int64_t gy, int64_t gz,
                       int64_t bx, int64_t by, int64_t bz, const uint64_t *params,
                       int32_t num_params);

@@ -94,14 +94,21 @@ func.func @scalar(%a: memref<f32>, %out: memref<2xf32>) {
 
 // -----
 
-// A size the host needs from a tensor's values (the loop below runs over
-// a view of it): an error.
-func.func @size(%a: memref<index>, %out: memref<?xf32>) {
+// A size the host needs that a loop over a tensor's values computes (the
+// loop runs on the GPU; the loop below runs over a view of the size): an
+// error. (A size loaded from a tensor is read by the host: host-reads.mlir.)
+func.func @size(%a: memref<4xi64>, %out: memref<?xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
   %cst = arith.constant 0.0 : f32
   // expected-error @+1 {{--target=cuda: the host needs a value computed on the GPU (a size, an index or a condition known only at run time)}}
-  %n = memref.load %a[] : memref<index>
+  %n = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %c0) -> (index) {
+    %v = memref.load %a[%i] : memref<4xi64>
+    %vi = arith.index_cast %v : i64 to index
+    %s = arith.addi %acc, %vi : index
+    scf.yield %s : index
+  }
   %view = memref.subview %out[0] [%n] [1] : memref<?xf32> to memref<?xf32, strided<[1]>>
   scf.parallel (%i) = (%c0) to (%n) step (%c1) {
     memref.store %cst, %view[%i] : memref<?xf32, strided<[1]>>
