@@ -8,6 +8,7 @@ with numpy, onnxruntime and a CUDA PyTorch). Two halves:
              [--batches 1,32] [--ternary resnet50,bert_encoder]
              [--extra-models resnet18,...] [--conformance-variants V,...]
              [--conformance-limit N] [--reuse] [--work EXPORTS]
+             [--variant-flags V:FLAGS] [--variant-rtol V:RTOL]
          python3 utils/gpu_carry.py pack DIR     (DIR/files again as the bundle)
   there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S] [--jobs N]
              [--no-graphs]
@@ -88,16 +89,21 @@ def prepare(args):
     # libraries run on the same data, so that two builds compare in one call.
     variants = [(v.split("=", 1) if "=" in v else ("kiln", v)) for v in args.kiln.split(",")]
     variants = [(v, os.path.abspath(k)) for v, k in variants]
+    # V:FLAGS (kiln compile flags of variant V, e.g. --gpu-precision=tf32)
+    # and V:RTOL (its models' tolerance, relative to the output's scale).
+    flags = dict(f.split(":", 1) for f in args.variant_flags)
+    rtols = {v: float(r) for v, r in (f.split(":", 1) for f in args.variant_rtol)}
     kiln = variants[0][1]
     out = os.path.abspath(args.dir)
     files = os.path.join(out, "files")
     os.makedirs(files, exist_ok=True)
     entries = []
 
-    def compile_lib(kiln, model, lib, shapes):
+    def compile_lib(kiln, model, lib, shapes, variant):
         os.makedirs(os.path.dirname(lib), exist_ok=True)
         r = subprocess.run([kiln, "compile", model, "--target=cuda", "--gpu-arch=" + args.arch,
-                            "--name", NAME, "-o", lib, "-q"] + shapes,
+                            "--name", NAME, "-o", lib, "-q"] + shapes +
+                           flags.get(variant, "").split(),
                            capture_output=True, text=True)
         if r.returncode != 0:
             print("prepare: %s: %s" % (model, conformance.first_line(r.stderr)))
@@ -129,7 +135,8 @@ def prepare(args):
             lib = os.path.join(variant, stem, "lib.so")
             reused = args.reuse and os.path.exists(os.path.join(files, lib))
             if reused or compile_lib(k, os.path.join(folder, "model.onnx"),
-                                     os.path.join(files, lib), ptx_check.input_shapes(folder)):
+                                     os.path.join(files, lib), ptx_check.input_shapes(folder),
+                                     variant):
                 found.append({"kind": "conformance", "variant": variant,
                               "id": variant + ":" + test, "lib": lib, "sets": sets,
                               "rtol": tol.get("rtol", 1e-3), "atol": tol.get("atol", 1e-5)})
@@ -193,7 +200,7 @@ def prepare(args):
         np.save(y_npy, expected)
         for n, (variant, k) in enumerate(builds):
             lib = os.path.join(variant, "models", name, "lib_b%d.so" % batch)
-            if not compile_lib(k, onnx_path, os.path.join(files, lib), shape):
+            if not compile_lib(k, onnx_path, os.path.join(files, lib), shape, variant):
                 continue
             entries.append({"kind": "model", "variant": variant,
                             "id": "%s:%s_b%d" % (variant, name, batch), "model": name,
@@ -202,7 +209,7 @@ def prepare(args):
                             "ternary": name in ternaries,
                             "torch": n == len(builds) - 1,
                             "sets": [{"input": [rel(x_npy)], "output": [rel(y_npy)]}],
-                            "rtol": 1e-3, "atol": 1e-4})
+                            "rtol": rtols.get(variant, 1e-3), "atol": 1e-4})
         print("prepare: %s batch %d" % (name, batch), flush=True)
     with open(os.path.join(files, "manifest.json"), "w") as f:
         json.dump({"arch": args.arch, "name": NAME, "entries": entries}, f, indent=1)
@@ -703,6 +710,10 @@ def main():
                    help="models whose weights become three levels, so that they compress")
     p.add_argument("--conformance-variants",
                    help="the variants whose conformance libraries travel (default: all)")
+    p.add_argument("--variant-flags", action="append", default=[], metavar="V:FLAGS",
+                   help="kiln compile flags for variant V (e.g. TF32:--gpu-precision=tf32)")
+    p.add_argument("--variant-rtol", action="append", default=[], metavar="V:RTOL",
+                   help="variant V's models' rtol (of the output's scale; default 1e-3)")
     p.add_argument("--reuse", action="store_true",
                    help="keep the conformance libraries an earlier prepare left in DIR")
     p.add_argument("--conformance-limit", type=int, default=-1,

@@ -32,7 +32,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 SPECIAL = re.compile(r"@llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid|ntid|nctaid)\.([xyz])\b")
 BARRIERS = {"@llvm.nvvm.barrier.cta.sync.aligned.all": ("@emu_barrier", "void", "i32"),
-            "@llvm.nvvm.barrier0": ("@emu_barrier0", "void", "")}
+            "@llvm.nvvm.barrier0": ("@emu_barrier0", "void", ""),
+            "@llvm.nvvm.f2tf32.rna": ("@emu_f2tf32_rna", "i32", "float")}
+# mma.sync returns a struct: the runtime's function returns a pointer to
+# its four floats instead (no aggregate in the C calling convention).
+MMA = re.compile(r"^(\s*)(%[\w.]+) = (?:tail )?call \{ float, float, float, float \} "
+                 r"@llvm\.nvvm\.mma\.m16n8k8\.row\.col\.tf32\((.*)\)(.*)$")
 
 
 def split_params(text):
@@ -70,6 +75,12 @@ def to_host(ir):
         line = re.sub(r" addrspace\(\d+\)", "", line)
         line = line.replace("addrspacecast", "bitcast")
         line = SPECIAL.sub(lambda s: "@emu_%s_%s" % (s.group(1), s.group(2)), line)
+        mma = MMA.match(line)
+        if mma:
+            indent, result, args = mma.group(1), mma.group(2), mma.group(3)
+            slot = "%emu.mma." + result[1:]
+            out.append("%s%s = call ptr @emu_mma_m16n8k8_tf32(%s)" % (indent, slot, args))
+            line = "%s%s = load { float, float, float, float }, ptr %s" % (indent, result, slot)
         for old, (new, _, _) in BARRIERS.items():
             line = re.sub(re.escape(old) + r"\b", new, line)
         out.append(line)
@@ -80,6 +91,8 @@ def to_host(ir):
     decls = ["declare i32 @emu_%s_%s()" % (r, d) for r in ("tid", "ctaid", "ntid", "nctaid")
              for d in "xyz"]
     decls += ["declare %s %s(%s)" % (ret, new, args) for new, ret, args in BARRIERS.values()]
+    decls.append("declare ptr @emu_mma_m16n8k8_tf32(i32, i32, i32, i32, i32, i32, float, float, "
+                 "float, float)")
     wrappers = []
     for name, types in kernels:
         body = ["define void @emu_entry_%s(ptr %%args) {" % name]

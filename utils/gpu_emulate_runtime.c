@@ -7,6 +7,7 @@
  * cuLaunchKernel when FAKE_CUDA_EMULATE names such a library. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,16 @@ struct emu_kernel {
 extern const struct emu_kernel emu_kernels[]; /* gpu_emulate.py's table */
 extern const int emu_num_kernels;
 
-static _Thread_local unsigned tTid[3], tCta[3];
+static _Thread_local unsigned tTid[3], tCta[3], tLinear;
 static unsigned gNtid[3], gNcta[3];
 static pthread_barrier_t gBarrier;
+/* Warp-wide operations (mma.sync): a barrier per warp and the lanes'
+ * operands. */
+static pthread_barrier_t gWarpBarriers[32];
+static struct {
+  uint32_t a[32][4], b[32][2];
+} gWarpOperands[32];
+static _Thread_local float tMma[4];
 
 unsigned emu_tid_x(void) { return tTid[0]; }
 unsigned emu_tid_y(void) { return tTid[1]; }
@@ -41,6 +49,54 @@ void emu_barrier(int id) {
 }
 void emu_barrier0(void) { pthread_barrier_wait(&gBarrier); }
 
+/* cvt.rna.tf32.f32: the mantissa rounded to 10 bits, ties away from
+ * zero (in the low 13 bits: infinities and NaNs kept). */
+uint32_t emu_f2tf32_rna(float x) {
+  uint32_t u;
+  memcpy(&u, &x, sizeof u);
+  if ((u & 0x7f800000u) != 0x7f800000u)
+    u += 0x1000u;
+  return u & ~0x1fffu;
+}
+
+static float tf32Value(uint32_t bits) {
+  bits &= ~0x1fffu; /* The tensor cores read 10 mantissa bits. */
+  float f;
+  memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+/* mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32, as the PTX ISA
+ * describes its fragments (section "Matrix Fragments for mma.m16n8k8"):
+ * with g = lane / 4 and t = lane % 4, lane holds A[g][t], A[g+8][t],
+ * A[g][t+4], A[g+8][t+4] (a0..a3), B[t][g], B[t+4][g] (b0, b1) and
+ * C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1] (c0..c3). Every lane of
+ * the warp calls it; each returns its four elements of D = A B + C. */
+float *emu_mma_m16n8k8_tf32(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, uint32_t b0,
+                            uint32_t b1, float c0, float c1, float c2, float c3) {
+  unsigned warp = tLinear / 32, lane = tLinear % 32;
+  uint32_t *a = gWarpOperands[warp].a[lane], *b = gWarpOperands[warp].b[lane];
+  a[0] = a0, a[1] = a1, a[2] = a2, a[3] = a3, b[0] = b0, b[1] = b1;
+  pthread_barrier_wait(&gWarpBarriers[warp]);
+  float c[4] = {c0, c1, c2, c3};
+  unsigned g = lane / 4, t = lane % 4;
+  for (unsigned r = 0; r < 4; ++r) {
+    unsigned row = g + (r >= 2 ? 8 : 0), col = 2 * t + (r & 1);
+    float sum = c[r];
+    for (unsigned k = 0; k < 8; ++k) {
+      /* A[row][k] is in lane (row % 8) * 4 + k % 4, register
+       * (row >= 8) + 2 (k >= 4); B[k][col] in lane col * 4 + k % 4,
+       * register k >= 4. */
+      float x = tf32Value(gWarpOperands[warp].a[(row % 8) * 4 + k % 4][(row >= 8) + 2 * (k >= 4)]);
+      float y = tf32Value(gWarpOperands[warp].b[col * 4 + k % 4][k >= 4]);
+      sum += x * y;
+    }
+    tMma[r] = sum;
+  }
+  pthread_barrier_wait(&gWarpBarriers[warp]); /* Before the operands are reused. */
+  return tMma;
+}
+
 struct thread_arg {
   entry_fn entry;
   void **params;
@@ -51,6 +107,7 @@ static void *threadMain(void *p) {
   struct thread_arg *a = p;
   memcpy(tTid, a->tid, sizeof tTid);
   memcpy(tCta, a->cta, sizeof tCta);
+  tLinear = tTid[0] + gNtid[0] * (tTid[1] + gNtid[1] * tTid[2]);
   a->entry(a->params);
   return NULL;
 }
@@ -78,6 +135,8 @@ int emu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
     for (unsigned y = 0; y < grid[1] && !status; ++y)
       for (unsigned x = 0; x < grid[0] && !status; ++x) {
         pthread_barrier_init(&gBarrier, NULL, n);
+        for (unsigned w = 0; w * 32 < n; ++w)
+          pthread_barrier_init(&gWarpBarriers[w], NULL, n - w * 32 < 32 ? n - w * 32 : 32);
         unsigned made = 0;
         for (unsigned t = 0; t < n; ++t) {
           struct thread_arg *a = &args[t];
@@ -98,6 +157,8 @@ int emu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
         for (unsigned t = 0; t < made; ++t)
           pthread_join(threads[t], NULL);
         pthread_barrier_destroy(&gBarrier);
+        for (unsigned w = 0; w * 32 < n; ++w)
+          pthread_barrier_destroy(&gWarpBarriers[w]);
       }
   pthread_attr_destroy(&attr);
   free(threads);

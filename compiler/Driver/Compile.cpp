@@ -219,6 +219,11 @@ int compileModel(const CompileRequest &request) {
     return fail(archError);
   if (*kind == OutputKind::PTX && !cuda)
     return fail("--emit=ptx writes GPU code: use it with --target=cuda");
+  if (!request.gpuPrecision.empty() && !cuda)
+    return fail("--gpu-precision goes with --target=cuda");
+  if (!request.gpuPrecision.empty() && request.gpuPrecision != "fp32" &&
+      request.gpuPrecision != "tf32")
+    return fail("--gpu-precision=" + request.gpuPrecision + ": expected fp32 or tf32");
   if (cuda && *kind != OutputKind::PTX && *kind != OutputKind::MLIR &&
       *kind != OutputKind::SharedLibrary && *kind != OutputKind::StaticLibrary)
     return fail("--target=cuda writes a shared or static library (-o libNAME.so, -o "
@@ -292,8 +297,10 @@ int compileModel(const CompileRequest &request) {
   pipelineOptions.prefetchDistance = targetDesc.prefetchDistance;
   pipelineOptions.int8DotProduct = targetDesc.int8DotProduct;
   pipelineOptions.nativeRounding = targetDesc.nativeRounding;
-  if (cuda)
+  if (cuda) {
     pipelineOptions.gpuArch = gpuArch;
+    pipelineOptions.gpuTf32 = request.gpuPrecision == "tf32";
+  }
   if (!request.quantize.empty() && request.quantize != "dynamic" && request.quantize != "int8")
     return fail("--quantize=" + request.quantize + ": expected 'dynamic' or 'int8'");
   if (request.quantize == "int8" && request.calibrationData.empty())

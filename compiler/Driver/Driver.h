@@ -25,6 +25,7 @@ struct CompileRequest {
   std::vector<std::string> maxShapes;
   std::string target, cpu, features;
   std::string gpuArch; ///< --gpu-arch (with --target=cuda); "" = sm_80.
+  std::string gpuPrecision; ///< --gpu-precision (with --target=cuda); "" = fp32.
   int optLevel = 3;
   bool freestanding = false; ///< Define memcpy/memmove/memset in the object.
   std::string name;   ///< "" = from the model's file name.

@@ -81,6 +81,11 @@ cl::opt<std::string> gpuArch(
     "gpu-arch", cl::desc("With --target=cuda: the GPU architecture, sm_80 (default), sm_86, "
                          "sm_89 or sm_90"),
     cl::value_desc("arch"), cl::sub(compileCmd), cl::sub(checkCmd), cl::cat(kilnCategory));
+cl::opt<std::string> gpuPrecision(
+    "gpu-precision",
+    cl::desc("With --target=cuda: the matmuls' and convolutions' inputs as fp32 (the "
+             "default; CUDA cores) or tf32 (tensor cores: a 10-bit mantissa, f32 sums)"),
+    cl::value_desc("fp32|tf32"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<bool> timing("timing", cl::desc("Print each phase's wall time and the compiler's peak "
                                          "memory"),
                      cl::init(false), cl::sub(compileCmd), cl::cat(kilnCategory));
@@ -229,6 +234,7 @@ int main(int argc, char **argv) {
     r.cpu = targetCpu;
     r.features = targetFeatures;
     r.gpuArch = gpuArch;
+    r.gpuPrecision = gpuPrecision;
     r.optLevel = static_cast<int>(optLevel);
     r.freestanding = freestanding;
     r.name = modelName;

@@ -223,7 +223,9 @@ void addGpuPasses(OpPassManager &pm, const PipelineOptions &options) {
   LowerCopiesPassOptions copies;
   copies.all = true;
   pm.addPass(createLowerCopiesPass(copies));
-  pm.addPass(createGpuMapLoopsPass());
+  GpuMapLoopsPassOptions mapping;
+  mapping.tf32 = options.gpuTf32;
+  pm.addPass(createGpuMapLoopsPass(mapping));
   // Parallel loops left inside a kernel run in its thread.
   pm.addPass(createParallelForToNestedForsPass());
   pm.addPass(createGpuKernelOutliningPass());

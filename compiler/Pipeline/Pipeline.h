@@ -74,6 +74,9 @@ struct PipelineOptions {
   /// stays in func/memref/gpu for now; addGpuDevicePasses lowers the
   /// kernels).
   std::string gpuArch;
+  /// --gpu-precision=tf32: the tiled contractions on the tensor cores with
+  /// TF32 inputs.
+  bool gpuTf32 = false;
 };
 
 /// Adds the passes of `phase` (not the ones before it) to `pm`.

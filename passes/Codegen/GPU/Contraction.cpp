@@ -39,6 +39,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -314,8 +316,8 @@ SmallVector<Value> ivsAt(linalg::LinalgOp op, OpOperand &operand, ValueRange ind
 /// Emits the kernel in place of `op`.
 class Emitter {
 public:
-  Emitter(linalg::LinalgOp op, const Gemm &g, Surroundings s)
-      : op(op), g(g), s(s), loc(op.getLoc()) {
+  Emitter(linalg::LinalgOp op, const Gemm &g, Surroundings s, bool tf32)
+      : op(op), g(g), s(s), tf32(tf32), loc(op.getLoc()) {
     std::tie(splits, stepsPerSplit) = splitReduction(g);
   }
 
@@ -347,8 +349,39 @@ public:
     Value first = arith::MulIOp::create(b, loc, split, index(b, stepsPerSplit));
     Value last = arith::MinUIOp::create(
         b, loc, arith::AddIOp::create(b, loc, first, index(b, stepsPerSplit)), index(b, steps));
-    Value myRow = arith::MulIOp::create(b, loc, ty, index(b, kPerThread));
-    Value myCol = arith::MulIOp::create(b, loc, tx, index(b, kPerThread));
+    // Where each of a thread's 16 sums falls in the tile: SIMT, a 4 x 4
+    // square at (ty * 4, tx * 4); with tensor cores, the accumulator
+    // fragments of four m16n8 tiles of its warp's 16 x 32 block
+    // (mma.sync's layout: lane l holds rows l / 4 and l / 4 + 8, columns
+    // 2 (l % 4) and 2 (l % 4) + 1 of each).
+    SmallVector<std::pair<Value, Value>> positions;
+    Value lane, warpRow, warpCol;
+    if (tf32) {
+      lane = arith::RemUIOp::create(b, loc, tid, index(b, 32));
+      Value warp = arith::DivUIOp::create(b, loc, tid, index(b, 32));
+      warpRow = arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, warp, index(b, kTile / 16)), index(b, 16));
+      warpCol = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, warp, index(b, kTile / 16)), index(b, 32));
+      Value group = arith::DivUIOp::create(b, loc, lane, index(b, 4));
+      Value pair = arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, lane, index(b, 4)), index(b, 2));
+      for (int64_t j = 0; j < 4; ++j)
+        for (int64_t r = 0; r < 4; ++r)
+          positions.push_back(
+              {arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, warpRow, group),
+                                     index(b, r >= 2 ? 8 : 0)),
+               arith::AddIOp::create(
+                   b, loc, arith::AddIOp::create(b, loc, warpCol, pair),
+                   index(b, j * 8 + (r & 1)))});
+    } else {
+      Value myRow = arith::MulIOp::create(b, loc, ty, index(b, kPerThread));
+      Value myCol = arith::MulIOp::create(b, loc, tx, index(b, kPerThread));
+      for (int64_t i = 0; i < kPerThread; ++i)
+        for (int64_t j = 0; j < kPerThread; ++j)
+          positions.push_back({arith::AddIOp::create(b, loc, myRow, index(b, i)),
+                               arith::AddIOp::create(b, loc, myCol, index(b, j))});
+    }
 
     Value zero = arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
     SmallVector<Value> init(kPerThread * kPerThread, zero);
@@ -360,56 +393,105 @@ public:
           stage(b, g.b, g.n, g.cols, col0, k0, g.bColsFastest, bTile);
           gpu::BarrierOp::create(b, loc);
           SmallVector<Value> sums(acc);
-          for (int64_t kk = 0; kk < kStep; ++kk) {
-            SmallVector<Value> as, bs;
-            for (int64_t i = 0; i < kPerThread; ++i) {
-              as.push_back(memref::LoadOp::create(
-                  b, loc, aTile,
-                  ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myRow, index(b, i))}));
-              bs.push_back(memref::LoadOp::create(
-                  b, loc, bTile,
-                  ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myCol, index(b, i))}));
-            }
-            for (int64_t i = 0; i < kPerThread; ++i)
-              for (int64_t j = 0; j < kPerThread; ++j) {
-                Value &sum = sums[i * kPerThread + j];
-                sum = math::FmaOp::create(b, loc, as[i], bs[j], sum);
-              }
-          }
+          if (tf32)
+            multiplyWithTensorCores(b, aTile, bTile, lane, warpRow, warpCol, sums);
+          else
+            multiplyWithFma(b, aTile, bTile, positions, sums);
           gpu::BarrierOp::create(b, loc);
           scf::YieldOp::create(b, loc, sums);
         });
 
     // Each thread's sums into C, where they fall inside it.
     AffineMap mc = op.getMatchingIndexingMap(g.c);
-    for (int64_t i = 0; i < kPerThread; ++i)
-      for (int64_t j = 0; j < kPerThread; ++j) {
-        Value row = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, row0, myRow),
-                                          index(b, i));
-        Value col = arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, col0, myCol),
-                                          index(b, j));
-        Value inside = arith::AndIOp::create(
-            b, loc,
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(b, g.rows)),
-            arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, index(b, g.cols)));
-        auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
-        OpBuilder then = guard.getThenBodyBuilder();
-        SmallVector<Value> ivs = loopIvs(then, row, g.m, col, g.n, Value(), {});
-        SmallVector<Value> indices;
-        for (AffineExpr e : mc.getResults())
-          indices.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
-        Value sum = loop.getResult(i * kPerThread + j);
-        if (splits > 1)
-          memref::AtomicRMWOp::create(then, loc, arith::AtomicRMWKind::addf, sum, g.c->get(),
-                                      indices);
-        else
-          store(then, sum, indices);
-      }
+    for (auto [k, position] : llvm::enumerate(positions)) {
+      Value row = arith::AddIOp::create(b, loc, row0, position.first);
+      Value col = arith::AddIOp::create(b, loc, col0, position.second);
+      Value inside = arith::AndIOp::create(
+          b, loc,
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(b, g.rows)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, index(b, g.cols)));
+      auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
+      OpBuilder then = guard.getThenBodyBuilder();
+      SmallVector<Value> ivs = loopIvs(then, row, g.m, col, g.n, Value(), {});
+      SmallVector<Value> indices;
+      for (AffineExpr e : mc.getResults())
+        indices.push_back(ivs[cast<AffineDimExpr>(e).getPosition()]);
+      Value sum = loop.getResult(k);
+      if (splits > 1)
+        memref::AtomicRMWOp::create(then, loc, arith::AtomicRMWKind::addf, sum, g.c->get(),
+                                    indices);
+      else
+        store(then, sum, indices);
+    }
     gpu::TerminatorOp::create(b, loc);
   }
 
 private:
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// A staged step's 16 x 16 multiply-adds per thread from shared memory,
+  /// each thread's 4 x 4 square (`positions`: its first row and column).
+  void multiplyWithFma(OpBuilder &b, Value aTile, Value bTile,
+                       ArrayRef<std::pair<Value, Value>> positions, SmallVector<Value> &sums) {
+    Value myRow = positions.front().first, myCol = positions.front().second;
+    for (int64_t kk = 0; kk < kStep; ++kk) {
+      SmallVector<Value> as, bs;
+      for (int64_t i = 0; i < kPerThread; ++i) {
+        as.push_back(memref::LoadOp::create(
+            b, loc, aTile,
+            ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myRow, index(b, i))}));
+        bs.push_back(memref::LoadOp::create(
+            b, loc, bTile,
+            ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myCol, index(b, i))}));
+      }
+      for (int64_t i = 0; i < kPerThread; ++i)
+        for (int64_t j = 0; j < kPerThread; ++j) {
+          Value &sum = sums[i * kPerThread + j];
+          sum = math::FmaOp::create(b, loc, as[i], bs[j], sum);
+        }
+    }
+  }
+
+  /// A staged step on the tensor cores: each warp's 16 x 32 block as four
+  /// m16n8 tiles, two mma.sync.m16n8k8 (TF32 inputs rounded to nearest,
+  /// f32 sums) per tile. Lane l's fragments (PTX ISA, mma m16n8k8 .tf32):
+  /// A rows l / 4 (+8), columns l % 4 (+4); B rows l % 4 (+4), column
+  /// l / 4.
+  void multiplyWithTensorCores(OpBuilder &b, Value aTile, Value bTile, Value lane,
+                               Value warpRow, Value warpCol, SmallVector<Value> &sums) {
+    MLIRContext *ctx = b.getContext();
+    Type f32 = b.getF32Type();
+    Value group = arith::DivUIOp::create(b, loc, lane, index(b, 4));
+    Value quad = arith::RemUIOp::create(b, loc, lane, index(b, 4));
+    auto tf32Of = [&](Value tile, Value k, Value x) -> Value {
+      Value v = memref::LoadOp::create(b, loc, tile, ValueRange{k, x});
+      return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), v,
+                                                NVVM::FPRoundingMode::RNA,
+                                                NVVM::SaturationMode::NONE, false);
+    };
+    Type result = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+    for (int64_t kk = 0; kk < kStep; kk += 8) {
+      Value k = arith::AddIOp::create(b, loc, quad, index(b, kk));
+      Value k4 = arith::AddIOp::create(b, loc, k, index(b, 4));
+      Value row = arith::AddIOp::create(b, loc, warpRow, group);
+      Value row8 = arith::AddIOp::create(b, loc, row, index(b, 8));
+      SmallVector<Value> a = {tf32Of(aTile, k, row), tf32Of(aTile, k, row8),
+                              tf32Of(aTile, k4, row), tf32Of(aTile, k4, row8)};
+      for (int64_t j = 0; j < 4; ++j) {
+        Value col = arith::AddIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, warpCol, group), index(b, j * 8));
+        SmallVector<Value> bFragment = {tf32Of(bTile, k, col), tf32Of(bTile, k4, col)};
+        SmallVector<Value> c(sums.begin() + j * 4, sums.begin() + j * 4 + 4);
+        Value d = NVVM::MmaOp::create(
+            b, loc, result, a, bFragment, c, ArrayRef<int64_t>{16, 8, 8}, std::nullopt,
+            std::nullopt,
+            std::array<NVVM::MMATypes, 2>{NVVM::MMATypes::tf32, NVVM::MMATypes::tf32},
+            std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row, NVVM::MMALayout::col});
+        for (int64_t r = 0; r < 4; ++r)
+          sums[j * 4 + r] = LLVM::ExtractValueOp::create(b, loc, d, r);
+      }
+    }
+  }
 
   /// One thread's sum for C's element at `indices`, added to its initial
   /// value (C's, or what the folded init would have written there), put
@@ -528,6 +610,7 @@ private:
   linalg::LinalgOp op;
   const Gemm &g;
   Surroundings s;
+  bool tf32;
   Location loc;
   Value tid, batchIndex;
   int64_t splits = 1, stepsPerSplit = 1;
@@ -550,7 +633,7 @@ SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc, AffineMap map, V
   return indices;
 }
 
-bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fuse,
+bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fuse, bool tf32,
                            SmallVectorImpl<Operation *> &folded) {
   std::optional<Gemm> gemm = asGemm(op);
   if (!gemm)
@@ -561,7 +644,7 @@ bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fus
   // At the epilogue when there is one: its other operands are written
   // before it (between the contraction and it there are views only).
   rewriter.setInsertionPoint(s.epilogue ? s.epilogue.getOperation() : op.getOperation());
-  Emitter(op, *gemm, s).emit(rewriter);
+  Emitter(op, *gemm, s, tf32).emit(rewriter);
   for (Operation *absorbed : {s.init, s.epilogue.getOperation()})
     if (absorbed)
       folded.push_back(absorbed);

@@ -24,10 +24,12 @@ namespace kiln {
 /// (and no split reduction), the op that writes C's initial values just
 /// before (a linalg.fill, a copy or broadcast generic) and an elementwise
 /// generic on C just after are folded into the kernel's store and added to
-/// `folded`. The caller erases `op` and the folded ops. False, with
-/// nothing changed, for any other op.
+/// `folded`. With `tf32` the multiply-adds run on the tensor cores
+/// (mma.sync m16n8k8, inputs rounded to TF32, f32 sums; sm_80 and up).
+/// The caller erases `op` and the folded ops. False, with nothing changed,
+/// for any other op.
 bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op, bool fuse,
-                           llvm::SmallVectorImpl<mlir::Operation *> &folded);
+                           bool tf32, llvm::SmallVectorImpl<mlir::Operation *> &folded);
 
 /// `map`'s results applied to `ivs`: a dim as that iv, any other result an
 /// affine.apply (shared with MapLoops.cpp's loop nests).

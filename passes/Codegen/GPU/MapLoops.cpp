@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -254,7 +256,7 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         if (erased.contains(op))
           continue;
         SmallVector<Operation *> folded;
-        if (!kiln::lowerTiledContraction(rewriter, op, fuseEpilogues, folded))
+        if (!kiln::lowerTiledContraction(rewriter, op, fuseEpilogues, tf32, folded))
           continue;
         folded.push_back(op);
         for (Operation *dead : folded) {

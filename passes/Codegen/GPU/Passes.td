@@ -48,13 +48,17 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
            "Fold the init before a tiled contraction (fill, bias broadcast) and "
            "the elementwise op after it (activation, residual add) into its "
            "kernel's store">,
+    Option<"tf32", "tf32", "bool", "false",
+           "The tiled contractions' multiply-adds on the tensor cores: inputs "
+           "rounded to TF32 (10-bit mantissa), f32 sums (--gpu-precision=tf32)">,
     Option<"coarsen", "coarsen", "int64_t", "4",
            "Outputs each thread of a reduction computes (along a parallel dim "
            "whose outputs share an input's elements; 1: one output a thread)">,
   ];
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::math::MathDialect",
-                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect"];
+                           "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+                           "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
 }
 
 def GpuMergeModulesPass : Pass<"kiln-gpu-merge-modules", "mlir::ModuleOp"> {

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-gpu-map-loops -canonicalize -cse | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-map-loops=tf32=true -canonicalize -cse | FileCheck %s --check-prefix=TF32
 // kiln-gpu-map-loops' tiled contractions (passes/Codegen/GPU/Contraction.cpp):
 // a GEMM-like linalg op as one launch of 64 x 64 output tiles, 256 threads
 // each computing 4 x 4 outputs, the inputs staged in shared memory 16
@@ -31,6 +32,18 @@
 // CHECK: %[[NEW:.*]] = arith.addf %[[OLD]]
 // CHECK: memref.store %[[NEW]], %arg2
 // CHECK-NOT: memref.atomic_rmw
+// With tf32 (--gpu-precision=tf32) the staged step runs on the tensor
+// cores: each warp a 16 x 32 block as four m16n8 tiles, two k8 steps of
+// mma.sync a tile (8 a staged step), its A and B fragments read from
+// shared memory and rounded to TF32 (4 A values, 2 B values a tile); the
+// sums land in C as before.
+// TF32-LABEL: func.func @matmul(
+// TF32: scf.for
+// TF32: gpu.barrier
+// TF32-COUNT-8: nvvm.mma.sync A[{{.*}}] B[{{.*}}] C[{{.*}}] {layoutA = #nvvm.mma_layout<row>, layoutB = #nvvm.mma_layout<col>, multiplicandAPtxType = #nvvm.mma_type<tf32>, multiplicandBPtxType = #nvvm.mma_type<tf32>, shape = #nvvm.shape<m = 16, n = 8, k = 8>}
+// TF32: gpu.barrier
+// TF32-NOT: math.fma
+// TF32: memref.store %{{.*}}, %arg2
 func.func @matmul(%a: memref<100x70xf32>, %b: memref<70x90xf32>, %c: memref<100x90xf32>) {
   linalg.matmul ins(%a, %b : memref<100x70xf32>, memref<70x90xf32>) outs(%c : memref<100x90xf32>)
   return
