@@ -442,6 +442,18 @@ static int captureGraph(kiln_cuda_program *p, program_state *s, const launch_lis
   return 1;
 }
 
+/// The launches this run recorded, one by one on its stream.
+static void launchRecorded(kiln_cuda_program *p) {
+  const launch_list *l = &tRun.launches;
+  for (int64_t i = 0; i < l->numLaunches && tRun.status == KILN_STATUS_OK; ++i) {
+    const launch_record *r = &l->launches[i];
+    CUresult result = launchOn(p, tRun.stream, r->kernel, r->grid, r->block,
+                               l->params + r->firstParam, r->numParams);
+    if (result != 0)
+      launchFailed(p, r->kernel, result);
+  }
+}
+
 /// The launches this run recorded, on its stream: as the program's graph
 /// when it holds the same launches (captured again when not), else one by
 /// one (no graph API, or a graph call failed: then never again).
@@ -459,13 +471,7 @@ static void flushLaunches(kiln_cuda_program *p, program_state *s) {
     s->graphsOff = 1;
   }
   pthread_mutex_unlock(&s->graphLock);
-  for (int64_t i = 0; i < l->numLaunches && tRun.status == KILN_STATUS_OK; ++i) {
-    const launch_record *r = &l->launches[i];
-    CUresult result = launchOn(p, tRun.stream, r->kernel, r->grid, r->block,
-                               l->params + r->firstParam, r->numParams);
-    if (result != 0)
-      launchFailed(p, r->kernel, result);
-  }
+  launchRecorded(p);
 }
 
 uint64_t kiln_cuda_read(kiln_cuda_program *p, uintptr_t device, int32_t bytes) {
@@ -479,14 +485,7 @@ uint64_t kiln_cuda_read(kiln_cuda_program *p, uintptr_t device, int32_t bytes) {
   // The launches before it run first, one by one (this run then does
   // without a graph: the host's code between its kernels depends on them).
   if (tRun.record) {
-    const launch_list *l = &tRun.launches;
-    for (int64_t i = 0; i < l->numLaunches && tRun.status == KILN_STATUS_OK; ++i) {
-      const launch_record *r = &l->launches[i];
-      CUresult result = launchOn(p, tRun.stream, r->kernel, r->grid, r->block,
-                                 l->params + r->firstParam, r->numParams);
-      if (result != 0)
-        launchFailed(p, r->kernel, result);
-    }
+    launchRecorded(p);
     tRun.launches.numLaunches = tRun.launches.numParams = 0;
     tRun.record = 0;
     if (tRun.status != KILN_STATUS_OK)

@@ -534,8 +534,13 @@ private:
     OpOperand *out = epilogue.getDpsInitOperand(0);
     map.map(epilogue.getMatchingBlockArgument(out), value); // Used only in place on C.
     Block &body = epilogue.getRegion().front();
-    for (Operation &inner : body.without_terminator())
+    for (Operation &inner : body.without_terminator()) {
+      if (auto index = dyn_cast<linalg::IndexOp>(inner)) {
+        map.map(index.getResult(), ivs[index.getDim()]);
+        continue;
+      }
       b.clone(inner, map);
+    }
     memref::StoreOp::create(
         b, loc, map.lookup(body.getTerminator()->getOperand(0)), out->get(),
         kiln::applyIndexingMap(b, loc, epilogue.getMatchingIndexingMap(out), ivs));

@@ -150,3 +150,30 @@ func.func @kept(%a: memref<100x70xf32>, %b: memref<70x90xf32>, %c: memref<100x90
   }
   return
 }
+
+// An epilogue reading its loop indices (linalg.index: a mask by position)
+// takes the output element's indices.
+// CHECK-LABEL: func.func @indexed(
+// CHECK-NOT: linalg.index
+// CHECK: gpu.launch
+// CHECK: scf.if
+// CHECK: arith.cmpi ult
+// CHECK: arith.select
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK: return
+func.func @indexed(%a: memref<100x70xf32>, %b: memref<70x90xf32>, %c: memref<100x90xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<100x90xf32>)
+  linalg.matmul ins(%a, %b : memref<100x70xf32>, memref<70x90xf32>) outs(%c : memref<100x90xf32>)
+  linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%c : memref<100x90xf32>) outs(%c : memref<100x90xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %below = arith.cmpi ult, %j, %i : index
+    %r = arith.select %below, %in, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
