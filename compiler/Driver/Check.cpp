@@ -324,8 +324,8 @@ int checkModel(const CheckRequest &request) {
         record(op->getLoc(), name, wholeModel->message);
     }
     // 4. The GPU: the whole model lowered, planned and mapped to kernels;
-    // the first op the mapping refuses (a size or index the host would
-    // need from a tensor, a runtime call) is named.
+    // every op the mapping refuses (a runtime call, a buffer the host
+    // would need from a tensor) is named.
     bool lowered = llvm::all_of(problems, [](const auto &p) { return p.empty(); });
     if (cuda && lowered && general.empty()) {
       OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
@@ -335,17 +335,28 @@ int checkModel(const CheckRequest &request) {
       addPhasePasses(pm, Phase::Lower, gpu);
       addPhasePasses(pm, Phase::Bufferize, gpu);
       addPhasePasses(pm, Phase::LLVM, gpu);
-      FirstError gpuError{"", UnknownLoc::get(&context)};
-      if (failed(captureFirstError(context, gpuError, [&] { return pm.run(*copy); }))) {
+      std::vector<FirstError> gpuErrors;
+      LogicalResult mapped = [&] {
+        ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error)
+            gpuErrors.push_back({diag.str(), diag.getLocation(), true});
+          return success();
+        });
+        return pm.run(*copy);
+      }();
+      llvm::DenseSet<std::pair<Operation *, StringRef>> named;
+      for (const FirstError &e : failed(mapped) ? gpuErrors : std::vector<FirstError>()) {
         Operation *at = nullptr;
         (*module)->walk([&](Operation *op) {
-          if (!at && isChecked(op) && op->getLoc() == gpuError.loc)
+          if (!at && isChecked(op) && op->getLoc() == e.loc)
             at = op;
         });
-        if (at)
-          record(at->getLoc(), at->getName().getStringRef().drop_front(5), gpuError.message);
-        else if (general.empty())
-          general = gpuError.message;
+        if (!at) {
+          if (general.empty())
+            general = e.message;
+        } else if (named.insert({at, StringRef(e.message)}).second) {
+          record(at->getLoc(), at->getName().getStringRef().drop_front(5), e.message);
+        }
       }
     }
   }

@@ -235,7 +235,11 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         func.emitError("--target=cuda: a function with several blocks is not supported yet");
         return signalPassFailure();
       }
-      if (failed(toLoops(func)) || failed(mapFunction(func)) || failed(checkKernels(func)))
+      if (failed(toLoops(func)))
+        return signalPassFailure();
+      // Both, so that every op refused is named.
+      bool mapped = succeeded(mapFunction(func));
+      if (!succeeded(checkKernels(func)) || !mapped)
         return signalPassFailure();
     }
   }
@@ -304,29 +308,31 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
     DenseSet<Value> onDevice;
     SmallVector<Operation *> serial;
     llvm::SmallPtrSet<Operation *, 16> inSerial;
-    auto flush = [&]() -> LogicalResult {
+    // Each op the mapping refuses is an error; the mapping goes on past it
+    // (leaving it where it is), so that kiln check names every one.
+    bool refused = false;
+    auto flush = [&]() {
       if (serial.empty())
-        return success();
-      LogicalResult result = runSerially(serial);
+        return;
+      refused |= failed(runSerially(serial));
       serial.clear();
       inSerial.clear();
-      return result;
     };
     for (Operation *op : ops) {
       if (isa<gpu::LaunchOp>(op)) { // A tiled contraction: mapped already.
-        if (failed(flush()))
-          return failure();
+        flush();
         continue;
       }
       if (auto loop = dyn_cast<scf::ParallelOp>(op); loop && loop.getNumResults() == 0) {
-        if (failed(flush()))
-          return failure();
+        flush();
         mapParallel(loop);
         continue;
       }
-      if (isa<memref::AllocOp, memref::AllocaOp>(op))
-        return op->emitError("--target=cuda: an allocation outside the workspace is not "
-                             "supported yet");
+      if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
+        op->emitError("--target=cuda: an allocation outside the workspace is not supported yet");
+        refused = true;
+        continue;
+      }
       bool readsDevice = llvm::any_of(op->getOperands(), [&](Value v) {
         return onDevice.contains(v);
       });
@@ -335,25 +341,28 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
       // launches before it: kiln-gpu-launch-to-runtime makes it a read of
       // device memory (kiln_cuda_read).
       if (isa<memref::LoadOp>(op) && !readsDevice && neededOnHost(op)) {
-        if (failed(flush()))
-          return failure();
+        flush();
         continue;
       }
       // A host op that reads a GPU value joins the launch of the op that
       // computed it (a 0-d generic's body: load, arithmetic, store).
       if (runsOnHost(op) && !readsDevice)
         continue;
-      for (Value v : op->getOperands())
-        if (onDevice.contains(v) && !inSerial.contains(v.getDefiningOp()))
-          return op->emitError("--target=cuda: this op needs a tensor's values on the host "
-                               "(a size, an index or a condition known only at run time); "
-                               "not supported yet");
+      if (llvm::any_of(op->getOperands(), [&](Value v) {
+            return onDevice.contains(v) && !inSerial.contains(v.getDefiningOp());
+          })) {
+        op->emitError("--target=cuda: this op needs a tensor's values on the host (a size, an "
+                      "index or a condition known only at run time); not supported yet");
+        refused = true;
+        continue;
+      }
       serial.push_back(op);
       inSerial.insert(op);
       for (Value v : op->getResults())
         onDevice.insert(v);
     }
-    return flush();
+    flush();
+    return failure(refused);
   }
 
   /// Whether a value `load` (at a function's top level) computes, itself
@@ -378,18 +387,18 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
 
   /// Kernels call nothing: the runtime's functions (strings) are host code.
   LogicalResult checkKernels(func::FuncOp func) {
-    WalkResult walk = func.walk([&](gpu::LaunchOp launch) {
-      WalkResult inner = launch.getBody().walk([&](CallOpInterface call) {
+    bool calls = false;
+    func.walk([&](gpu::LaunchOp launch) {
+      launch.getBody().walk([&](CallOpInterface call) {
         auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
         call->emitError() << "--target=cuda: "
                           << (callee ? "'" + callee.getLeafReference().str() + "'" : "a call")
                           << " runs on the host (strings, the runtime's helpers); not "
                              "supported on the GPU";
-        return WalkResult::interrupt();
+        calls = true;
       });
-      return inner.wasInterrupted() ? WalkResult::interrupt() : WalkResult::advance();
     });
-    return failure(walk.wasInterrupted());
+    return failure(calls);
   }
 
   /// One thread per iteration of `loop`.
