@@ -430,19 +430,17 @@ private:
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
   /// A staged step's 16 x 16 multiply-adds per thread from shared memory,
-  /// each thread's 4 x 4 square (`positions`: its first row and column).
+  /// each thread's 4 x 4 square (`positions`: sum i * 4 + j at row i and
+  /// column j of it).
   void multiplyWithFma(OpBuilder &b, Value aTile, Value bTile,
                        ArrayRef<std::pair<Value, Value>> positions, SmallVector<Value> &sums) {
-    Value myRow = positions.front().first, myCol = positions.front().second;
     for (int64_t kk = 0; kk < kStep; ++kk) {
       SmallVector<Value> as, bs;
       for (int64_t i = 0; i < kPerThread; ++i) {
         as.push_back(memref::LoadOp::create(
-            b, loc, aTile,
-            ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myRow, index(b, i))}));
-        bs.push_back(memref::LoadOp::create(
-            b, loc, bTile,
-            ValueRange{index(b, kk), arith::AddIOp::create(b, loc, myCol, index(b, i))}));
+            b, loc, aTile, ValueRange{index(b, kk), positions[i * kPerThread].first}));
+        bs.push_back(memref::LoadOp::create(b, loc, bTile,
+                                            ValueRange{index(b, kk), positions[i].second}));
       }
       for (int64_t i = 0; i < kPerThread; ++i)
         for (int64_t j = 0; j < kPerThread; ++j) {
