@@ -128,6 +128,8 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     }
     return;
   case Phase::Lower:
+    // float16/bfloat16 ops without a half lowering compute in f32.
+    pm.addPass(createWidenHalfPass());
     // Before anything is lowered for one batch item: are items independent?
     addDynamicBatchCheck(pm);
     {
@@ -144,6 +146,9 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addPass(createLinalgFoldUnitExtentDimsPass());
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createCSEPass());
+    // Contractions of half values: on the tensor cores with no rounding.
+    if (!options.gpuArch.empty())
+      pm.addNestedPass<func::FuncOp>(createGpuMarkExactTf32Pass());
     return;
   case Phase::Bufferize: {
     pm.addPass(createMarkReadonlyInputsPass());

@@ -647,7 +647,9 @@ bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fus
   // At the epilogue when there is one: its other operands are written
   // before it (between the contraction and it there are views only).
   rewriter.setInsertionPoint(s.epilogue ? s.epilogue.getOperation() : op.getOperation());
-  Emitter(op, *gemm, s, tf32).emit(rewriter);
+  // Operands that are TF32 values (ExactTf32.cpp) lose nothing on the
+  // tensor cores.
+  Emitter(op, *gemm, s, tf32 || op->hasAttr("kiln.exact_in_tf32")).emit(rewriter);
   for (Operation *absorbed : {s.init, s.epilogue.getOperation()})
     if (absorbed)
       folded.push_back(absorbed);

@@ -24,8 +24,10 @@ namespace kiln {
 /// (and no split reduction), the op that writes C's initial values just
 /// before (a linalg.fill, a copy or broadcast generic) and an elementwise
 /// generic on C just after are folded into the kernel's store and added to
-/// `folded`. With `tf32` the multiply-adds run on the tensor cores
-/// (mma.sync m16n8k8, inputs rounded to TF32, f32 sums; sm_80 and up).
+/// `folded`. With `tf32`, or when `op` is marked `kiln.exact_in_tf32`
+/// (its operands are TF32 values: kiln-gpu-mark-exact-tf32), the
+/// multiply-adds run on the tensor cores (mma.sync m16n8k8, inputs
+/// rounded to TF32, f32 sums; sm_80 and up).
 /// The caller erases `op` and the folded ops. False, with nothing changed,
 /// for any other op.
 bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op, bool fuse,

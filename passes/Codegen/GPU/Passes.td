@@ -50,7 +50,8 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
            "kernel's store">,
     Option<"tf32", "tf32", "bool", "false",
            "The tiled contractions' multiply-adds on the tensor cores: inputs "
-           "rounded to TF32 (10-bit mantissa), f32 sums (--gpu-precision=tf32)">,
+           "rounded to TF32 (10-bit mantissa), f32 sums (--gpu-precision=tf32); "
+           "without it, only those marked kiln.exact_in_tf32">,
     Option<"coarsen", "coarsen", "int64_t", "4",
            "Outputs each thread of a reduction computes (along a parallel dim "
            "whose outputs share an input's elements; 1: one output a thread)">,
@@ -59,6 +60,18 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
                            "::mlir::affine::AffineDialect", "::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
                            "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+}
+
+def GpuMarkExactTf32Pass : Pass<"kiln-gpu-mark-exact-tf32", "mlir::func::FuncOp"> {
+  let summary = "Mark contractions whose operands are TF32 values (float16/bfloat16 models)";
+  let description = [{
+    On tensors. A linalg op with two inputs and reduction loops whose
+    inputs hold only f32 values with their low 13 mantissa bits zero
+    (extended from float16 or bfloat16, or constants that are) gets
+    `kiln.exact_in_tf32`: on the tensor cores with TF32 inputs its products
+    are exact, and kiln-gpu-map-loops tiles it with mma.sync at the default
+    precision (ExactTf32.cpp says which values it follows).
+  }];
 }
 
 def GpuMergeModulesPass : Pass<"kiln-gpu-merge-modules", "mlir::ModuleOp"> {

@@ -32,4 +32,18 @@ def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "mlir::ModuleOp"> {
     "::mlir::LLVM::LLVMDialect"];
 }
 
+def WidenHalfPass : Pass<"kiln-widen-half", "mlir::ModuleOp"> {
+  let summary = "Compute float16/bfloat16 ops in f32 between Casts";
+  let description = [{
+    Every onnx op with a float16 or bfloat16 tensor operand whose lowering
+    takes f32 and f64 only (all but elementwise ops, Where excepted, and
+    ops that only move elements) gets its half operands as f32 (constants
+    converted at compile time, other values through a Cast) and its half
+    results as f32, each cast back to its type for its users. Not Cast,
+    CastLike, constants, ops with subgraphs (their inner ops are widened),
+    ops with a `dtype` or `to` attribute, or ops on sequences.
+  }];
+  let dependentDialects = ["::kiln::onnx::OnnxDialect"];
+}
+
 #endif // KILN_PASSES_CONVERSION_ONNXTOLINALG_PASSES_TD
