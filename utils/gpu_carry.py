@@ -9,6 +9,7 @@ with numpy, onnxruntime and a CUDA PyTorch). Two halves:
              [--extra-models resnet18,...] [--conformance-variants V,...]
              [--conformance-limit N] [--reuse] [--work EXPORTS]
              [--variant-flags V:FLAGS] [--variant-rtol V:RTOL]
+             [--half-models resnet50,bert_encoder]
          python3 utils/gpu_carry.py pack DIR     (DIR/files again as the bundle)
   there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S] [--jobs N]
              [--no-graphs]
@@ -28,7 +29,9 @@ the GPU machine's onnxruntime checks them independently; those models' and
 every batch above 1's float inputs are rounded to a grid of 1/16 (they
 compress) and their expected outputs are kiln's CPU results. The
 values of the weights do not change the work a run does: these are latency
-and correctness runs of the real architectures.
+and correctness runs of the real architectures. --half-models adds those
+models as float16 models (weights, float inputs and outputs; the
+expected outputs kiln's CPU results), timed against torch's .half() ones.
 
 `run` needs only python3 and numpy (torch for the PyTorch times and the
 kernel profile, onnxruntime for the second reference): each library is
@@ -73,6 +76,30 @@ def ternary(src, dst):
         a = float(np.abs(w).mean())
         q = (np.sign(w) * (np.abs(w) >= 0.7 * a) * a).astype(np.float32)
         m.graph.initializer[i].CopyFrom(numpy_helper.from_array(q, t.name))
+    onnx.save(m, dst)
+
+
+def to_half(src, dst):
+    """`src` as a float16 model: float32 initializers, Constants, graph
+    inputs, outputs and value_infos, and Casts to float32, in float16."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, numpy_helper
+    m = onnx.load(src)
+    g = m.graph
+    half = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name)
+    for i, t in enumerate(g.initializer):
+        if t.data_type == TensorProto.FLOAT:
+            g.initializer[i].CopyFrom(half(t))
+    for v in list(g.input) + list(g.output) + list(g.value_info):
+        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
+            v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    for n in g.node:
+        for a in n.attribute:
+            if n.op_type == "Constant" and a.name == "value" and a.t.data_type == TensorProto.FLOAT:
+                a.t.CopyFrom(half(a.t))
+            if n.op_type == "Cast" and a.name == "to" and a.i == TensorProto.FLOAT:
+                a.i = TensorProto.FLOAT16
     onnx.save(m, dst)
 
 
@@ -155,11 +182,13 @@ def prepare(args):
 
     import models as suite
     ternaries = set(m for m in args.ternary.split(",") if m)
-    runs = [(m, b, variants) for m in args.models.split(",") if m
-            for b in [int(b) for b in args.batches.split(",")]]
-    runs += [(m, 1, variants[-1:]) for m in args.extra_models.split(",") if m]
+    batches = [int(b) for b in args.batches.split(",")]
+    runs = [(m, b, variants, False) for m in args.models.split(",") if m for b in batches]
+    runs += [(m, 1, variants[-1:], False) for m in args.extra_models.split(",") if m]
+    runs += [(m, b, variants[-1:], True) for m in args.half_models.split(",") if m
+             for b in batches]
     ternaries |= set(m for m in args.extra_models.split(",") if m)
-    for name, batch, builds in runs:
+    for name, batch, builds, half in runs:
         d = os.path.join(files, "data", "models", name)
         os.makedirs(d, exist_ok=True)
         rel = lambda p: os.path.relpath(p, files)
@@ -175,15 +204,26 @@ def prepare(args):
             if not os.path.exists(onnx_ref):
                 ternary(onnx_path, onnx_ref)
             onnx_path = onnx_ref
-        if name in ternaries or batch != 1:
+        if half:
+            # No ONNX Runtime check (its CPU kernels take float16 for few
+            # ops): kiln's CPU result of the float16 model is expected.
+            onnx_ref = None
+            half_path = os.path.join(d, "model_f16.onnx")
+            if not os.path.exists(half_path):
+                to_half(onnx_path, half_path)
+            onnx_path = half_path
+            if x.dtype.kind == "f":
+                x = x.astype(np.float16)
+        if name in ternaries or batch != 1 or half:
             # Float inputs on a grid of 1/16 (they compress: a batch of
             # 32 images is 19 MB of random floats), and kiln's CPU
             # result as the expected output.
             if x.dtype.kind == "f":
                 x = (np.clip(np.round(x * 16), -64, 64) / 16).astype(x.dtype)
-            in_path = os.path.join(args.work, "%s.carry.b%d.input.npy" % (name, batch))
+            tag = "%s%s.carry.b%d" % (name, "_f16" if half else "", batch)
+            in_path = os.path.join(args.work, tag + ".input.npy")
             np.save(in_path, x)
-            saved = os.path.join(args.work, "%s.carry.b%d" % (name, batch))
+            saved = os.path.join(args.work, tag)
             r = subprocess.run([kiln, "run", onnx_path, "--input", in_path,
                                 "--save-outputs", saved],
                                capture_output=True, text=True)
@@ -194,23 +234,26 @@ def prepare(args):
             expected = np.load(os.path.join(saved, "output.npy"))
         else:
             expected = np.load(out_path)
-        x_npy = os.path.join(d, "input_b%d.npy" % batch)
-        y_npy = os.path.join(d, "output_b%d.npy" % batch)
+        x_npy = os.path.join(d, "input%s_b%d.npy" % ("_f16" if half else "", batch))
+        y_npy = os.path.join(d, "output%s_b%d.npy" % ("_f16" if half else "", batch))
         np.save(x_npy, x)
         np.save(y_npy, expected)
         for n, (variant, k) in enumerate(builds):
-            lib = os.path.join(variant, "models", name, "lib_b%d.so" % batch)
+            lib = os.path.join(variant, "models", name,
+                               "lib%s_b%d.so" % ("_f16" if half else "", batch))
             if not compile_lib(k, onnx_path, os.path.join(files, lib), shape, variant):
                 continue
             entries.append({"kind": "model", "variant": variant,
-                            "id": "%s:%s_b%d" % (variant, name, batch), "model": name,
+                            "id": "%s:%s%s_b%d" % (variant, name, "_f16" if half else "", batch),
+                            "model": name, "half": half,
                             "batch": batch, "lib": lib,
                             "onnx": rel(onnx_ref) if onnx_ref else None,
                             "ternary": name in ternaries,
                             "torch": n == len(builds) - 1,
                             "sets": [{"input": [rel(x_npy)], "output": [rel(y_npy)]}],
-                            "rtol": rtols.get(variant, 1e-3), "atol": 1e-4})
-        print("prepare: %s batch %d" % (name, batch), flush=True)
+                            "rtol": 1e-2 if half else rtols.get(variant, 1e-3),
+                            "atol": 1e-4})
+        print("prepare: %s%s batch %d" % (name, " float16" if half else "", batch), flush=True)
     with open(os.path.join(files, "manifest.json"), "w") as f:
         json.dump({"arch": args.arch, "name": NAME, "entries": entries}, f, indent=1)
     pack(out)
@@ -352,9 +395,9 @@ def torch_median_ms(model, x, compiled=False, iterations=20):
         return median_ms(lambda: model(x), iterations, 5, torch.cuda.synchronize)
 
 
-def torch_model(model_name, batch):
+def torch_model(model_name, batch, half=False):
     """The suite's model `model_name` (random weights) and an input of
-    `batch` items."""
+    `batch` items; with `half`, both in float16 (but integer inputs)."""
     import torch
     sys.path.insert(0, os.path.join(HERE, "models"))
     import models as suite
@@ -363,11 +406,14 @@ def torch_model(model_name, batch):
     if batch != 1:
         x = (torch.randint(0, int(x.max()) + 1, (batch,) + tuple(x.shape[1:]))
              if x.dtype == torch.int64 else torch.randn((batch,) + tuple(x.shape[1:])))
+    if half:
+        model = model.half()
+        x = x.half() if x.is_floating_point() else x
     return model, x
 
 
-def torch_ms(model_name, batch, compiled):
-    return torch_median_ms(*torch_model(model_name, batch), compiled)
+def torch_ms(model_name, batch, compiled, half=False):
+    return torch_median_ms(*torch_model(model_name, batch, half), compiled)
 
 
 def check_entry(root, e, lib):
@@ -455,6 +501,7 @@ def work_model(root, name, eid, deadline, compiled, kiln_only=False):
     with open(os.path.join(root, "manifest.json")) as f:
         e = {x["id"]: x for x in json.load(f)["entries"]}[eid]
     row = {"variant": e.get("variant", "kiln"), "model": e["model"], "batch": e["batch"],
+           "half": e.get("half", False),
            "weights": "ternary" if e.get("ternary") else "random", "torch": e.get("torch", True)}
     out = lambda: print("ROW " + json.dumps(row), flush=True)
     lib = Library(os.path.join(root, e["lib"]), name)
@@ -544,7 +591,7 @@ def work_model(root, name, eid, deadline, compiled, kiln_only=False):
     except Exception as ex:
         row["profile_error"] = str(ex).splitlines()[0][:100]
     out()
-    model, xt = torch_model(e["model"], e["batch"])
+    model, xt = torch_model(e["model"], e["batch"], e.get("half", False))
     row["torch_tf32_conv"] = bool(torch.backends.cudnn.allow_tf32)
     row["torch_ms"] = torch_median_ms(model, xt)
     out()
@@ -600,7 +647,8 @@ def run_all(args):
                 row = json.loads(line[4:])
         if row is None:
             row = {"variant": e.get("variant", "kiln"), "model": e["model"],
-                   "batch": e["batch"], "check": "crash", "why": why}
+                   "half": e.get("half", False), "batch": e["batch"], "check": "crash",
+                   "why": why}
         elif why and "torch_ms" not in row:
             row["stopped"] = why
         # The same without CUDA graphs (each kernel launched by itself).
@@ -655,8 +703,8 @@ def run_all(args):
         try:
             p = subprocess.run([sys.executable, "-c",
                                 "import sys; sys.path.insert(0, %r); import gpu_carry as g; "
-                                "print('MS', g.torch_ms(%r, %d, True))" % (
-                                    HERE, row["model"], row["batch"])],
+                                "print('MS', g.torch_ms(%r, %d, True, %r))" % (
+                                    HERE, row["model"], row["batch"], row.get("half", False))],
                                capture_output=True, text=True,
                                timeout=deadline - time.time() - 10)
         except subprocess.TimeoutExpired:
@@ -675,7 +723,8 @@ def run_all(args):
     for r in rows:
         ratio = r.get("kiln_device_ms", 0) / r["torch_ms"] if r.get("torch_ms") else None
         print("%-6s %-14s %5d %7s %9s %10s %10s %10s %10s %9s %13s %9s" % (
-            r.get("variant", "kiln")[:6], r["model"], r["batch"], r.get("check"),
+            r.get("variant", "kiln")[:6], r["model"] + (" f16" if r.get("half") else ""),
+            r["batch"], r.get("check"),
             (r.get("ort_check") or "-")[:9],
             fmt(r.get("kiln_ms")), fmt(r.get("kiln_device_ms")),
             fmt(r.get("no_graphs_device_ms")), fmt(r.get("kernel_ms")),
@@ -708,6 +757,9 @@ def main():
                    help="more models, at batch 1 with the last build alone, three-level weights")
     p.add_argument("--ternary", default="resnet50,bert_encoder",
                    help="models whose weights become three levels, so that they compress")
+    p.add_argument("--half-models", default="",
+                   help="models to run as float16 models too (last build; timed against "
+                        "torch's .half())")
     p.add_argument("--conformance-variants",
                    help="the variants whose conformance libraries travel (default: all)")
     p.add_argument("--variant-flags", action="append", default=[], metavar="V:FLAGS",
