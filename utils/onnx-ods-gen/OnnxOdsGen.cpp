@@ -82,7 +82,7 @@ const std::set<std::string> kShapeOps = {
     "Scatter", "Trilu", "QuantizeLinear", "DequantizeLinear", "EyeLike",
     "ReverseSequence", "DynamicQuantizeLinear", "NonZero", "Pad", "Resize",
     "DepthToSpace", "SpaceToDepth", "TopK", "OneHot", "GatherND", "RNN", "GRU",
-    "LSTM"};
+    "LSTM", "Einsum", "GridSample", "RoiAlign", "Det"};
 
 /// Ops that are not pure: random generators and control flow.
 const std::set<std::string> kImpureOps = {

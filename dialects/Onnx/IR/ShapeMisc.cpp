@@ -1,7 +1,8 @@
 //===- ShapeMisc.cpp - Shape functions of the remaining onnx ops -----------===//
 //
 // Pad, Resize, depth/space rearrangements, TopK, OneHot, the Gather/Scatter
-// family, quantisation ops and the recurrent ops (RNN, GRU, LSTM).
+// family, quantisation ops, the recurrent ops (RNN, GRU, LSTM), GridSample,
+// RoiAlign and Det.
 //
 //===----------------------------------------------------------------------===//
 
@@ -263,4 +264,41 @@ LogicalResult GRUOp::inferShapes() {
 }
 LogicalResult LSTMOp::inferShapes() {
   return recurrentShape(*this, {getYH(), getYC()});
+}
+
+LogicalResult GridSampleOp::inferShapes() {
+  // Y: X's [N, C] and the grid's spatial dims ([N, D1_out, ..., r]).
+  MaybeShape x = shapeOf(getX()), grid = shapeOf(getGrid());
+  if (!x || !grid)
+    return success();
+  if (x->size() < 3 || grid->size() != x->size())
+    return emitOpError("X must be [N, C, D...] and the grid [N, D_out..., ")
+           << (x->size() >= 2 ? x->size() - 2 : 0) << "], of the same rank";
+  SmallVector<int64_t> out = {(*x)[0], (*x)[1]};
+  out.append(grid->begin() + 1, grid->end() - 1);
+  return refineResult(*this, getY(), out);
+}
+
+LogicalResult RoiAlignOp::inferShapes() {
+  // Y: [num_rois, C, output_height, output_width].
+  MaybeShape x = shapeOf(getX()), rois = shapeOf(getRois());
+  if (!x || !rois)
+    return success();
+  if (x->size() != 4 || rois->size() != 2)
+    return emitOpError("X must be [N, C, H, W] and rois [num_rois, 4]");
+  if (getOutputHeight() < 1 || getOutputWidth() < 1)
+    return emitOpError("output_height and output_width must be >= 1");
+  return refineResult(*this, getY(),
+                      SmallVector<int64_t>{(*rois)[0], (*x)[1], int64_t(getOutputHeight()),
+                                           int64_t(getOutputWidth())});
+}
+
+LogicalResult DetOp::inferShapes() {
+  // Y: X's batch dims ([*, M, M] -> [*]).
+  MaybeShape x = shapeOf(getX());
+  if (!x)
+    return success();
+  if (x->size() < 2)
+    return emitOpError("X must be [..., M, M]");
+  return refineResult(*this, getY(), SmallVector<int64_t>(x->begin(), x->end() - 2));
 }

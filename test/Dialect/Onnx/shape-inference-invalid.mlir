@@ -266,3 +266,35 @@ func.func @gemm_bias_broadcast(%a: tensor<2x3xf32>, %b: tensor<3x5xf32>, %c: ten
   %0 = "onnx.Gemm"(%a, %b, %c) : (tensor<2x3xf32>, tensor<3x5xf32>, tensor<7xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @einsum_letter_sizes(%a: tensor<2x3xf32>, %b: tensor<4x5xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Einsum' op the letter 'j' stands for dims of 3 and 4}}
+  %0 = "onnx.Einsum"(%a, %b) {equation = "ij,jk->ik"} : (tensor<2x3xf32>, tensor<4x5xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @einsum_terms(%a: tensor<2x3xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Einsum' op the equation 'ij,jk->ik' has 2 terms for 1 inputs}}
+  %0 = "onnx.Einsum"(%a) {equation = "ij,jk->ik"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @einsum_rank(%a: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Einsum' op the term 'ij' does not fit an input of rank 3}}
+  %0 = "onnx.Einsum"(%a) {equation = "ij->i"} : (tensor<2x3x4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @einsum_output_letter(%a: tensor<2x3xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{'onnx.Einsum' op the output's letter 'k' is in no input term}}
+  %0 = "onnx.Einsum"(%a) {equation = "ij->ik"} : (tensor<2x3xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

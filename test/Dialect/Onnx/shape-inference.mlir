@@ -690,3 +690,37 @@ func.func @dynamic_quantize_linear(%x: tensor<2x?xf32>) -> (tensor<*xui8>, tenso
   %y, %s, %z = "onnx.DynamicQuantizeLinear"(%x) : (tensor<2x?xf32>) -> (tensor<*xui8>, tensor<*xf32>, tensor<*xui8>)
   return %y, %s, %z : tensor<*xui8>, tensor<*xf32>, tensor<*xui8>
 }
+
+// -----
+
+// Einsum: letters' dims from the inputs; the implicit output is the
+// ellipsis dims and the letters used once, alphabetically; ellipses
+// broadcast as numpy's dims do.
+// CHECK-LABEL: func.func @einsum(
+func.func @einsum(%a: tensor<2x3x4xf32>, %b: tensor<2x4x5xf32>, %c: tensor<3x1x6x7xf32>, %d: tensor<5x7x8xf32>, %e: tensor<4x?xf32>, %g: tensor<6x5xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  // CHECK: "onnx.Einsum"(%{{.*}}, %{{.*}}) <{equation = "bij, bjk -> bik"}> : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<2x3x5xf32>
+  %0 = "onnx.Einsum"(%a, %b) {equation = "bij, bjk -> bik"} : (tensor<2x3x4xf32>, tensor<2x4x5xf32>) -> tensor<*xf32>
+  // CHECK: "onnx.Einsum"(%{{.*}}) <{equation = "kij"}> : (tensor<2x3x4xf32>) -> tensor<3x4x2xf32>
+  %1 = "onnx.Einsum"(%a) {equation = "kij"} : (tensor<2x3x4xf32>) -> tensor<*xf32>
+  // CHECK: "onnx.Einsum"(%{{.*}}, %{{.*}}) <{equation = "...ij,...jk->...ik"}> : (tensor<3x1x6x7xf32>, tensor<5x7x8xf32>) -> tensor<3x5x6x8xf32>
+  %2 = "onnx.Einsum"(%c, %d) {equation = "...ij,...jk->...ik"} : (tensor<3x1x6x7xf32>, tensor<5x7x8xf32>) -> tensor<*xf32>
+  // A dynamic dim of one input is the other's static one.
+  // CHECK: "onnx.Einsum"(%{{.*}}, %{{.*}}) <{equation = "ij,jk"}> : (tensor<4x?xf32>, tensor<6x5xf32>) -> tensor<4x5xf32>
+  %3 = "onnx.Einsum"(%e, %g) {equation = "ij,jk"} : (tensor<4x?xf32>, tensor<6x5xf32>) -> tensor<*xf32>
+  return %0, %1, %2, %3 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// GridSample: X's [N, C] and the grid's output dims; RoiAlign: [rois, C,
+// output_height, output_width]; Det: the batch dims.
+// CHECK-LABEL: func.func @grid_roi_det(
+// CHECK: "onnx.GridSample"{{.*}} -> tensor<1x3x5x7xf32>
+// CHECK: "onnx.RoiAlign"{{.*}} -> tensor<6x3x2x4xf32>
+// CHECK: "onnx.Det"{{.*}} -> tensor<2x5xf32>
+func.func @grid_roi_det(%x: tensor<1x3x10x10xf32>, %grid: tensor<1x5x7x2xf32>, %rois: tensor<6x4xf32>, %idx: tensor<6xi64>, %m: tensor<2x5x3x3xf32>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %0 = "onnx.GridSample"(%x, %grid) : (tensor<1x3x10x10xf32>, tensor<1x5x7x2xf32>) -> tensor<*xf32>
+  %1 = "onnx.RoiAlign"(%x, %rois, %idx) {output_height = 2 : i64, output_width = 4 : i64} : (tensor<1x3x10x10xf32>, tensor<6x4xf32>, tensor<6xi64>) -> tensor<*xf32>
+  %2 = "onnx.Det"(%m) : (tensor<2x5x3x3xf32>) -> tensor<*xf32>
+  return %0, %1, %2 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
