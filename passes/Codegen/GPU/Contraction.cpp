@@ -18,7 +18,9 @@
 // Sixteen reduction steps at a time, the block stages A's 64 x 16 and B's
 // 16 x 64 elements in shared memory (4 + 4 per thread, zero outside the
 // operands, consecutive threads on the input's fastest-varying dim), waits,
-// and each thread does its 16 x 16 multiply-adds from shared memory. When
+// and each thread does its 16 x 16 multiply-adds from shared memory; a
+// thread loads its elements of the next step into registers before those
+// multiply-adds, so that their latency is hidden by them. When
 // the tiles are too few to fill the GPU the reduction is split across
 // blocks (grid z), each adding its partial sums into C atomically;
 // otherwise a thread adds its sums to C's initial values and stores them,
@@ -56,6 +58,8 @@ constexpr int64_t kStep = 16;     // reduction steps staged at a time
 constexpr int64_t kSide = 16;     // threads along each side of a tile
 constexpr int64_t kPerThread = 4; // outputs along each side a thread computes
 constexpr int64_t kThreads = kSide * kSide;
+// Elements of each operand a thread stages per step.
+constexpr int64_t kStaged = kTile * kStep / kThreads;
 // Blocks that keep every multiprocessor of a large GPU busy (132 on an
 // H100/H200, 108 on an A100, two blocks each): fewer tiles than this split
 // the reduction.
@@ -383,21 +387,38 @@ public:
                                arith::AddIOp::create(b, loc, myCol, index(b, j))});
     }
 
+    // The loop carries the sums and the thread's share of the next step's
+    // A and B elements: they are loaded from global memory before the
+    // multiply-adds of the step before them (whose shared-memory reads
+    // hide the loads' latency) and stored into shared memory after.
     Value zero = arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
     SmallVector<Value> init(kPerThread * kPerThread, zero);
+    auto fetchBoth = [&](OpBuilder &b, Value step) {
+      Value k0 = arith::MulIOp::create(b, loc, step, index(b, kStep));
+      SmallVector<Value> values = fetch(b, g.a, g.m, g.rows, row0, k0, g.aRowsFastest);
+      llvm::append_range(values, fetch(b, g.b, g.n, g.cols, col0, k0, g.bColsFastest));
+      return values;
+    };
+    llvm::append_range(init, fetchBoth(b, first));
+    const int64_t sumCount = kPerThread * kPerThread;
     auto loop = scf::ForOp::create(
         b, loc, first, last, index(b, 1), init,
-        [&](OpBuilder &b, Location loc, Value step, ValueRange acc) {
-          Value k0 = arith::MulIOp::create(b, loc, step, index(b, kStep));
-          stage(b, g.a, g.m, g.rows, row0, k0, g.aRowsFastest, aTile);
-          stage(b, g.b, g.n, g.cols, col0, k0, g.bColsFastest, bTile);
+        [&](OpBuilder &b, Location loc, Value step, ValueRange carried) {
+          ValueRange staged = carried.drop_front(sumCount);
+          put(b, staged.take_front(kStaged), g.aRowsFastest, aTile);
+          put(b, staged.drop_front(kStaged), g.bColsFastest, bTile);
           gpu::BarrierOp::create(b, loc);
-          SmallVector<Value> sums(acc);
+          // The last step of a split loads the next split's first (or,
+          // past the reduction, zeros): valid addresses, not used.
+          SmallVector<Value> next =
+              fetchBoth(b, arith::AddIOp::create(b, loc, step, index(b, 1)));
+          SmallVector<Value> sums(carried.take_front(sumCount));
           if (tf32)
             multiplyWithTensorCores(b, aTile, bTile, lane, warpRow, warpCol, sums);
           else
             multiplyWithFma(b, aTile, bTile, positions, sums);
           gpu::BarrierOp::create(b, loc);
+          llvm::append_range(sums, next);
           scf::YieldOp::create(b, loc, sums);
         });
 
@@ -572,19 +593,27 @@ private:
     return ivs;
   }
 
-  /// Stages `operand`'s elements for `kStep` reduction steps from `k0` and
-  /// `kTile` of its rows (M or N: `dims`, `count` in all) from `base` into
-  /// `tile`[step][row], zero outside the operand.
-  void stage(OpBuilder &b, OpOperand *operand, ArrayRef<unsigned> dims, int64_t count,
-             Value base, Value k0, bool rowsFastest, Value tile) {
+  /// Where the thread's `r`-th staged element goes in a tile: {step,
+  /// row} (consecutive threads along the operand's fastest dim).
+  std::pair<Value, Value> stagedAt(OpBuilder &b, int64_t r, bool rowsFastest) {
+    Value e = arith::AddIOp::create(b, loc, tid, index(b, r * kThreads));
+    Value row = rowsFastest ? arith::RemUIOp::create(b, loc, e, index(b, kTile)).getResult()
+                            : arith::DivUIOp::create(b, loc, e, index(b, kStep)).getResult();
+    Value kk = rowsFastest ? arith::DivUIOp::create(b, loc, e, index(b, kTile)).getResult()
+                           : arith::RemUIOp::create(b, loc, e, index(b, kStep)).getResult();
+    return {kk, row};
+  }
+
+  /// The thread's `kStaged` elements of `operand` for `kStep` reduction
+  /// steps from `k0` and `kTile` of its rows (M or N: `dims`, `count` in
+  /// all) from `base`, zero outside the operand.
+  SmallVector<Value> fetch(OpBuilder &b, OpOperand *operand, ArrayRef<unsigned> dims,
+                           int64_t count, Value base, Value k0, bool rowsFastest) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     Type f32 = b.getF32Type();
-    for (int64_t r = 0; r < kTile * kStep / kThreads; ++r) {
-      Value e = arith::AddIOp::create(b, loc, tid, index(b, r * kThreads));
-      Value row = rowsFastest ? arith::RemUIOp::create(b, loc, e, index(b, kTile)).getResult()
-                              : arith::DivUIOp::create(b, loc, e, index(b, kStep)).getResult();
-      Value kk = rowsFastest ? arith::DivUIOp::create(b, loc, e, index(b, kTile)).getResult()
-                             : arith::RemUIOp::create(b, loc, e, index(b, kStep)).getResult();
+    SmallVector<Value> values;
+    for (int64_t r = 0; r < kStaged; ++r) {
+      auto [kk, row] = stagedAt(b, r, rowsFastest);
       Value globalRow = arith::AddIOp::create(b, loc, base, row);
       Value globalK = arith::AddIOp::create(b, loc, k0, kk);
       Value inside = arith::AndIOp::create(
@@ -606,7 +635,16 @@ private:
             scf::YieldOp::create(
                 b, loc, ValueRange{arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0))});
           });
-      memref::StoreOp::create(b, loc, load.getResult(0), tile, ValueRange{kk, row});
+      values.push_back(load.getResult(0));
+    }
+    return values;
+  }
+
+  /// `values` (fetch's) into `tile`[step][row].
+  void put(OpBuilder &b, ValueRange values, bool rowsFastest, Value tile) {
+    for (auto [r, v] : llvm::enumerate(values)) {
+      auto [kk, row] = stagedAt(b, int64_t(r), rowsFastest);
+      memref::StoreOp::create(b, loc, v, tile, ValueRange{kk, row});
     }
   }
 

@@ -7,23 +7,28 @@
 
 // 100 x 90 outputs: 2 x 2 tiles (grid x over the columns, y over the rows),
 // 70 reduction steps: ceil(70 / 16) = 5 staged steps, 4 tiles and too few
-// steps to split. Each step stages A and B (guarded loads, zero outside),
-// waits, does 16 x 16 fused multiply-adds from shared memory, waits; then
-// each of a thread's 16 sums is added to C's value where it falls inside C.
+// steps to split. A thread loads its 4 + 4 elements of the first step's A
+// and B (guarded loads, zero outside) before the loop, which carries them
+// with the 16 sums: each step stores them into shared memory, waits, loads
+// the next step's (their latency hidden by what follows), does 16 x 16
+// fused multiply-adds from shared memory, waits; then each of a thread's
+// 16 sums is added to C's value where it falls inside C.
 // CHECK-LABEL: func.func @matmul(
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
 // CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}} = %[[C2]], %{{.*}} = %c1) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[AT:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
-// CHECK: scf.for %{{.*}} = %c0 to %[[C5]] step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
 // CHECK: scf.if %{{.*}} -> (f32) {
 // CHECK: memref.load %arg0
 // CHECK: } else {
 // CHECK: scf.yield %cst : f32
-// CHECK: memref.store %{{.*}}, %[[AT]]
 // CHECK: memref.load %arg1
-// CHECK: memref.store %{{.*}}, %[[BT]]
+// CHECK: %{{.*}}:24 = scf.for %{{.*}} = %c0 to %[[C5]] step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[AT]]
+// CHECK-COUNT-4: memref.store %{{.*}}, %[[BT]]
 // CHECK: gpu.barrier
+// CHECK: memref.load %arg0
+// CHECK: memref.load %arg1
 // CHECK-COUNT-256: math.fma
 // CHECK: gpu.barrier
 // CHECK: scf.yield
