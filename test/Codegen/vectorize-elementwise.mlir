@@ -327,3 +327,31 @@ func.func @windows(%x: memref<1x3x21xf32>, %y: memref<1x3x20xf32>) {
   }
   return
 }
+
+// -----
+
+// float16 in and out (a float16 model's ReLU, computed in f32): loaded as
+// vector<8xf16>, extended, rounded back and stored as vector<8xf16>; a
+// bfloat16 bias broadcast along the rows stays a scalar.
+#row = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d0)>
+// CHECK-LABEL: func.func @half_relu(
+// CHECK: memref.load %arg1[%{{.*}}] : memref<4xbf16>
+// CHECK: vector.load %arg0[%{{.*}}, %{{.*}}] : memref<4x16xf16>, vector<8xf16>
+// CHECK: arith.extf %{{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: arith.truncf %{{.*}} : vector<8xf32> to vector<8xf16>
+// CHECK: vector.store %{{.*}}, %arg2[%{{.*}}, %{{.*}}] : memref<4x16xf16>, vector<8xf16>
+func.func @half_relu(%x: memref<4x16xf16>, %b: memref<4xbf16>, %y: memref<4x16xf16>) {
+  linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<4x16xf16>, memref<4xbf16>) outs(%y : memref<4x16xf16>) {
+  ^bb0(%in: f16, %bias: bf16, %out: f16):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.extf %bias : bf16 to f32
+    %2 = arith.addf %0, %1 : f32
+    %zero = arith.constant 0.0 : f32
+    %3 = arith.maximumf %2, %zero : f32
+    %4 = arith.truncf %3 : f32 to f16
+    linalg.yield %4 : f16
+  }
+  return
+}

@@ -59,11 +59,13 @@ std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsig
   if (!type || !type.hasStaticShape())
     return std::nullopt;
   // f32 moves in any of the ways below; 8-, 16- and 32-bit integers (a
-  // quantisation's int8 output, an int32 accumulator's epilogue) only
-  // contiguously or not at all.
+  // quantisation's int8 output, an int32 accumulator's epilogue) and
+  // float16/bfloat16 (extended to f32 in the body, the result rounded
+  // back) only contiguously or not at all.
   Type elem = type.getElementType();
   bool isFloat = elem.isF32();
-  if (!isFloat && !elem.isInteger(8) && !elem.isInteger(16) && !elem.isInteger(32))
+  if (!isFloat && !elem.isInteger(8) && !elem.isInteger(16) && !elem.isInteger(32) &&
+      !elem.isF16() && !elem.isBF16())
     return std::nullopt;
   AffineMap map = op.getMatchingIndexingMap(&operand);
   if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
