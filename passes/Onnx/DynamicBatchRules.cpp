@@ -104,8 +104,8 @@ std::optional<Verdict> Analysis::channelsFirstRule(Operation *op) {
   return std::nullopt;
 }
 
-/// MatMul, MatMulInteger, QLinearMatMul and Gemm: where each operand's batch
-/// lands in the result.
+/// MatMul, MatMulInteger, QLinearMatMul, Gemm and Einsum: where each
+/// operand's batch lands in the result.
 std::optional<Verdict> Analysis::matmulRule(Operation *op) {
   if (isa<onnx::MatMulOp, onnx::MatMulIntegerOp, onnx::QLinearMatMulOp>(op)) {
     // QLinearMatMul: a, a_scale, a_zero_point, b, ...; the others: a, b,
@@ -170,6 +170,57 @@ std::optional<Verdict> Analysis::matmulRule(Operation *op) {
         return Verdict::no(kSpansMergedBatch);
     }
     set(op->getResult(0), 0);
+    return Verdict::ok();
+  }
+  if (auto einsum = dyn_cast<onnx::EinsumOp>(op)) {
+    // The batched operands carry the batch at one letter, used once in
+    // each of their terms, by no other operand, and kept in the output.
+    std::string error;
+    std::optional<EinsumTerms> terms = parseEinsum(einsum.getEquation(), error);
+    if (!terms || terms->inputs.size() != op->getNumOperands())
+      return Verdict::no("its equation does not match its operands");
+    // The letter of `term` at axis `axis` of a value of rank `rank` ('.'
+    // inside the ellipsis).
+    auto letterAt = [](const std::string &term, int64_t axis, int64_t rank) {
+      bool hasEllipsis = term.find('.') != std::string::npos;
+      int64_t spans = rank - (int64_t(term.size()) - (hasEllipsis ? 1 : 0)), pos = 0;
+      for (char ch : term) {
+        int64_t width = ch == '.' ? spans : 1;
+        if (axis < pos + width)
+          return ch;
+        pos += width;
+      }
+      return '\0';
+    };
+    std::optional<char> letter;
+    for (auto [term, operand] : llvm::zip(terms->inputs, op->getOperands())) {
+      Axis a = axisOf(operand);
+      if (!a)
+        continue;
+      char at = letterAt(term, *a, rankOf(operand));
+      if (at == '.' || at == '\0')
+        return Verdict::no("the batch is in an ellipsis");
+      if (letter && *letter != at)
+        return Verdict::no("its operands carry the batch at different letters");
+      if (llvm::count(term, at) != 1)
+        return Verdict::no("the batch's letter is a diagonal");
+      letter = at;
+    }
+    if (!letter)
+      return Verdict::no("unexpected operands");
+    for (auto [term, operand] : llvm::zip(terms->inputs, op->getOperands()))
+      if (!axisOf(operand) && term.find(*letter) != std::string::npos)
+        return Verdict::no("an operand that does not depend on the batch has its letter");
+    size_t at = terms->output.find(*letter);
+    if (at == std::string::npos)
+      return Verdict::no("it sums over the batch");
+    int64_t r = rankOf(op->getResult(0));
+    int64_t named = int64_t(terms->output.size()) -
+                    (terms->output.find('.') != std::string::npos ? 1 : 0);
+    int64_t axis = 0;
+    for (char ch : StringRef(terms->output).take_front(at))
+      axis += ch == '.' ? r - named : 1;
+    set(op->getResult(0), axis);
     return Verdict::ok();
   }
   return std::nullopt;

@@ -107,3 +107,33 @@ func.func @main(%x: tensor<1x6xf32> {kiln.dynamic_dim = "N"}) -> tensor<2x3xf32>
   %r = "onnx.Reshape"(%x, %s) {kiln.batch_growth = array<i64: -1, 1>} : (tensor<1x6xf32>, tensor<2xi64>) -> tensor<2x3xf32>
   return %r : tensor<2x3xf32>
 }
+
+// -----
+
+// Einsum: the batch at one letter of the batched operands, kept in the
+// output (here at axis 1, transposed back to lead).
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: -> (tensor<1x3x5xf32> {kiln.dynamic_dim = "N"})
+func.func @main(%x: tensor<1x3x4xf32> {kiln.dynamic_dim = "N"}) -> tensor<1x3x5xf32> {
+  %w = "onnx.Constant"() <{value = dense<1.0> : tensor<4x5xf32>}> : () -> tensor<4x5xf32>
+  %e = "onnx.Einsum"(%x, %w) <{equation = "bij,jk->ibk"}> : (tensor<1x3x4xf32>, tensor<4x5xf32>) -> tensor<3x1x5xf32>
+  %y = "onnx.Transpose"(%e) <{perm = array<i64: 1, 0, 2>}> : (tensor<3x1x5xf32>) -> tensor<1x3x5xf32>
+  return %y : tensor<1x3x5xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<1x3x4xf32> {kiln.dynamic_dim = "N"}) -> tensor<3x4xf32> {
+  // expected-error @+1 {{it sums over the batch}}
+  %e = "onnx.Einsum"(%x) <{equation = "bij->ij"}> : (tensor<1x3x4xf32>) -> tensor<3x4xf32>
+  return %e : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @main(%x: tensor<1x3x4xf32> {kiln.dynamic_dim = "N"}) -> tensor<1x3x3xf32> {
+  %w = "onnx.Constant"() <{value = dense<1.0> : tensor<1x4x3xf32>}> : () -> tensor<1x4x3xf32>
+  // expected-error @+1 {{an operand that does not depend on the batch has its letter}}
+  %e = "onnx.Einsum"(%x, %w) <{equation = "bij,bjk->bik"}> : (tensor<1x3x4xf32>, tensor<1x4x3xf32>) -> tensor<1x3x3xf32>
+  return %e : tensor<1x3x3xf32>
+}

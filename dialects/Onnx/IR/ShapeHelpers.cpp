@@ -9,6 +9,8 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cctype>
+#include <map>
 
 using namespace mlir;
 
@@ -362,6 +364,69 @@ std::pair<int64_t, int64_t> shapeOpRange(int64_t rank, int64_t start,
     return std::clamp<int64_t>(i, 0, rank);
   };
   return {clampIdx(start), end ? clampIdx(*end) : rank};
+}
+
+std::optional<EinsumTerms> parseEinsum(StringRef equation, std::string &error) {
+  std::string eq;
+  for (char ch : equation)
+    if (ch != ' ')
+      eq += ch;
+  std::string lhs = eq, rhs;
+  size_t arrow = eq.find("->");
+  if (arrow != std::string::npos) {
+    lhs = eq.substr(0, arrow);
+    rhs = eq.substr(arrow + 2);
+  }
+  // A term's letters, the ellipsis as '.'.
+  auto letters = [&](StringRef term, std::string &out) {
+    out.clear();
+    for (size_t i = 0; i < term.size(); ++i) {
+      if (term.substr(i).starts_with("...")) {
+        if (out.find('.') != std::string::npos) {
+          error = "a term of '" + equation.str() + "' has two ellipses";
+          return false;
+        }
+        out += '.';
+        i += 2;
+      } else if (std::isalpha(static_cast<unsigned char>(term[i]))) {
+        out += term[i];
+      } else {
+        error = "cannot parse the equation '" + equation.str() + "'";
+        return false;
+      }
+    }
+    return true;
+  };
+  EinsumTerms terms;
+  SmallVector<StringRef> parts;
+  StringRef(lhs).split(parts, ',');
+  bool ellipsis = false;
+  std::map<char, int> uses;
+  for (StringRef part : parts) {
+    std::string ls;
+    if (!letters(part, ls))
+      return std::nullopt;
+    for (char ch : ls) {
+      if (ch == '.')
+        ellipsis = true;
+      else
+        ++uses[ch];
+    }
+    terms.inputs.push_back(ls);
+  }
+  if (arrow != std::string::npos) {
+    if (!letters(rhs, terms.output))
+      return std::nullopt;
+    if (ellipsis && terms.output.find('.') == std::string::npos)
+      terms.output = "." + terms.output;
+    return terms;
+  }
+  if (ellipsis)
+    terms.output += '.';
+  for (auto [ch, n] : uses)
+    if (n == 1)
+      terms.output += ch;
+  return terms;
 }
 
 int64_t product(ArrayRef<int64_t> dims) {

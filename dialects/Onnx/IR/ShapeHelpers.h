@@ -123,6 +123,20 @@ std::pair<int64_t, int64_t> shapeOpRange(int64_t rank, int64_t start,
 /// Product of dims, or kDynamic if any is dynamic.
 int64_t product(llvm::ArrayRef<int64_t> dims);
 
+/// An Einsum equation's terms: each input's letters and the output's,
+/// '.' standing for an ellipsis (at most one a term). The output is the
+/// explicit one after "->" (with '.' in front when it has none and an
+/// input has one, where the broadcast dims go), else numpy's implicit
+/// one: '.' if an input has one, then the letters used once,
+/// alphabetically.
+struct EinsumTerms {
+  llvm::SmallVector<std::string> inputs;
+  std::string output;
+};
+
+/// Parses `equation` (spaces ignored); on failure, says why in `error`.
+std::optional<EinsumTerms> parseEinsum(llvm::StringRef equation, std::string &error);
+
 } // namespace kiln::onnx
 
 #endif // KILN_DIALECTS_ONNX_IR_SHAPEHELPERS_H

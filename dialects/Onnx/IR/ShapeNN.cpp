@@ -3,7 +3,6 @@
 #include "dialects/Onnx/IR/OnnxOps.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
 
-#include <cctype>
 #include <map>
 
 using namespace mlir;
@@ -338,69 +337,27 @@ std::optional<std::pair<int64_t, int64_t>> kiln::onnx::windowDimFloor(Operation 
 }
 
 LogicalResult EinsumOp::inferShapes() {
-  // The equation: terms of letters and at most one ellipsis each, "->"
-  // and the output's (numpy's implicit output without it: the ellipsis
-  // dims, then the letters used once, in alphabetical order).
-  std::string eq;
-  for (char ch : getEquation())
-    if (ch != ' ')
-      eq += ch;
-  std::string lhs = eq, rhs;
-  size_t arrow = eq.find("->");
-  bool explicitOut = arrow != std::string::npos;
-  if (explicitOut) {
-    lhs = eq.substr(0, arrow);
-    rhs = eq.substr(arrow + 2);
-  }
-  SmallVector<std::string> terms;
-  for (size_t start = 0;;) {
-    size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
-  if (terms.size() != getInputs().size())
-    return emitOpError("the equation '") << getEquation() << "' has " << terms.size()
+  std::string error;
+  std::optional<EinsumTerms> terms = parseEinsum(getEquation(), error);
+  if (!terms)
+    return emitOpError(error);
+  if (terms->inputs.size() != getInputs().size())
+    return emitOpError("the equation '") << getEquation() << "' has " << terms->inputs.size()
                                          << " terms for " << getInputs().size() << " inputs";
-  // Each term as its letters, '.' standing for the ellipsis.
-  auto letters = [&](const std::string &term, std::string &out) -> LogicalResult {
-    out.clear();
-    for (size_t i = 0; i < term.size(); ++i) {
-      if (term.compare(i, 3, "...") == 0) {
-        if (out.find('.') != std::string::npos)
-          return emitOpError("a term of '") << getEquation() << "' has two ellipses";
-        out += '.';
-        i += 2;
-      } else if (std::isalpha(static_cast<unsigned char>(term[i]))) {
-        out += term[i];
-      } else {
-        return emitOpError("cannot parse the equation '") << getEquation() << "'";
-      }
-    }
-    return success();
-  };
+  // Each letter's dim (equal wherever it is used), each input's ellipsis
+  // dims (broadcast together as numpy's).
   std::map<char, int64_t> sizes;
-  std::map<char, int> uses;
   SmallVector<MaybeShape> ellipses;
-  bool known = true;
-  for (auto [term, input] : llvm::zip(terms, getInputs())) {
-    std::string ls;
-    if (failed(letters(term, ls)))
-      return failure();
+  for (auto [ls, input] : llvm::zip(terms->inputs, getInputs())) {
     MaybeShape shape = shapeOf(input);
-    for (char ch : ls)
-      if (ch != '.')
-        ++uses[ch];
-    if (!shape) {
-      known = false;
-      continue;
-    }
+    if (!shape)
+      return success();
     bool hasEllipsis = ls.find('.') != std::string::npos;
     int64_t named = int64_t(ls.size()) - (hasEllipsis ? 1 : 0);
     int64_t rank = int64_t(shape->size());
     if (hasEllipsis ? named > rank : named != rank)
-      return emitOpError("the term '") << term << "' does not fit an input of rank " << rank;
+      return emitOpError("a term of '") << getEquation() << "' does not fit its input's rank "
+                                        << rank;
     int64_t pos = 0;
     for (char ch : ls) {
       if (ch == '.') {
@@ -420,29 +377,14 @@ LogicalResult EinsumOp::inferShapes() {
                                            << " and " << d;
     }
   }
-  if (!known)
-    return success();
   FailureOr<MaybeShape> ellipsis = broadcastShapes(*this, ellipses);
   if (failed(ellipsis))
     return failure();
-  SmallVector<int64_t> ellipsisDims = *ellipsis ? **ellipsis : SmallVector<int64_t>{};
-  std::string out;
-  if (explicitOut) {
-    if (failed(letters(rhs, out)))
-      return failure();
-    if (out.find('.') == std::string::npos && !ellipsisDims.empty())
-      out = "." + out; // As the lowering: the broadcast dims in front.
-  } else {
-    if (!ellipsisDims.empty())
-      out += '.';
-    for (auto [ch, n] : uses)
-      if (n == 1)
-        out += ch;
-  }
   SmallVector<int64_t> shape;
-  for (char ch : out) {
+  for (char ch : terms->output) {
     if (ch == '.') {
-      shape.append(ellipsisDims);
+      if (*ellipsis)
+        shape.append(**ellipsis);
       continue;
     }
     auto it = sizes.find(ch);

@@ -8,12 +8,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "passes/Utils/ElementsData.h"
 
 #include "mlir/IR/Matchers.h"
 
 #include <cstring>
-#include <map>
 
 using namespace mlir;
 using namespace kiln::lowering;
@@ -167,53 +167,18 @@ struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
     Type elem = elementTypeOf(op->getOperand(0));
     if (!numeric(elem))
       return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
-    std::string eq;
-    for (char ch : op.getEquation())
-      if (ch != ' ')
-        eq += ch;
-    std::string lhs = eq, rhs;
-    bool explicitOut = false;
-    if (size_t arrow = eq.find("->"); arrow != std::string::npos) {
-      lhs = eq.substr(0, arrow);
-      rhs = eq.substr(arrow + 2);
-      explicitOut = true;
-    }
-    SmallVector<std::string> terms;
-    for (size_t start = 0;;) {
-      size_t comma = lhs.find(',', start);
-      terms.push_back(lhs.substr(start, comma - start));
-      if (comma == std::string::npos)
-        break;
-      start = comma + 1;
-    }
-    if (terms.size() != inputs.size())
+    std::string error;
+    std::optional<onnx::EinsumTerms> terms = onnx::parseEinsum(op.getEquation(), error);
+    if (!terms)
+      return unsupported(rewriter, op, error);
+    if (terms->inputs.size() != inputs.size())
       return unsupported(rewriter, op, "the equation does not match the inputs");
     // Letters per term (ellipsis as '.'), ellipsis dims per operand.
-    auto splitTerm = [](const std::string &t, std::string &letters, bool &hasEll) {
-      hasEll = false;
-      letters.clear();
-      for (size_t i = 0; i < t.size(); ++i) {
-        if (t.compare(i, 3, "...") == 0) {
-          if (hasEll)
-            return false;
-          hasEll = true;
-          letters += '.';
-          i += 2;
-        } else if (isalpha(static_cast<unsigned char>(t[i]))) {
-          letters += t[i];
-        } else {
-          return false;
-        }
-      }
-      return true;
-    };
+    SmallVector<std::string> letters(terms->inputs.begin(), terms->inputs.end());
     int64_t ellRank = 0;
-    SmallVector<std::string> letters(terms.size());
-    SmallVector<int64_t> ellDims(terms.size(), 0);
-    for (size_t k = 0; k < terms.size(); ++k) {
-      bool hasEll;
-      if (!splitTerm(terms[k], letters[k], hasEll))
-        return unsupported(rewriter, op, "cannot parse the equation");
+    SmallVector<int64_t> ellDims(letters.size(), 0);
+    for (size_t k = 0; k < letters.size(); ++k) {
+      bool hasEll = letters[k].find('.') != std::string::npos;
       int64_t rank = cast<RankedTensorType>(inputs[k].getType()).getRank();
       int64_t named = static_cast<int64_t>(letters[k].size()) - (hasEll ? 1 : 0);
       if (named > rank || (!hasEll && named != rank))
@@ -222,25 +187,7 @@ struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
       ellRank = std::max(ellRank, ellDims[k]);
     }
     // Loop dims: ellipsis dims, then output letters, then reduced letters.
-    std::string outLetters;
-    if (explicitOut) {
-      bool hasEll;
-      if (!splitTerm(rhs, outLetters, hasEll))
-        return unsupported(rewriter, op, "cannot parse the equation's output");
-      if (!hasEll && ellRank > 0)
-        outLetters = "." + outLetters; // keep the broadcast dims in front
-    } else {
-      std::map<char, int> count;
-      for (const std::string &l : letters)
-        for (char ch : l)
-          if (ch != '.')
-            ++count[ch];
-      if (ellRank > 0)
-        outLetters += '.';
-      for (auto [ch, n] : count)
-        if (n == 1)
-          outLetters += ch;
-    }
+    std::string outLetters = terms->output;
     SmallVector<char> order;
     for (char ch : outLetters)
       if (ch != '.')
@@ -258,7 +205,7 @@ struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
     unsigned nd = ellRank + dimOf.size();
     // Loop sizes (ellipsis dims broadcast, aligned right).
     SmallVector<int64_t> size(nd, 1);
-    for (size_t k = 0; k < terms.size(); ++k) {
+    for (size_t k = 0; k < letters.size(); ++k) {
       auto shape = cast<RankedTensorType>(inputs[k].getType()).getShape();
       int64_t pos = 0;
       for (char ch : letters[k]) {
@@ -275,7 +222,7 @@ struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
     }
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineMap> maps;
-    for (size_t k = 0; k < terms.size(); ++k) {
+    for (size_t k = 0; k < letters.size(); ++k) {
       auto shape = cast<RankedTensorType>(inputs[k].getType()).getShape();
       SmallVector<AffineExpr> exprs;
       int64_t pos = 0;

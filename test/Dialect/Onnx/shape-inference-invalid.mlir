@@ -286,7 +286,7 @@ func.func @einsum_terms(%a: tensor<2x3xf32>) -> tensor<*xf32> {
 // -----
 
 func.func @einsum_rank(%a: tensor<2x3x4xf32>) -> tensor<*xf32> {
-  // expected-error @+1 {{'onnx.Einsum' op the term 'ij' does not fit an input of rank 3}}
+  // expected-error @+1 {{'onnx.Einsum' op a term of 'ij->i' does not fit its input's rank 3}}
   %0 = "onnx.Einsum"(%a) {equation = "ij->i"} : (tensor<2x3x4xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
