@@ -142,6 +142,8 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
   func::ReturnOp::create(b, loc, results);
 
   PassManager pm(&context);
+  // float16/bfloat16 ops compute in f32 between Casts, as when compiling.
+  pm.addPass(createWidenHalfPass());
   pm.addPass(createConvertOnnxToLinalgPass());
   FirstError first{"", loc};
   if (succeeded(captureFirstError(context, first,
@@ -316,6 +318,7 @@ int checkModel(const CheckRequest &request) {
         wholeModel = FirstError{"", UnknownLoc::get(&context)};
         OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
         PassManager pm(&context);
+        pm.addPass(createWidenHalfPass());
         pm.addPass(createConvertOnnxToLinalgPass());
         (void)captureFirstError(context, *wholeModel,
                                 [&] { return lowerForTarget(pm, *copy, targetDesc); });
