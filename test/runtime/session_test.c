@@ -653,7 +653,7 @@ static void cover(void *ctx, int64_t begin, int64_t end) {
   }
 }
 
-/// Every index of [0, n) covered exactly once, by at most 4 chunks per
+/// Every index of [0, n) covered exactly once, by at most 16 chunks per
 /// thread (one when threads is 1), off the calling thread somewhere when
 /// threads and n allow it.
 static void check_cover(int threads, int64_t n, int nested) {
@@ -668,8 +668,8 @@ static void check_cover(int threads, int64_t n, int nested) {
           threads, (long long)n, (long long)i, c.hits[i]);
   int calls = atomic_load(&c.calls);
   CHECK(n > 0 || calls == 0, "n=%lld: fn called", (long long)n);
-  /* A few blocks per thread (KILN_BLOCKS_PER_THREAD in parallel.c). */
-  CHECK(calls <= threads * 4, "threads=%d n=%lld: %d chunks", threads, (long long)n, calls);
+  /* 16 blocks per thread (KILN_BLOCKS_PER_THREAD in parallel.c). */
+  CHECK(calls <= threads * 16, "threads=%d n=%lld: %d chunks", threads, (long long)n, calls);
   CHECK(threads > 1 || n <= 0 || calls == 1, "one thread, n=%lld: %d chunks", (long long)n,
         calls);
   CHECK(!(threads > 1 && n > 1) || atomic_load(&c.other_thread),
