@@ -31,7 +31,8 @@ compress) and their expected outputs are kiln's CPU results. The
 values of the weights do not change the work a run does: these are latency
 and correctness runs of the real architectures. --half-models adds those
 models as float16 models (weights, float inputs and outputs; the
-expected outputs kiln's CPU results), timed against torch's .half() ones.
+expected outputs kiln's CPU results; models.py's to_half), timed against
+torch's .half() ones.
 
 `run` needs only python3 and numpy (torch for the PyTorch times and the
 kernel profile, onnxruntime for the second reference): each library is
@@ -76,30 +77,6 @@ def ternary(src, dst):
         a = float(np.abs(w).mean())
         q = (np.sign(w) * (np.abs(w) >= 0.7 * a) * a).astype(np.float32)
         m.graph.initializer[i].CopyFrom(numpy_helper.from_array(q, t.name))
-    onnx.save(m, dst)
-
-
-def to_half(src, dst):
-    """`src` as a float16 model: float32 initializers, Constants, graph
-    inputs, outputs and value_infos, and Casts to float32, in float16."""
-    import numpy as np
-    import onnx
-    from onnx import TensorProto, numpy_helper
-    m = onnx.load(src)
-    g = m.graph
-    half = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name)
-    for i, t in enumerate(g.initializer):
-        if t.data_type == TensorProto.FLOAT:
-            g.initializer[i].CopyFrom(half(t))
-    for v in list(g.input) + list(g.output) + list(g.value_info):
-        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
-            v.type.tensor_type.elem_type = TensorProto.FLOAT16
-    for n in g.node:
-        for a in n.attribute:
-            if n.op_type == "Constant" and a.name == "value" and a.t.data_type == TensorProto.FLOAT:
-                a.t.CopyFrom(half(a.t))
-            if n.op_type == "Cast" and a.name == "to" and a.i == TensorProto.FLOAT:
-                a.i = TensorProto.FLOAT16
     onnx.save(m, dst)
 
 
@@ -210,7 +187,7 @@ def prepare(args):
             onnx_ref = None
             half_path = os.path.join(d, "model_f16.onnx")
             if not os.path.exists(half_path):
-                to_half(onnx_path, half_path)
+                suite.to_half(onnx_path, half_path)
             onnx_path = half_path
             if x.dtype.kind == "f":
                 x = x.astype(np.float16)

@@ -4,7 +4,7 @@ kiln and checked against torch's own outputs.
 
     python3 utils/models/models.py KILN [--models a,b,...] [--work DIR] [--json F]
                                         [--dynamic-batch N] [--dynamic-seq L,...]
-                                        [--dynamic-hw HxW,...]
+                                        [--dynamic-hw HxW,...] [--half]
 
 For each model: export with random weights (torch.manual_seed(0), opset 17,
 eval mode) to WORK/NAME.onnx with one random input and torch's output (as
@@ -31,6 +31,13 @@ With --dynamic-hw H1xW1,... the CNNs are exported with a symbolic height
 and width (dynamic_axes {2: "H", 3: "W"} on the input), compiled once
 without --input-shape, and the one library is run at each size against
 torch's output for that size.
+
+With --half each export is converted to a float16 model (to_half:
+weights, Constants, graph inputs, outputs and value_infos, Casts to
+float), run on the input rounded to float16 and checked against torch's
+float32 output within 1e-2 of the outputs' scale (float16 rounds each
+op's result to 11 bits). Not for models whose outputs are below
+float16's range (mobilenet_v2's random-weight outputs are ~1e-9).
 """
 
 import argparse
@@ -45,6 +52,30 @@ import time
 import numpy as np
 
 RTOL, ATOL = 1e-3, 1e-4
+HALF_RTOL = 1e-2
+
+
+def to_half(src, dst):
+    """`src` as a float16 model: float32 initializers, Constants, graph
+    inputs, outputs and value_infos, and Casts to float32, in float16."""
+    import onnx
+    from onnx import TensorProto, numpy_helper
+    m = onnx.load(src)
+    g = m.graph
+    half = lambda t: numpy_helper.from_array(numpy_helper.to_array(t).astype(np.float16), t.name)
+    for i, t in enumerate(g.initializer):
+        if t.data_type == TensorProto.FLOAT:
+            g.initializer[i].CopyFrom(half(t))
+    for v in list(g.input) + list(g.output) + list(g.value_info):
+        if v.type.tensor_type.elem_type == TensorProto.FLOAT:
+            v.type.tensor_type.elem_type = TensorProto.FLOAT16
+    for n in g.node:
+        for a in n.attribute:
+            if n.op_type == "Constant" and a.name == "value" and a.t.data_type == TensorProto.FLOAT:
+                a.t.CopyFrom(half(a.t))
+            if n.op_type == "Cast" and a.name == "to" and a.i == TensorProto.FLOAT:
+                a.i = TensorProto.FLOAT16
+    onnx.save(m, dst)
 
 
 def bert_encoder():
@@ -217,7 +248,7 @@ def peak_rss_mib(before):
     return max(after, before) / 1024.0
 
 
-def check(kiln, name, work, batch=None, lengths=None, sizes=None):
+def check(kiln, name, work, batch=None, lengths=None, sizes=None, half=False):
     if sizes:
         onnx_path, pairs = export_hw(name, work, sizes)
     elif lengths:
@@ -226,7 +257,22 @@ def check(kiln, name, work, batch=None, lengths=None, sizes=None):
         onnx_path, in_path, out_path = export(name, work, batch)
         pairs = [(in_path, out_path)]
     row = {"model": name}
+    rtol = HALF_RTOL if half else RTOL
     with tempfile.TemporaryDirectory(prefix="kiln-models-") as tmp:
+        if half:
+            # The float16 model, its input rounded to float16, and torch's
+            # float32 output (compared below, against its scale).
+            half_path = os.path.join(tmp, name + ".f16.onnx")
+            to_half(onnx_path, half_path)
+            onnx_path = half_path
+            halved = []
+            for k, (in_path, out_path) in enumerate(pairs):
+                x = np.load(in_path)
+                if x.dtype == np.float32:
+                    in_path = os.path.join(tmp, "input%d.f16.npy" % k)
+                    np.save(in_path, x.astype(np.float16))
+                halved.append((in_path, out_path))
+            pairs = halved
         lib = os.path.join(tmp, "lib%s.so" % name)
         # A fresh process tree for the compile, so that its peak is its own.
         start = time.monotonic()
@@ -254,9 +300,12 @@ def check(kiln, name, work, batch=None, lengths=None, sizes=None):
         for k, (in_path, out_path) in enumerate(pairs):
             saved = os.path.join(tmp, "out%d" % k)
             start = time.monotonic()
-            r = subprocess.run([kiln, "run", lib, "--input", in_path, "--expect", out_path,
-                                "--rtol", repr(RTOL), "--atol", repr(ATOL),
-                                "--save-outputs", saved], capture_output=True, text=True)
+            # float16 outputs are compared here, against the output's scale
+            # (kiln run compares like with like).
+            expect = [] if half else ["--expect", out_path, "--rtol", repr(RTOL),
+                                      "--atol", repr(ATOL)]
+            r = subprocess.run([kiln, "run", lib, "--input", in_path, "--save-outputs", saved] +
+                               expect, capture_output=True, text=True)
             row["run_s"] = round(row["run_s"] + time.monotonic() - start, 2)
             got_path = os.path.join(saved, "output.npy")
             err = scale = rel = None
@@ -271,7 +320,7 @@ def check(kiln, name, work, batch=None, lengths=None, sizes=None):
                 if rel >= row.get("rel_err", -1.0):
                     row.update(max_abs_err=err, max_abs_output=scale, rel_err=rel)
             # An all-zero reference would make the comparison vacuous.
-            ok = r.returncode == 0 and rel is not None and rel <= RTOL and scale > 0.0
+            ok = r.returncode == 0 and rel is not None and rel <= rtol and scale > 0.0
             if not ok:
                 row["status"] = "mismatch"
                 row["reason"] = (r.stderr.strip() or r.stdout.strip()).splitlines()[-1:] or \
@@ -294,6 +343,8 @@ def main():
     ap.add_argument("--dynamic-seq", metavar="L,...",
                     help="export the sequence models with a symbolic sequence length, "
                          "compile once, run at each length")
+    ap.add_argument("--half", action="store_true",
+                    help="run each model as a float16 model (rtol 1e-2 of the output scale)")
     ap.add_argument("--dynamic-hw", metavar="HxW,...",
                     help="export the CNNs with a symbolic height and width, compile once, "
                          "run at each size")
@@ -335,7 +386,7 @@ def main():
                                                    "peak MiB", "run s", "max abs err",
                                                    "/ |y|max"))
     for name in names:
-        row = check(args.kiln, name, args.work, args.dynamic_batch, lengths, sizes)
+        row = check(args.kiln, name, args.work, args.dynamic_batch, lengths, sizes, args.half)
         rows.append(row)
         err = row.get("max_abs_err")
         rel = row.get("rel_err")
