@@ -366,7 +366,17 @@ int runOnce(Loaded &m) {
 bool compare(const HostTensor &actual, const HostTensor &expected, int index,
              double rtol, double atol) {
   llvm::outs() << "output " << index << " '" << actual.name << "': ";
-  if (actual.dtype != expected.dtype || actual.dims != expected.dims) {
+  // Floats of different widths compare as values (a float16 model's
+  // outputs against a float32 reference), said so in the line.
+  auto isFloat = [](int32_t dtype) {
+    return dtype == 1 || dtype == 10 || dtype == 11 || dtype == 16;
+  };
+  bool acrossFloats = actual.dtype != expected.dtype && isFloat(actual.dtype) &&
+                      isFloat(expected.dtype) && actual.dims == expected.dims;
+  if (acrossFloats)
+    llvm::outs() << dataTypeName(actual.dtype) << " against " << dataTypeName(expected.dtype)
+                 << ": ";
+  if ((actual.dtype != expected.dtype && !acrossFloats) || actual.dims != expected.dims) {
     llvm::outs() << "MISMATCH: computed " << dataTypeName(actual.dtype) << " "
                  << shapeText(actual.dims.data(), actual.dims.size()) << ", expected "
                  << dataTypeName(expected.dtype) << " "
