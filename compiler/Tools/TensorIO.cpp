@@ -1,6 +1,7 @@
 //===- TensorIO.cpp - Read and write tensors as .pb and .npy ---------------===//
 
 #include "compiler/Tools/TensorIO.h"
+#include "passes/Utils/HalfFloat.h"
 
 #include <onnx/onnx_pb.h>
 
@@ -30,30 +31,6 @@ bool readFile(const std::string &path, std::string &bytes, std::string &error) {
   ss << in.rdbuf();
   bytes = ss.str();
   return true;
-}
-
-float halfToFloat(uint16_t h) {
-  uint32_t sign = (h & 0x8000u) << 16, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {
-      exp = 127 - 15 + 1;
-      while (!(mant & 0x400)) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = sign | (exp << 23) | ((mant & 0x3ff) << 13);
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | (mant << 13);
-  } else {
-    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
 }
 
 /// Appends code point \p cp as UTF-8; false if it is not a scalar value.
@@ -448,15 +425,12 @@ double bufferElementAsDouble(const void *data, int32_t dtype, int64_t i) {
   case kFloat16: {
     uint16_t h;
     std::memcpy(&h, p, 2);
-    return halfToFloat(h);
+    return float16BitsToFloat(h);
   }
   case kBfloat16: {
     uint16_t h;
     std::memcpy(&h, p, 2);
-    uint32_t bits = static_cast<uint32_t>(h) << 16;
-    float f;
-    std::memcpy(&f, &bits, 4);
-    return f;
+    return bfloat16BitsToFloat(h);
   }
   default: return 0;
   }

@@ -24,11 +24,11 @@
 #include "passes/Conversion/OnnxToLinalg/Passes.h"
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 #include "passes/Utils/ElementsData.h"
+#include "passes/Utils/HalfFloat.h"
 
 #include "mlir/IR/DialectResourceBlobManager.h"
 #include "llvm/ADT/StringSet.h"
 
-#include <cmath>
 #include <cstring>
 
 namespace kiln {
@@ -56,26 +56,6 @@ Type widened(Type t) {
   return cast<TensorType>(t).clone(Float32Type::get(t.getContext()));
 }
 
-/// The f32 value of a float16 (IEEE binary16) or bfloat16 bit pattern.
-float halfBitsToFloat(uint16_t h, bool bf16) {
-  uint32_t bits;
-  if (bf16) {
-    bits = uint32_t(h) << 16;
-  } else {
-    uint32_t sign = uint32_t(h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-    if (exponent == 0) {
-      // Zero or subnormal: mantissa * 2^-24, exact in f32.
-      float v = std::ldexp(float(mantissa), -24);
-      return sign ? -v : v;
-    }
-    bits = exponent == 0x1f ? sign | 0x7f800000u | (mantissa << 13)
-                            : sign | ((exponent + 112) << 23) | (mantissa << 13);
-  }
-  float v;
-  std::memcpy(&v, &bits, sizeof v);
-  return v;
-}
-
 /// `value` (a half constant) as f32 elements; none for attributes whose
 /// data is not at hand.
 std::optional<ElementsAttr> widenedConstant(ElementsAttr value) {
@@ -97,7 +77,7 @@ std::optional<ElementsAttr> widenedConstant(ElementsAttr value) {
   for (size_t i = 0; i < out.size(); ++i) {
     uint16_t h;
     std::memcpy(&h, raw->data() + 2 * i, 2); // Little-endian hosts only, as the importer.
-    out[i] = halfBitsToFloat(h, bf16);
+    out[i] = bf16 ? kiln::bfloat16BitsToFloat(h) : kiln::float16BitsToFloat(h);
   }
   if (out.size() * sizeof(float) <= 4096)
     return ElementsAttr(DenseElementsAttr::get(f32Type, ArrayRef<float>(out)));
