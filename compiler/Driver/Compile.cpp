@@ -416,6 +416,30 @@ int compileModel(const CompileRequest &request) {
 
   std::string error;
   if (*kind == OutputKind::ONNX) {
+    // The QDQ file would put float32 scales on float16 tensors (ONNX
+    // wants them of the tensor's type), so half models are refused.
+    Operation *half = nullptr;
+    module->walk([&](Operation *op) {
+      StringRef name = op->getName().getStringRef();
+      if (name != "onnx.MatMul" && name != "onnx.Gemm" && name != "onnx.Conv")
+        return WalkResult::advance();
+      for (Type t : op->getOperandTypes())
+        if (auto shaped = dyn_cast<ShapedType>(t);
+            shaped && (shaped.getElementType().isF16() || shaped.getElementType().isBF16())) {
+          half = op;
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+    if (half) {
+      LocInfo where;
+      describeLoc(half->getLoc(), where);
+      return failNow(request.input + ": --emit=onnx: " + describeNode(where) + ", a " +
+                     half->getName().stripDialect().str() +
+                     ", computes in float16/bfloat16, and the QDQ export takes float32 "
+                     "models; compile this model to a library with --quantize=int8 "
+                     "instead, or export the float32 model");
+    }
     FailureOr<quantization::StaticPlan> plan =
         quantization::planStaticQuantization(*module, ranges);
     if (failed(plan))

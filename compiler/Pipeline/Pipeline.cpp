@@ -107,6 +107,11 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addNestedPass<func::FuncOp>(onnx::createOnnxFoldChannelScalePass());
     // Models that arrive quantised (QDQ): their MatMuls as integer ops.
     pm.addNestedPass<func::FuncOp>(quantization::createFuseQdqPass());
+    // The quantisers take float32 ops: a float16/bfloat16 model's ops are
+    // widened here (in the calibration build too, so that both see the
+    // same activations) instead of at the start of the lower phase.
+    if (!options.quantize.empty() || !options.exposeActivations.empty())
+      pm.addPass(createWidenHalfPass());
     if (options.quantize == "dynamic") {
       pm.addNestedPass<func::FuncOp>(quantization::createQuantizeDynamicPass());
       // One DynamicQuantizeLinear per activation that several projections read.
