@@ -82,7 +82,8 @@ const std::set<std::string> kShapeOps = {
     "Scatter", "Trilu", "QuantizeLinear", "DequantizeLinear", "EyeLike",
     "ReverseSequence", "DynamicQuantizeLinear", "NonZero", "Pad", "Resize",
     "DepthToSpace", "SpaceToDepth", "TopK", "OneHot", "GatherND", "RNN", "GRU",
-    "LSTM", "Einsum", "GridSample", "RoiAlign", "Det"};
+    "LSTM", "Einsum", "GridSample", "RoiAlign", "Det", "DFT", "STFT", "MaxUnpool",
+    "NegativeLogLikelihoodLoss", "SoftmaxCrossEntropyLoss"};
 
 /// Ops that are not pure: random generators and control flow.
 const std::set<std::string> kImpureOps = {

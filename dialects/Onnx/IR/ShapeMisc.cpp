@@ -302,3 +302,151 @@ LogicalResult DetOp::inferShapes() {
     return emitOpError("X must be [..., M, M]");
   return refineResult(*this, getY(), SmallVector<int64_t>(x->begin(), x->end() - 2));
 }
+
+namespace {
+/// The one value of a constant scalar (or one-element) integer operand.
+std::optional<int64_t> constantScalar(Value v) {
+  std::optional<SmallVector<int64_t>> values = isNone(v) ? std::nullopt : constantInts(v);
+  if (!values || values->size() != 1)
+    return std::nullopt;
+  return values->front();
+}
+
+/// A loss's output: the target's shape with reduction "none", else a
+/// scalar.
+LogicalResult lossShape(Operation *op, Value scores, Value target, StringRef reduction,
+                        Value loss) {
+  MaybeShape x = shapeOf(scores), t = shapeOf(target);
+  if (reduction != "none" && reduction != "mean" && reduction != "sum")
+    return op->emitOpError("reduction must be none, mean or sum, not '") << reduction << "'";
+  if (x && x->size() < 2)
+    return op->emitOpError("the scores must be [N, C, d1, ...]");
+  if (x && t && t->size() + 1 != x->size())
+    return op->emitOpError("the target must be [N, d1, ...], one dim fewer than the scores");
+  if (reduction != "none")
+    return refineResult(op, loss, SmallVector<int64_t>{});
+  if (t)
+    return refineResult(op, loss, t);
+  if (!x)
+    return success();
+  // The scores without their class dim.
+  SmallVector<int64_t> shape = {(*x)[0]};
+  shape.append(x->begin() + 2, x->end());
+  return refineResult(op, loss, shape);
+}
+} // namespace
+
+LogicalResult DFTOp::inferShapes() {
+  // The input's shape with two components last; along the axis
+  // dft_length (else the input's length), L / 2 + 1 of it when onesided.
+  MaybeShape x = shapeOf(getInput());
+  if (!x)
+    return success();
+  int64_t rank = x->size();
+  if (rank < 2 || (x->back() != kDyn && x->back() != 1 && x->back() != 2))
+    return emitOpError("the input must be [..., 1] (real) or [..., 2] (complex)");
+  FailureOr<int64_t> axis = normalizeAxis(*this, getAxis(), rank, "axis");
+  if (failed(axis))
+    return failure();
+  if (*axis == rank - 1)
+    return emitOpError("axis must not be the last dim (the components)");
+  int64_t length = (*x)[*axis];
+  if (!isNone(getDftLength())) {
+    std::optional<int64_t> given = constantScalar(getDftLength());
+    if (given && *given < 1)
+      return emitOpError("dft_length must be at least 1, not ") << *given;
+    length = given ? *given : kDyn;
+  }
+  SmallVector<int64_t> out(*x);
+  out.back() = 2;
+  out[*axis] = length == kDyn ? kDyn : getOnesided() != 0 ? length / 2 + 1 : length;
+  return refineResult(*this, getOutput(), out);
+}
+
+LogicalResult STFTOp::inferShapes() {
+  // [batch, frames, bins, 2]: frames = (signal_length - frame_length) /
+  // frame_step + 1, bins = frame_length (/ 2 + 1 when onesided); the
+  // frame length is frame_length's, else the window's.
+  MaybeShape signal = shapeOf(getSignal());
+  if (signal && (signal->size() != 3 ||
+                 (signal->back() != kDyn && signal->back() != 1 && signal->back() != 2)))
+    return emitOpError("the signal must be [batch, length, 1] or [batch, length, 2]");
+  int64_t frameLength = kDyn;
+  if (std::optional<int64_t> given = constantScalar(getFrameLength()))
+    frameLength = *given;
+  else if (MaybeShape window = isNone(getWindow()) ? std::nullopt : shapeOf(getWindow());
+           isNone(getFrameLength()) && window && window->size() == 1)
+    frameLength = window->front();
+  std::optional<int64_t> step = constantScalar(getFrameStep());
+  if (step && *step < 1)
+    return emitOpError("frame_step must be at least 1, not ") << *step;
+  if (frameLength != kDyn && frameLength < 1)
+    return emitOpError("frame_length must be at least 1, not ") << frameLength;
+  int64_t batch = signal ? (*signal)[0] : kDyn, frames = kDyn, bins = kDyn;
+  if (signal && (*signal)[1] != kDyn && frameLength != kDyn && step) {
+    if (frameLength > (*signal)[1])
+      return emitOpError("frame_length ") << frameLength << " is longer than the signal ("
+                                          << (*signal)[1] << ")";
+    frames = ((*signal)[1] - frameLength) / *step + 1;
+  }
+  if (frameLength != kDyn)
+    bins = getOnesided() != 0 ? frameLength / 2 + 1 : frameLength;
+  return refineResult(*this, getOutput(), SmallVector<int64_t>{batch, frames, bins, 2});
+}
+
+LogicalResult MaxUnpoolOp::inferShapes() {
+  // output_shape's values when given; else per spatial dim
+  // (in - 1) * stride + kernel - pad_begin - pad_end.
+  MaybeShape x = shapeOf(getX());
+  if (!isNone(getOutputShape())) {
+    if (std::optional<SmallVector<int64_t>> given = constantInts(getOutputShape())) {
+      if (x && given->size() != x->size())
+        return emitOpError("output_shape must have one value per dim of X");
+      return refineResult(*this, getOutput(), *given);
+    }
+    return x ? refineRank(*this, getOutput(), x->size()) : success();
+  }
+  if (!x)
+    return success();
+  ArrayRef<int64_t> kernel = getKernelShape();
+  int64_t sp = int64_t(kernel.size());
+  if (int64_t(x->size()) != sp + 2)
+    return emitOpError("kernel_shape must give every spatial dim of X");
+  SmallVector<int64_t> strides(sp, 1), pads(2 * sp, 0);
+  if (std::optional<ArrayRef<int64_t>> s = getStrides()) {
+    if (int64_t(s->size()) != sp)
+      return emitOpError("strides must give every spatial dim");
+    strides.assign(s->begin(), s->end());
+  }
+  if (std::optional<ArrayRef<int64_t>> p = getPads()) {
+    if (int64_t(p->size()) != 2 * sp)
+      return emitOpError("pads must give a start and an end for every spatial dim");
+    pads.assign(p->begin(), p->end());
+  }
+  SmallVector<int64_t> out = {(*x)[0], (*x)[1]};
+  for (int64_t d = 0; d < sp; ++d) {
+    int64_t in = (*x)[2 + d];
+    if (in == kDyn) {
+      out.push_back(kDyn);
+      continue;
+    }
+    int64_t size = (in - 1) * strides[d] + kernel[d] - pads[d] - pads[sp + d];
+    if (size < 1)
+      return emitOpError("the output's spatial dim ") << d << " would be " << size;
+    out.push_back(size);
+  }
+  return refineResult(*this, getOutput(), out);
+}
+
+LogicalResult NegativeLogLikelihoodLossOp::inferShapes() {
+  return lossShape(*this, getInput(), getTarget(), getReduction(), getLoss());
+}
+
+LogicalResult SoftmaxCrossEntropyLossOp::inferShapes() {
+  if (failed(lossShape(*this, getScores(), getLabels(), getReduction(), getOutput())))
+    return failure();
+  // log_prob: the scores' shape.
+  if (!isNone(getLogProb()))
+    return refineResult(*this, getLogProb(), shapeOf(getScores()));
+  return success();
+}

@@ -298,3 +298,41 @@ func.func @einsum_output_letter(%a: tensor<2x3xf32>) -> tensor<*xf32> {
   %0 = "onnx.Einsum"(%a) {equation = "ij->ik"} : (tensor<2x3xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @dft_components(%x: tensor<2x10x3xf32>) -> tensor<*xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{'onnx.DFT' op the input must be [..., 1] (real) or [..., 2] (complex)}}
+  %0 = "onnx.DFT"(%x, %none) {axis = 1 : i64} : (tensor<2x10x3xf32>, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @stft_long_frame(%s: tensor<1x8x1xf32>) -> tensor<*xf32> {
+  %none = onnx.NoValue
+  %step = "onnx.Constant"() {value = dense<2> : tensor<i64>} : () -> tensor<i64>
+  %len = "onnx.Constant"() {value = dense<16> : tensor<i64>} : () -> tensor<i64>
+  // expected-error @+1 {{'onnx.STFT' op frame_length 16 is longer than the signal (8)}}
+  %0 = "onnx.STFT"(%s, %step, %none, %len) : (tensor<1x8x1xf32>, tensor<i64>, none, tensor<i64>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @max_unpool_rank(%x: tensor<1x3x4x4xf32>, %i: tensor<1x3x4x4xi64>) -> tensor<*xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{'onnx.MaxUnpool' op kernel_shape must give every spatial dim of X}}
+  %0 = "onnx.MaxUnpool"(%x, %i, %none) {kernel_shape = array<i64: 2>} : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @loss_target_rank(%x: tensor<3x6x4xf32>, %t: tensor<3xi64>) -> tensor<*xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{'onnx.NegativeLogLikelihoodLoss' op the target must be [N, d1, ...], one dim fewer than the scores}}
+  %0 = "onnx.NegativeLogLikelihoodLoss"(%x, %t, %none) : (tensor<3x6x4xf32>, tensor<3xi64>, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

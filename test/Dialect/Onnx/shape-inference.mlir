@@ -724,3 +724,71 @@ func.func @grid_roi_det(%x: tensor<1x3x10x10xf32>, %grid: tensor<1x5x7x2xf32>, %
   %2 = "onnx.Det"(%m) : (tensor<2x5x3x3xf32>) -> tensor<*xf32>
   return %0, %1, %2 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
 }
+
+// -----
+
+// DFT: two components last; along the axis dft_length (a constant), half
+// of it plus one onesided, or unknown when dft_length is a run-time value.
+// CHECK-LABEL: func.func @dft(
+// CHECK: "onnx.DFT"{{.*}} -> tensor<2x10x4x2xf32>
+// CHECK: "onnx.DFT"{{.*}} -> tensor<2x6x4x2xf32>
+// CHECK: "onnx.DFT"{{.*}} -> tensor<2x7x4x2xf32>
+// CHECK: "onnx.DFT"{{.*}} -> tensor<2x?x4x2xf32>
+func.func @dft(%x: tensor<2x10x4x1xf32>, %n: tensor<i64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %none = onnx.NoValue
+  %len = "onnx.Constant"() {value = dense<12> : tensor<i64>} : () -> tensor<i64>
+  %0 = "onnx.DFT"(%x, %none) {axis = 1 : i64} : (tensor<2x10x4x1xf32>, none) -> tensor<*xf32>
+  %1 = "onnx.DFT"(%x, %none) {axis = 1 : i64, onesided = 1 : i64} : (tensor<2x10x4x1xf32>, none) -> tensor<*xf32>
+  %2 = "onnx.DFT"(%x, %len) {axis = -3 : i64, onesided = 1 : i64} : (tensor<2x10x4x1xf32>, tensor<i64>) -> tensor<*xf32>
+  %3 = "onnx.DFT"(%x, %n) {axis = 1 : i64} : (tensor<2x10x4x1xf32>, tensor<i64>) -> tensor<*xf32>
+  return %0, %1, %2, %3 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// STFT: [batch, (length - frame) / step + 1, bins, 2], the frame length
+// frame_length's or the window's.
+// CHECK-LABEL: func.func @stft(
+// CHECK: "onnx.STFT"{{.*}} -> tensor<1x15x9x2xf32>
+// CHECK: "onnx.STFT"{{.*}} -> tensor<1x15x16x2xf32>
+// CHECK: "onnx.STFT"{{.*}} -> tensor<1x?x9x2xf32>
+func.func @stft(%s: tensor<1x128x1xf32>, %w: tensor<16xf32>, %dynstep: tensor<i64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %none = onnx.NoValue
+  %step = "onnx.Constant"() {value = dense<8> : tensor<i64>} : () -> tensor<i64>
+  %len = "onnx.Constant"() {value = dense<16> : tensor<i64>} : () -> tensor<i64>
+  %0 = "onnx.STFT"(%s, %step, %none, %len) : (tensor<1x128x1xf32>, tensor<i64>, none, tensor<i64>) -> tensor<*xf32>
+  %1 = "onnx.STFT"(%s, %step, %w, %none) {onesided = 0 : i64} : (tensor<1x128x1xf32>, tensor<i64>, tensor<16xf32>, none) -> tensor<*xf32>
+  %2 = "onnx.STFT"(%s, %dynstep, %w, %none) : (tensor<1x128x1xf32>, tensor<i64>, tensor<16xf32>, none) -> tensor<*xf32>
+  return %0, %1, %2 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// MaxUnpool: (in - 1) * stride + kernel - pads per spatial dim, or the
+// constant output_shape.
+// CHECK-LABEL: func.func @max_unpool(
+// CHECK: "onnx.MaxUnpool"{{.*}} -> tensor<1x3x8x7xf32>
+// CHECK: "onnx.MaxUnpool"{{.*}} -> tensor<1x3x9x9xf32>
+func.func @max_unpool(%x: tensor<1x3x4x4xf32>, %i: tensor<1x3x4x4xi64>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %none = onnx.NoValue
+  %shape = "onnx.Constant"() {value = dense<[1, 3, 9, 9]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %0 = "onnx.MaxUnpool"(%x, %i, %none) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 1>} : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>, none) -> tensor<*xf32>
+  %1 = "onnx.MaxUnpool"(%x, %i, %shape) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x3x4x4xf32>, tensor<1x3x4x4xi64>, tensor<4xi64>) -> tensor<*xf32>
+  return %0, %1 : tensor<*xf32>, tensor<*xf32>
+}
+
+// -----
+
+// The losses: the target's shape without reduction, else a scalar;
+// SoftmaxCrossEntropyLoss's log_prob the scores' shape.
+// CHECK-LABEL: func.func @losses(
+// CHECK: "onnx.NegativeLogLikelihoodLoss"{{.*}} -> tensor<f32>
+// CHECK: "onnx.NegativeLogLikelihoodLoss"{{.*}} -> tensor<3x4x5xf32>
+// CHECK: "onnx.SoftmaxCrossEntropyLoss"{{.*}} -> (tensor<3x4x5xf32>, tensor<3x6x4x5xf32>)
+func.func @losses(%x: tensor<3x6x4x5xf32>, %t: tensor<3x4x5xi64>) -> (tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>) {
+  %none = onnx.NoValue
+  %0 = "onnx.NegativeLogLikelihoodLoss"(%x, %t, %none) : (tensor<3x6x4x5xf32>, tensor<3x4x5xi64>, none) -> tensor<*xf32>
+  %1 = "onnx.NegativeLogLikelihoodLoss"(%x, %t, %none) {reduction = "none"} : (tensor<3x6x4x5xf32>, tensor<3x4x5xi64>, none) -> tensor<*xf32>
+  %2:2 = "onnx.SoftmaxCrossEntropyLoss"(%x, %t, %none) {reduction = "none"} : (tensor<3x6x4x5xf32>, tensor<3x4x5xi64>, none) -> (tensor<*xf32>, tensor<*xf32>)
+  return %0, %1, %2#0, %2#1 : tensor<*xf32>, tensor<*xf32>, tensor<*xf32>, tensor<*xf32>
+}
