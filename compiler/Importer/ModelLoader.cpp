@@ -6,7 +6,13 @@
 // inference with data propagation so that the importer sees typed values.
 //
 // Everything that can throw (libonnx validation and inference) is caught
-// here and turned into a diagnostic.
+// here and turned into a diagnostic. ONNX's inference itself can crash on
+// a model that says something impossible (LayerNormalization with an axis
+// past the input's rank reads out of bounds in libonnx 1.12), so it runs
+// in a forked child, which sends back only the types it
+// inferred; if the child dies, the model is imported without them and
+// kiln's own shape functions and verifiers say what is wrong; so it is
+// if the child takes longer than a minute (libonnx can loop for good).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +30,13 @@
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 
 #include <cerrno>
-#include <set>
-#include <set>
+#include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <poll.h>
+#include <set>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace mlir;
@@ -331,29 +340,210 @@ LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
   return success();
 }
 
-LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
+/// ONNX's inference on `proto`: strictly first, to keep ONNX's reason for
+/// the first node it cannot infer (`strictError`); then, if that failed,
+/// leniently, so that every other node still gets its types (kiln reports
+/// a node only if it ends up untyped). False, with `error`, if even the
+/// lenient run fails.
+bool inferShapes(::onnx::ModelProto &proto, std::string &strictError, std::string &error) {
   ::onnx::ShapeInferenceOptions opts;
   opts.check_type = false;
   opts.enable_data_propagation = true;
-  // First strictly, to keep ONNX's reason for the first node it cannot
-  // infer; then, if that failed, leniently, so that every other node still
-  // gets its types. kiln reports a node only if it ends up untyped.
   opts.error_mode = 1;
   try {
-    ::onnx::shape_inference::InferShapes(
-        model.proto, ::onnx::OpSchemaRegistry::Instance(), opts);
-    return success();
+    ::onnx::shape_inference::InferShapes(proto, ::onnx::OpSchemaRegistry::Instance(), opts);
+    return true;
   } catch (const std::exception &e) {
-    model.inferenceError = e.what();
+    strictError = e.what();
   }
   opts.error_mode = 0;
   try {
-    ::onnx::shape_inference::InferShapes(
-        model.proto, ::onnx::OpSchemaRegistry::Instance(), opts);
+    ::onnx::shape_inference::InferShapes(proto, ::onnx::OpSchemaRegistry::Instance(), opts);
   } catch (const std::exception &e) {
-    return emitError(modelLoc(context, model))
-           << "ONNX shape inference failed: " << e.what();
+    error = e.what();
+    return false;
   }
+  return true;
+}
+
+void stripTensorData(::onnx::TensorProto &t) {
+  t.clear_raw_data();
+  t.clear_float_data();
+  t.clear_int32_data();
+  t.clear_int64_data();
+  t.clear_double_data();
+  t.clear_uint64_data();
+  t.clear_string_data();
+}
+
+/// Drops every tensor's values from `graph` (and the graphs inside it):
+/// what is left is the structure and the types, small to send back.
+void stripData(::onnx::GraphProto &graph) {
+  for (::onnx::TensorProto &t : *graph.mutable_initializer())
+    stripTensorData(t);
+  graph.clear_sparse_initializer();
+  for (::onnx::NodeProto &node : *graph.mutable_node())
+    for (::onnx::AttributeProto &a : *node.mutable_attribute()) {
+      if (a.has_t())
+        stripTensorData(*a.mutable_t());
+      for (::onnx::TensorProto &t : *a.mutable_tensors())
+        stripTensorData(t);
+      if (a.has_g())
+        stripData(*a.mutable_g());
+      for (::onnx::GraphProto &g : *a.mutable_graphs())
+        stripData(g);
+    }
+}
+
+/// What ONNX's inference changes: each graph's value_info and output
+/// types, nested graphs included, from `from` (the same graph, inferred
+/// elsewhere) into `to`. False if the two differ in structure.
+bool copyInferredTypes(const ::onnx::GraphProto &from, ::onnx::GraphProto &to) {
+  if (from.node_size() != to.node_size() || from.output_size() != to.output_size())
+    return false;
+  *to.mutable_value_info() = from.value_info();
+  *to.mutable_output() = from.output();
+  for (int n = 0; n < from.node_size(); ++n) {
+    const ::onnx::NodeProto &fromNode = from.node(n);
+    ::onnx::NodeProto &toNode = *to.mutable_node(n);
+    if (fromNode.attribute_size() != toNode.attribute_size())
+      return false;
+    for (int a = 0; a < fromNode.attribute_size(); ++a) {
+      const ::onnx::AttributeProto &fa = fromNode.attribute(a);
+      ::onnx::AttributeProto &ta = *toNode.mutable_attribute(a);
+      if (fa.has_g() != ta.has_g() || fa.graphs_size() != ta.graphs_size())
+        return false;
+      if (fa.has_g() && !copyInferredTypes(fa.g(), *ta.mutable_g()))
+        return false;
+      for (int g = 0; g < fa.graphs_size(); ++g)
+        if (!copyInferredTypes(fa.graphs(g), *ta.mutable_graphs(g)))
+          return false;
+    }
+  }
+  return true;
+}
+
+bool writeAll(int fd, const void *data, size_t size) {
+  const char *p = static_cast<const char *>(data);
+  while (size) {
+    ssize_t n = ::write(fd, p, size);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    p += n;
+    size -= size_t(n);
+  }
+  return true;
+}
+
+bool writeString(int fd, const std::string &s) {
+  uint64_t size = s.size();
+  return writeAll(fd, &size, sizeof size) && writeAll(fd, s.data(), s.size());
+}
+
+/// The next length-prefixed string of `message` from `at`.
+bool readString(const std::string &message, size_t &at, std::string &out) {
+  uint64_t size;
+  if (message.size() - at < sizeof size)
+    return false;
+  std::memcpy(&size, message.data() + at, sizeof size);
+  at += sizeof size;
+  if (message.size() - at < size)
+    return false;
+  out = message.substr(at, size);
+  at += size;
+  return true;
+}
+
+/// How long ONNX's inference may take (a Scan claiming 2^31 scan inputs
+/// keeps libonnx busy for good) before the model goes on without it.
+constexpr std::chrono::seconds kInferenceLimit{60};
+
+LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
+  std::string strictError, error;
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    // No pipe: in this process, as on systems without fork.
+    if (!inferShapes(model.proto, model.inferenceError, error))
+      return emitError(modelLoc(context, model)) << "ONNX shape inference failed: " << error;
+    return success();
+  }
+  pid_t child = ::fork();
+  if (child == 0) {
+    // The child: infer, then send back the status, the errors and the
+    // graph without its tensors' values.
+    ::close(fds[0]);
+    // A crash here is the parent's to report: no LLVM stack dump.
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT})
+      ::signal(sig, SIG_DFL);
+    bool ok = inferShapes(model.proto, strictError, error);
+    stripData(*model.proto.mutable_graph());
+    std::string types;
+    bool sent = model.proto.SerializeToString(&types) && writeAll(fds[1], ok ? "1" : "0", 1) &&
+                writeString(fds[1], strictError) && writeString(fds[1], error) &&
+                writeString(fds[1], types);
+    ::_exit(sent ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string message;
+  bool late = false;
+  if (child > 0) {
+    char buffer[1 << 16];
+    auto deadline = std::chrono::steady_clock::now() + kInferenceLimit;
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      struct pollfd ready = {fds[0], POLLIN, 0};
+      int polled = left.count() > 0 ? ::poll(&ready, 1, int(left.count())) : 0;
+      if (polled < 0 && errno == EINTR)
+        continue;
+      if (polled == 0) {
+        late = true;
+        ::kill(child, SIGKILL);
+        break;
+      }
+      ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        break;
+      message.append(buffer, size_t(n));
+    }
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (late) {
+    model.inferenceError = "ONNX's shape inference did not finish in " +
+                           std::to_string(kInferenceLimit.count()) + " s";
+    return success();
+  }
+  size_t at = 1;
+  std::string types;
+  ::onnx::ModelProto inferred;
+  if (child < 0) {
+    // No child: in this process.
+    if (!inferShapes(model.proto, model.inferenceError, error))
+      return emitError(modelLoc(context, model)) << "ONNX shape inference failed: " << error;
+    return success();
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || message.empty() ||
+      !readString(message, at, strictError) || !readString(message, at, error) ||
+      !readString(message, at, types) || !inferred.ParseFromString(types)) {
+    // The child crashed (or could not answer): no ONNX types.
+    model.inferenceError = WIFSIGNALED(status)
+                               ? "ONNX's shape inference crashed on this model (signal " +
+                                     std::to_string(WTERMSIG(status)) + ")"
+                               : "ONNX's shape inference gave no answer";
+    return success();
+  }
+  model.inferenceError = strictError;
+  if (message[0] != '1')
+    return emitError(modelLoc(context, model)) << "ONNX shape inference failed: " << error;
+  if (!copyInferredTypes(inferred.graph(), *model.proto.mutable_graph()))
+    model.inferenceError = "ONNX's shape inference changed the graph's structure";
   return success();
 }
 

@@ -88,7 +88,6 @@ SAME_SHAPE(CastLike)
 SAME_SHAPE(LRN)
 SAME_SHAPE(InstanceNormalization)
 SAME_SHAPE(BatchNormalization)
-SAME_SHAPE(LayerNormalization)
 SAME_SHAPE(MeanVarianceNormalization)
 SAME_SHAPE(LpNormalization)
 SAME_SHAPE(CumSum)
@@ -96,6 +95,24 @@ SAME_SHAPE(PRelu)
 #undef SAME_SHAPE
 
 LogicalResult DropoutOp::inferShapes() { return sameShape(*this, {1}); }
+
+LogicalResult LayerNormalizationOp::inferShapes() {
+  // Y: X's shape; Mean and InvStdDev: X's dims before the axis, 1 from it.
+  MaybeShape x = shapeOf(getX());
+  if (failed(refineResult(*this, getY(), x)))
+    return failure();
+  if (!x)
+    return success();
+  FailureOr<int64_t> axis = normalizeAxis(*this, getAxis(), int64_t(x->size()), "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> stats(x->begin(), x->begin() + *axis);
+  stats.append(x->size() - *axis, 1);
+  for (Value v : {getMean(), getInvStdDev()})
+    if (!isNone(v) && failed(refineResult(*this, v, stats)))
+      return failure();
+  return success();
+}
 
 #define BROADCAST(OP)                                                          \
   LogicalResult OP##Op::inferShapes() { return broadcastAll(*this); }

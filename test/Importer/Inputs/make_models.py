@@ -401,6 +401,13 @@ def write_known_bugs(out):
               [vi("M", [], I64), vi("cond", [], BOOL), vi("v0", [2])],
               [vi("v", [2])]))
 
+    # An axis past the rank: libonnx 1.12's LayerNormalization inference
+    # reads out of bounds (SIGSEGV) before kiln's checks run.
+    bug("bug_layernorm_axis",
+        model([helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"],
+                                name="ln", axis=-7)],
+              [vi("x", [2, 3, 5]), vi("s", [5]), vi("b", [5])], [vi("y", None)]))
+
     # IR version 2 predates opset_import: opset 1 is meant (valid model).
     m = relu_model()
     del m.opset_import[:]
