@@ -631,6 +631,11 @@ LogicalResult expandTrainingNode(OpBuilder &builder, const NodeState &state,
       return emitError(state.loc)
              << state.opType << ": input #" << i << " must be a float tensor";
   }
+  if (state.operands.size() >= 2 && !isa<FloatType>(Emitter::elementType(state.operands[0])))
+    return emitError(state.loc) << state.opType << ": input R (the learning rate) must be a float tensor";
+  if (state.operands.size() >= 2 && !isa<IntegerType>(Emitter::elementType(state.operands[1])))
+    return emitError(state.loc) << state.opType
+                                << ": input T (the update count) must be an integer tensor";
   if (state.opType == "Adagrad")
     return expandAdagrad(e, state, *schema, results);
   if (state.opType == "Adam")

@@ -112,6 +112,17 @@ struct SlicePattern : public OpConversionPattern<onnx::SliceOp> {
     if (startsType.getRank() != 1)
       return unsupported(rewriter, op, "starts must be 1-D");
     int64_t n = startsType.getDimSize(0);
+    // One entry per sliced axis, each axis at most once.
+    if (ShapedType::isDynamic(n) || n > rank)
+      return unsupported(rewriter, op,
+                         "starts must have a static length of at most the data's rank " +
+                             std::to_string(rank) + " (one entry per sliced axis)");
+    for (Value other : {adaptor.getEnds(), adaptor.getAxes(), adaptor.getSteps()}) {
+      auto otherType = dyn_cast<RankedTensorType>(other.getType());
+      if (otherType && (otherType.getRank() != 1 || otherType.getDimSize(0) != n))
+        return unsupported(rewriter, op,
+                           "starts, ends, axes and steps must be 1-D of the same length");
+    }
     OpBuilder &b = rewriter;
     auto idx = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
     auto read = [&](Value t, int64_t j) -> Value {

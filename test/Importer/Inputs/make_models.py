@@ -408,6 +408,26 @@ def write_known_bugs(out):
                                 name="ln", axis=-7)],
               [vi("x", [2, 3, 5]), vi("s", [5]), vi("b", [5])], [vi("y", None)]))
 
+    # Momentum's update count T as a string tensor (a scalar constant of
+    # its type was made, and crashed).
+    momentum = helper.make_node(
+        "Momentum", ["r", "t", "x", "g", "v"], ["x_new", "v_new"], name="momentum",
+        domain="ai.onnx.preview.training", alpha=0.9, beta=0.1, mode="standard",
+        norm_coefficient=0.0)
+    m = model([momentum],
+              [vi("r", [], F), vi("t", [], TensorProto.STRING), vi("x", [2]),
+               vi("g", [2]), vi("v", [2])],
+              [vi("x_new", [2]), vi("v_new", [2])])
+    m.opset_import.add(domain="ai.onnx.preview.training", version=1)
+    bug("bug_momentum_t_type", m)
+
+    # Run-time starts with a million entries for a rank-3 input (the
+    # lowering emitted code per entry and per dim).
+    bug("bug_slice_long_starts",
+        model([helper.make_node("Slice", ["x", "s", "e"], ["y"], name="slice")],
+              [vi("x", [4, 3, 2]), vi("s", [1 << 20], I64), vi("e", [3], I64)],
+              [vi("y", [2, 2, 1])]))
+
     # IR version 2 predates opset_import: opset 1 is meant (valid model).
     m = relu_model()
     del m.opset_import[:]
