@@ -395,13 +395,16 @@ void stripData(::onnx::GraphProto &graph) {
     }
 }
 
-/// What ONNX's inference changes: each graph's value_info and output
-/// types, nested graphs included, from `from` (the same graph, inferred
-/// elsewhere) into `to`. False if the two differ in structure.
+/// What ONNX's inference changes: each graph's value_info, input and
+/// output types (a Loop body's inputs get theirs from the Loop), nested
+/// graphs included, from `from` (the same graph, inferred elsewhere) into
+/// `to`. False if the two differ in structure.
 bool copyInferredTypes(const ::onnx::GraphProto &from, ::onnx::GraphProto &to) {
-  if (from.node_size() != to.node_size() || from.output_size() != to.output_size())
+  if (from.node_size() != to.node_size() || from.output_size() != to.output_size() ||
+      from.input_size() != to.input_size())
     return false;
   *to.mutable_value_info() = from.value_info();
+  *to.mutable_input() = from.input();
   *to.mutable_output() = from.output();
   for (int n = 0; n < from.node_size(); ++n) {
     const ::onnx::NodeProto &fromNode = from.node(n);

@@ -80,6 +80,40 @@ LogicalResult refineBody(Block &body, TypeRange argTypes) {
   return failure(r.wasInterrupted());
 }
 
+std::string typeText(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// Whether the body's inputs can take `argTypes` and its yields from
+/// `firstState` on can carry `stateTypes` (a model may declare a body's
+/// inputs and outputs with other shapes or types than its operands): a
+/// refusal naming the first that cannot.
+LogicalResult checkBodyTypes(Operation *op, Block &body, TypeRange argTypes,
+                             TypeRange stateTypes, unsigned firstState) {
+  auto fits = [](Type a, Type b) {
+    return getElementTypeOrSelf(a) == getElementTypeOrSelf(b) &&
+           succeeded(verifyCompatibleShape(a, b));
+  };
+  for (auto [i, pair] : llvm::enumerate(llvm::zip(body.getArguments(), argTypes)))
+    if (!fits(std::get<0>(pair).getType(), std::get<1>(pair)))
+      return refuse(op, "the body's input #" + Twine(i) + " is declared " +
+                            typeText(std::get<0>(pair).getType()) + " but gets " +
+                            typeText(std::get<1>(pair)));
+  Operation *terminator = body.getTerminator();
+  for (auto [i, t] : llvm::enumerate(stateTypes)) {
+    if (firstState + i >= terminator->getNumOperands())
+      return refuse(op, "the body yields fewer values than it carries");
+    Type yielded = terminator->getOperand(firstState + i).getType();
+    if (!fits(yielded, t))
+      return refuse(op, "the body's output #" + Twine(firstState + i) + " is " +
+                            typeText(yielded) + " but carries " + typeText(t));
+  }
+  return success();
+}
+
 /// Gives result i the type `types[i]` where the result's is not static.
 void refineResults(Operation *op, TypeRange types, size_t first = 0) {
   for (auto [i, t] : llvm::enumerate(types)) {
@@ -186,7 +220,8 @@ LogicalResult lowerScan(onnx::ScanOp op) {
     slice.erase(slice.begin() + inAxes[i]);
     argTypes.push_back(t.clone(slice));
   }
-  if (failed(refineBody(body, argTypes)))
+  if (failed(refineBody(body, argTypes)) ||
+      failed(checkBodyTypes(op, body, argTypes, operands.take_front(n).getTypes(), 0)))
     return failure();
   // Final states have the initial states' types; scan outputs stack the
   // body's per-step outputs.
@@ -263,7 +298,8 @@ LogicalResult lowerLoop(onnx::LoopOp op) {
   SmallVector<Type> argTypes{RankedTensorType::get({}, tb.getI64Type()),
                              RankedTensorType::get({}, tb.getI1Type())};
   argTypes.append(carried.getTypes().begin(), carried.getTypes().end());
-  if (failed(refineBody(body, argTypes)))
+  if (failed(refineBody(body, argTypes)) ||
+      failed(checkBodyTypes(op, body, argTypes, carried.getTypes(), 1)))
     return failure();
   refineResults(op, carried.getTypes());
   if (!allStatic(op->getResultTypes()))

@@ -428,6 +428,17 @@ def write_known_bugs(out):
               [vi("x", [4, 3, 2]), vi("s", [1 << 20], I64), vi("e", [3], I64)],
               [vi("y", [2, 2, 1])]))
 
+    # A Scan whose initial state is declared [2, 1] while its body takes
+    # and yields [2] (the lowering cast one to the other: invalid IR).
+    body = helper.make_graph(
+        [helper.make_node("Add", ["s", "xi"], ["s2"], name="body_add"),
+         helper.make_node("Identity", ["s2"], ["yi"], name="body_id")],
+        "body", [vi("s", [2]), vi("xi", [2])], [vi("s2", [2]), vi("yi", [2])])
+    bug("bug_scan_state_shape",
+        model([helper.make_node("Scan", ["init", "x"], ["final", "ys"], name="scan",
+                                num_scan_inputs=1, body=body)],
+              [vi("init", [2, 1]), vi("x", [3, 2])], [vi("final", [2]), vi("ys", [3, 2])]))
+
     # IR version 2 predates opset_import: opset 1 is meant (valid model).
     m = relu_model()
     del m.opset_import[:]
