@@ -246,6 +246,8 @@ LogicalResult SqueezeOp::inferShapes() {
     auto axes = constantInts(getAxes());
     if (!axes) {
       int64_t n = rankOf1D(getAxes());
+      if (n > rank)
+        return emitOpError("squeezes ") << n << " axes of a rank-" << rank << " input";
       return n >= 0 ? refineRank(*this, getSqueezed(), rank - n) : success();
     }
     for (int64_t a : *axes) {

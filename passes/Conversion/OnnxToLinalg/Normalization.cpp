@@ -142,6 +142,18 @@ struct LayerNormPattern : public OpConversionPattern<onnx::LayerNormalizationOp>
       axis += rank;
     if (axis < 0 || axis >= rank)
       return unsupported(rewriter, op, "axis out of range");
+    bool hasB = !isa<NoneType>(op.getB().getType());
+    // Scale and B broadcast to X's shape (a model may declare them larger).
+    for (Value v : {adaptor.getScale(), hasB ? adaptor.getB() : Value()}) {
+      auto t = v ? dyn_cast<RankedTensorType>(v.getType()) : nullptr;
+      if (v && (!t || t.getRank() > rank))
+        return unsupported(rewriter, op, "Scale and B must broadcast to X's shape");
+      for (int64_t i = 1; t && i <= t.getRank(); ++i) {
+        int64_t d = t.getDimSize(t.getRank() - i), x = type.getDimSize(rank - i);
+        if (d != 1 && !ShapedType::isDynamic(d) && !ShapedType::isDynamic(x) && d != x)
+          return unsupported(rewriter, op, "Scale and B must broadcast to X's shape");
+      }
+    }
     SmallVector<bool> reduce(rank, false);
     for (int64_t i = axis; i < rank; ++i)
       reduce[i] = true;
@@ -149,7 +161,6 @@ struct LayerNormPattern : public OpConversionPattern<onnx::LayerNormalizationOp>
     Value mean;
     auto [centered, inv] = normalizeStats(rewriter, loc, adaptor.getX(), reduce, eps, mean);
     SmallVector<Value> ins{centered, inv, adaptor.getScale()};
-    bool hasB = !isa<NoneType>(op.getB().getType());
     if (hasB)
       ins.push_back(adaptor.getB());
     Value y = broadcastGeneric(rewriter, loc, ins, type,

@@ -439,6 +439,18 @@ def write_known_bugs(out):
                                 num_scan_inputs=1, body=body)],
               [vi("init", [2, 1]), vi("x", [3, 2])], [vi("final", [2]), vi("ys", [3, 2])]))
 
+    # Run-time Squeeze axes longer than the input's rank (a negative rank
+    # was asked of a SmallVector: abort).
+    bug("bug_squeeze_many_axes",
+        model([helper.make_node("Squeeze", ["x", "axes"], ["y"], name="squeeze")],
+              [vi("x", [1, 3, 1, 5]), vi("axes", [7], I64)], [vi("y", None)]))
+
+    # LayerNormalization's B of a higher rank than X (invalid linalg).
+    bug("bug_layernorm_bias_rank",
+        model([helper.make_node("LayerNormalization", ["x", "s", "b"], ["y"],
+                                name="ln", axis=0)],
+              [vi("x", [2, 3]), vi("s", [2, 3]), vi("b", [2, 3, 3])], [vi("y", None)]))
+
     # IR version 2 predates opset_import: opset 1 is meant (valid model).
     m = relu_model()
     del m.opset_import[:]
