@@ -465,14 +465,21 @@ constexpr std::chrono::seconds kInferenceLimit{60};
 
 LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
   std::string strictError, error;
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    // No pipe: in this process, as on systems without fork.
+  // Without a pipe or a child: in this process, unprotected.
+  auto inProcess = [&]() -> LogicalResult {
     if (!inferShapes(model.proto, model.inferenceError, error))
       return emitError(modelLoc(context, model)) << "ONNX shape inference failed: " << error;
     return success();
-  }
+  };
+  int fds[2];
+  if (::pipe(fds) != 0)
+    return inProcess();
   pid_t child = ::fork();
+  if (child < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return inProcess();
+  }
   if (child == 0) {
     // The child: infer, then send back the status, the errors and the
     // graph without its tensors' values.
@@ -491,32 +498,30 @@ LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
   ::close(fds[1]);
   std::string message;
   bool late = false;
-  if (child > 0) {
-    char buffer[1 << 16];
-    auto deadline = std::chrono::steady_clock::now() + kInferenceLimit;
-    for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-          deadline - std::chrono::steady_clock::now());
-      struct pollfd ready = {fds[0], POLLIN, 0};
-      int polled = left.count() > 0 ? ::poll(&ready, 1, int(left.count())) : 0;
-      if (polled < 0 && errno == EINTR)
-        continue;
-      if (polled == 0) {
-        late = true;
-        ::kill(child, SIGKILL);
-        break;
-      }
-      ssize_t n = ::read(fds[0], buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        break;
-      message.append(buffer, size_t(n));
+  char buffer[1 << 16];
+  auto deadline = std::chrono::steady_clock::now() + kInferenceLimit;
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    struct pollfd ready = {fds[0], POLLIN, 0};
+    int polled = left.count() > 0 ? ::poll(&ready, 1, int(left.count())) : 0;
+    if (polled < 0 && errno == EINTR)
+      continue;
+    if (polled == 0) {
+      late = true;
+      ::kill(child, SIGKILL);
+      break;
     }
+    ssize_t n = ::read(fds[0], buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    message.append(buffer, size_t(n));
   }
   ::close(fds[0]);
   int status = 0;
-  while (child > 0 && ::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   if (late) {
     model.inferenceError = "ONNX's shape inference did not finish in " +
@@ -526,12 +531,6 @@ LogicalResult runOnnxShapeInference(MLIRContext &context, LoadedModel &model) {
   size_t at = 1;
   std::string types;
   ::onnx::ModelProto inferred;
-  if (child < 0) {
-    // No child: in this process.
-    if (!inferShapes(model.proto, model.inferenceError, error))
-      return emitError(modelLoc(context, model)) << "ONNX shape inference failed: " << error;
-    return success();
-  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || message.empty() ||
       !readString(message, at, strictError) || !readString(message, at, error) ||
       !readString(message, at, types) || !inferred.ParseFromString(types)) {
