@@ -13,6 +13,8 @@
 
 #include "mlir/IR/TypeUtilities.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace kiln::onnx;
 
@@ -38,7 +40,10 @@ LogicalResult checkAxis(Operation *op, int64_t axis, Value v,
 }
 
 /// Spec (Conv, pooling): kernel_shape, strides, dilations have one entry per
-/// spatial dim, pads two; strides/dilations/kernel >= 1, pads >= 0.
+/// spatial dim, pads two; strides/dilations/kernel >= 1, pads >= 0. kiln
+/// also caps every value at 2^31 - 1 so that window arithmetic (position
+/// = out * stride + k * dilation - pad) cannot overflow int64 and no
+/// lowering meets a window no tensor could fill.
 LogicalResult checkWindow(Operation *op, Value x,
                           std::optional<ArrayRef<int64_t>> kernel,
                           std::optional<ArrayRef<int64_t>> pads,
@@ -62,10 +67,15 @@ LogicalResult checkWindow(Operation *op, Value x,
       return op->emitOpError()
              << name << " has " << a->size() << " values, expected "
              << factor * *spatial;
-    for (int64_t v : *a)
+    constexpr int64_t kMaxWindowValue = std::numeric_limits<int32_t>::max();
+    for (int64_t v : *a) {
       if (v < min)
         return op->emitOpError() << name << " values must be >= " << min
                                  << ", got " << v;
+      if (v > kMaxWindowValue)
+        return op->emitOpError() << name << " value " << v << " is too large (at most "
+                                 << kMaxWindowValue << ")";
+    }
     return success();
   };
   return success(succeeded(check(kernel, 1, "kernel_shape", 1)) &&

@@ -269,14 +269,13 @@ struct AveragePoolPattern : public OpConversionPattern<onnx::AveragePoolOp> {
     for (int64_t i = 0; i < sp; ++i) {
       int64_t statedEnd = autoPad ? w.hi[i] : stated[i + sp];
       SmallVector<int64_t> counts;
+      // Window o covers input positions [start, start + kernel); those
+      // counted lie in [0, in) or, with the pads, [-lo, in + statedEnd).
+      int64_t lowest = includePad ? -w.lo[i] : 0;
+      int64_t end = includePad ? w.in[i] + statedEnd : w.in[i];
       for (int64_t o = 0; o < w.out[i]; ++o) {
-        int64_t count = 0;
-        for (int64_t k = 0; k < w.kernel[i]; ++k) {
-          int64_t p = o * w.strides[i] + k - w.lo[i];
-          bool inside = includePad ? (p < w.in[i] + statedEnd)
-                                   : (p >= 0 && p < w.in[i]);
-          count += inside;
-        }
+        int64_t start = o * w.strides[i] - w.lo[i];
+        int64_t count = std::min(start + w.kernel[i], end) - std::max(start, lowest);
         counts.push_back(std::max<int64_t>(count, 1));
       }
       perDim.push_back(std::move(counts));

@@ -451,6 +451,15 @@ def write_known_bugs(out):
                                 name="ln", axis=0)],
               [vi("x", [2, 3]), vi("s", [2, 3]), vi("b", [2, 3, 3])], [vi("y", None)]))
 
+    # A pooling window of 2^62: the average divisor counted it tap by tap
+    # (compilation never ended). Windows are capped at 2^31 - 1; the
+    # largest allowed one compiles at once.
+    for name, k in (("bug_avgpool_huge_kernel", 1 << 62), ("avgpool_widest_kernel", (1 << 31) - 1)):
+        bug(name,
+            model([helper.make_node("AveragePool", ["x"], ["y"], name="pool",
+                                    auto_pad="SAME_LOWER", kernel_shape=[2, k])],
+                  [vi("x", [1, 3, 5, 5])], [vi("y", None)]))
+
     # IR version 2 predates opset_import: opset 1 is meant (valid model).
     m = relu_model()
     del m.opset_import[:]
