@@ -62,6 +62,7 @@ def to_host(ir):
     """The device IR as host IR, and the kernels with their parameter
     types."""
     out, kernels = [], []
+    current = None  # The kernel whose body the lines are in.
     for line in ir.splitlines():
         if line.startswith(("target datalayout", "target triple")):
             continue
@@ -70,8 +71,13 @@ def to_host(ir):
         m = re.match(r"define (?:\w+ )*?ptx_kernel void @([\w.$]+)\((.*)\)(.*)\{$", line)
         if m:
             types = [p.split()[0] for p in split_params(m.group(2))]
-            kernels.append((m.group(1), types))
+            kernels.append([m.group(1), types, False])
+            current = kernels[-1]
             line = line.replace("ptx_kernel ", "", 1)
+        elif line == "}":
+            current = None
+        elif current and (MMA.match(line) or any(b in line for b in BARRIERS)):
+            current[2] = True  # Its threads must run at once.
         line = re.sub(r" addrspace\(\d+\)", "", line)
         line = line.replace("addrspacecast", "bitcast")
         line = SPECIAL.sub(lambda s: "@emu_%s_%s" % (s.group(1), s.group(2)), line)
@@ -94,7 +100,7 @@ def to_host(ir):
     decls.append("declare ptr @emu_mma_m16n8k8_tf32(i32, i32, i32, i32, i32, i32, float, float, "
                  "float, float)")
     wrappers = []
-    for name, types in kernels:
+    for name, types, _ in kernels:
         body = ["define void @emu_entry_%s(ptr %%args) {" % name]
         values = []
         for i, t in enumerate(types):
@@ -126,12 +132,12 @@ def build(ll_path, out_path, opt="-O1"):
         table = os.path.join(tmp, "table.c")
         with open(table, "w") as f:
             f.write("typedef void (*entry_fn)(void **);\n")
-            f.write("struct emu_kernel { const char *name; entry_fn entry; };\n")
-            for name, _ in kernels:
+            f.write("struct emu_kernel { const char *name; entry_fn entry; int sync; };\n")
+            for name, _, _ in kernels:
                 f.write("void emu_entry_%s(void **);\n" % name)
             f.write("const struct emu_kernel emu_kernels[] = {\n")
-            for name, _ in kernels:
-                f.write('  {"%s", emu_entry_%s},\n' % (name, name))
+            for name, _, sync in kernels:
+                f.write('  {"%s", emu_entry_%s, %d},\n' % (name, name, sync))
             f.write("  {0, 0}};\nconst int emu_num_kernels = %d;\n" % len(kernels))
         r = subprocess.run([find_clang(), opt, "-shared", "-fPIC", "-w", "-pthread", ll, table,
                             os.path.join(HERE, "gpu_emulate_runtime.c"), "-o", out_path],

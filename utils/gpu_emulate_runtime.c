@@ -2,7 +2,9 @@
  * --target=cuda build, compiled for the host, one GPU thread per host
  * thread. Blocks run one after another (a kernel's shared memory is one
  * global of the library, which each block then has to itself); a block's
- * threads run at once, __syncthreads() a barrier across them. The stand-in
+ * threads run at once, __syncthreads() a barrier across them, or, in a
+ * kernel that has no barrier or mma.sync (its threads never wait for each
+ * other), one after another in the caller's thread. The stand-in
  * CUDA driver (test/runtime/fake_cuda.c) calls emu_launch for each
  * cuLaunchKernel when FAKE_CUDA_EMULATE names such a library. */
 #define _GNU_SOURCE
@@ -16,6 +18,7 @@ typedef void (*entry_fn)(void **params);
 struct emu_kernel {
   const char *name;
   entry_fn entry;
+  int sync; /* Waits at barriers or in mma.sync: its threads run at once. */
 };
 extern const struct emu_kernel emu_kernels[]; /* gpu_emulate.py's table */
 extern const int emu_num_kernels;
@@ -100,15 +103,25 @@ float *emu_mma_m16n8k8_tf32(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, 
 struct thread_arg {
   entry_fn entry;
   void **params;
-  unsigned tid[3], cta[3];
+  unsigned tid[3], grid[3];
 };
 
+/* One GPU thread of every block in turn; after each block it waits for
+ * the block's other threads, so that the next block's use of the shared
+ * memory starts once this one's is over. */
 static void *threadMain(void *p) {
   struct thread_arg *a = p;
   memcpy(tTid, a->tid, sizeof tTid);
-  memcpy(tCta, a->cta, sizeof tCta);
   tLinear = tTid[0] + gNtid[0] * (tTid[1] + gNtid[1] * tTid[2]);
-  a->entry(a->params);
+  for (unsigned z = 0; z < a->grid[2]; ++z)
+    for (unsigned y = 0; y < a->grid[1]; ++y)
+      for (unsigned x = 0; x < a->grid[0]; ++x) {
+        tCta[0] = x;
+        tCta[1] = y;
+        tCta[2] = z;
+        a->entry(a->params);
+        pthread_barrier_wait(&gBarrier);
+      }
   return NULL;
 }
 
@@ -117,49 +130,63 @@ static void *threadMain(void *p) {
 int emu_launch(const char *name, const unsigned grid[3], const unsigned block[3],
                void **params) {
   entry_fn entry = NULL;
+  int sync = 0;
   for (int k = 0; k < emu_num_kernels; ++k)
-    if (strcmp(emu_kernels[k].name, name) == 0)
+    if (strcmp(emu_kernels[k].name, name) == 0) {
       entry = emu_kernels[k].entry;
+      sync = emu_kernels[k].sync;
+    }
   if (!entry)
     return -1;
   unsigned n = block[0] * block[1] * block[2];
   memcpy(gNtid, block, sizeof gNtid);
   memcpy(gNcta, grid, sizeof gNcta);
+  if (!sync) {
+    /* No thread waits for another: each runs to its end in turn, here. */
+    for (unsigned z = 0; z < grid[2]; ++z)
+      for (unsigned y = 0; y < grid[1]; ++y)
+        for (unsigned x = 0; x < grid[0]; ++x)
+          for (unsigned t = 0; t < n; ++t) {
+            tTid[0] = t % block[0];
+            tTid[1] = t / block[0] % block[1];
+            tTid[2] = t / (block[0] * block[1]);
+            tCta[0] = x;
+            tCta[1] = y;
+            tCta[2] = z;
+            tLinear = t;
+            entry(params);
+          }
+    return 0;
+  }
   pthread_t *threads = calloc(n, sizeof *threads);
   struct thread_arg *args = calloc(n, sizeof *args);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstacksize(&attr, 1 << 20);
   int status = threads && args ? 0 : -1;
-  for (unsigned z = 0; z < grid[2] && !status; ++z)
-    for (unsigned y = 0; y < grid[1] && !status; ++y)
-      for (unsigned x = 0; x < grid[0] && !status; ++x) {
-        pthread_barrier_init(&gBarrier, NULL, n);
-        for (unsigned w = 0; w * 32 < n; ++w)
-          pthread_barrier_init(&gWarpBarriers[w], NULL, n - w * 32 < 32 ? n - w * 32 : 32);
-        unsigned made = 0;
-        for (unsigned t = 0; t < n; ++t) {
-          struct thread_arg *a = &args[t];
-          a->entry = entry;
-          a->params = params;
-          a->tid[0] = t % block[0];
-          a->tid[1] = t / block[0] % block[1];
-          a->tid[2] = t / (block[0] * block[1]);
-          a->cta[0] = x;
-          a->cta[1] = y;
-          a->cta[2] = z;
-          if (pthread_create(&threads[t], &attr, threadMain, a) != 0) {
-            fprintf(stderr, "gpu_emulate: cannot create thread %u of %u\n", t, n);
-            abort(); /* The others would wait at a barrier for ever. */
-          }
-          ++made;
-        }
-        for (unsigned t = 0; t < made; ++t)
-          pthread_join(threads[t], NULL);
-        pthread_barrier_destroy(&gBarrier);
-        for (unsigned w = 0; w * 32 < n; ++w)
-          pthread_barrier_destroy(&gWarpBarriers[w]);
+  if (!status) {
+    pthread_barrier_init(&gBarrier, NULL, n);
+    for (unsigned w = 0; w * 32 < n; ++w)
+      pthread_barrier_init(&gWarpBarriers[w], NULL, n - w * 32 < 32 ? n - w * 32 : 32);
+    for (unsigned t = 0; t < n; ++t) {
+      struct thread_arg *a = &args[t];
+      a->entry = entry;
+      a->params = params;
+      a->tid[0] = t % block[0];
+      a->tid[1] = t / block[0] % block[1];
+      a->tid[2] = t / (block[0] * block[1]);
+      memcpy(a->grid, grid, sizeof a->grid);
+      if (pthread_create(&threads[t], &attr, threadMain, a) != 0) {
+        fprintf(stderr, "gpu_emulate: cannot create thread %u of %u\n", t, n);
+        abort(); /* The others would wait at a barrier for ever. */
       }
+    }
+    for (unsigned t = 0; t < n; ++t)
+      pthread_join(threads[t], NULL);
+    pthread_barrier_destroy(&gBarrier);
+    for (unsigned w = 0; w * 32 < n; ++w)
+      pthread_barrier_destroy(&gWarpBarriers[w]);
+  }
   pthread_attr_destroy(&attr);
   free(threads);
   free(args);
