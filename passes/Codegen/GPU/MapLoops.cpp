@@ -8,6 +8,7 @@
 
 #include "passes/Codegen/GPU/Passes.h"
 #include "passes/Codegen/GPU/Contraction.h"
+#include "passes/Codegen/GPU/Reduction.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/Utils/Utils.h"
@@ -289,6 +290,10 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
             return generic.emitError("--target=cuda: cannot put this op's parallel dims first");
           op = *moved;
         }
+      }
+      if (blockReductions && kiln::lowerBlockReduction(rewriter, op)) {
+        rewriter.eraseOp(op);
+        continue;
       }
       if (!lowerWithAccumulators(rewriter, op, coarsen) &&
           failed(linalg::linalgOpToParallelLoops(rewriter, op)))

@@ -14,7 +14,10 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     before and an elementwise op on its output just after folded into its
     store (`fuse-epilogues`). Then every other linalg op becomes a loop
     nest, its parallel dims first (a generic's iterators interchanged so
-    that they are), as one scf.parallel with the reduction loops inside;
+    that they are), as one scf.parallel with the reduction loops inside
+    (or, for a reduction at the top level that gains from it, as a launch
+    in which groups of threads share each output's reduction:
+    `block-reductions`, Reduction.cpp);
     a reduction carries its output elements in registers (loaded once,
     iter_args through the reduction loops, stored once), and with
     `coarsen` = C > 1 each thread computes C outputs along a parallel dim
@@ -52,6 +55,10 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
            "The tiled contractions' multiply-adds on the tensor cores: inputs "
            "rounded to TF32 (10-bit mantissa), f32 sums (--gpu-precision=tf32); "
            "without it, only those marked kiln.exact_in_tf32">,
+    Option<"blockReductions", "block-reductions", "bool", "true",
+           "Reductions with few outputs or read along their innermost "
+           "reduction dim as groups of threads an output, combined in shared "
+           "memory (Reduction.cpp)">,
     Option<"coarsen", "coarsen", "int64_t", "4",
            "Outputs each thread of a reduction computes (along a parallel dim "
            "whose outputs share an input's elements; 1: one output a thread)">,

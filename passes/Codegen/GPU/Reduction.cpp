@@ -1,0 +1,275 @@
+//===- Reduction.cpp - GPU reductions across a block's threads --*- C++ -*-===//
+//
+// A linalg reduction as one gpu.launch in which a group of T threads (a
+// power of two, 32 to 256) computes each output (Reduction.h says when).
+// A block of 256 threads holds 256 / T groups (fewer when there are fewer
+// outputs); group g of block x computes output x * (256 / T) + g, its
+// parallel dims delinearised from that index (the last fastest). Lane l of
+// the group combines reduction steps l, l + T, l + 2T, ... (the reduction
+// dims linearised, the last fastest, so that neighbouring lanes read
+// neighbouring elements along the innermost reduction dim) into a partial
+// value that starts at the combiner's identity, by the op's own body with
+// the running value in place of the output's element. The partials go to
+// shared memory and are combined pairwise in log2(T) steps between
+// barriers (lane l < s takes l + s, s = T/2, ..., 1); lane 0 then combines
+// the output's initial value with the total and stores it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Codegen/GPU/Reduction.h"
+#include "passes/Codegen/GPU/Contraction.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kBlock = 256;         // threads a block
+constexpr int64_t kMinSteps = 32;       // reduction steps an output needs
+constexpr int64_t kFewOutputs = 4096;   // below, any layout gains
+constexpr int64_t kStepsPerThread = 4;  // at least, when T allows
+constexpr unsigned kMaxOutputs = 4;
+
+Value index(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantIndexOp::create(b, loc, v);
+}
+
+/// `flat` as indices into `sizes`, the last fastest.
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat, ArrayRef<int64_t> sizes) {
+  SmallVector<Value> ivs(sizes.size());
+  Value rest = flat;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    if (i == 0) {
+      ivs[i] = rest;
+      break;
+    }
+    ivs[i] = b.createOrFold<arith::RemUIOp>(loc, rest, index(b, loc, sizes[i]));
+    rest = b.createOrFold<arith::DivUIOp>(loc, rest, index(b, loc, sizes[i]));
+  }
+  return ivs;
+}
+
+/// Whether `input`, a memref with unit innermost stride, has the loop dim
+/// `dim` as its last index: consecutive steps along `dim` read consecutive
+/// elements.
+bool contiguousAlong(linalg::LinalgOp op, OpOperand *input, unsigned dim) {
+  auto type = dyn_cast<MemRefType>(input->get().getType());
+  if (!type || type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)) || strides.back() != 1)
+    return false;
+  AffineMap map = op.getMatchingIndexingMap(input);
+  auto last = dyn_cast<AffineDimExpr>(map.getResults().back());
+  return last && last.getPosition() == dim;
+}
+
+} // namespace
+
+bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!op.hasPureBufferSemantics() || !isa_and_present<func::FuncOp>(op->getParentOp()))
+    return false;
+  SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
+  unsigned numLoops = kinds.size();
+  unsigned numParallel = 0;
+  while (numParallel < numLoops && kinds[numParallel] == utils::IteratorType::parallel)
+    ++numParallel;
+  if (numParallel == numLoops ||
+      llvm::any_of(ArrayRef(kinds).drop_front(numParallel),
+                   [](utils::IteratorType t) { return t != utils::IteratorType::reduction; }))
+    return false;
+  SmallVector<int64_t> sizes = op.getStaticLoopRanges();
+  if (llvm::any_of(sizes, ShapedType::isDynamic))
+    return false;
+  ArrayRef<int64_t> parallelSizes = ArrayRef(sizes).take_front(numParallel);
+  ArrayRef<int64_t> reductionSizes = ArrayRef(sizes).drop_front(numParallel);
+  int64_t outputs = 1, steps = 1;
+  for (int64_t s : parallelSizes)
+    outputs *= s;
+  for (int64_t s : reductionSizes)
+    steps *= s;
+  if (steps < kMinSteps || outputs == 0)
+    return false;
+
+  // The outputs: indexed by parallel dims only, not read as inputs, each
+  // updated by one combiner `out (op) value` whose result is yielded and
+  // used nowhere else.
+  Block &body = op->getRegion(0).front();
+  Operation *yield = body.getTerminator();
+  unsigned numInputs = op.getNumDpsInputs();
+  unsigned numOutputs = op.getNumDpsInits();
+  if (numOutputs == 0 || numOutputs > kMaxOutputs)
+    return false;
+  SmallVector<Operation *> combiners;
+  SmallVector<TypedAttr> identities;
+  for (OpOperand &init : op.getDpsInitsMutable()) {
+    AffineMap map = op.getMatchingIndexingMap(&init);
+    for (unsigned d = numParallel; d < numLoops; ++d)
+      if (map.isFunctionOfDim(d))
+        return false;
+    if (llvm::any_of(op.getDpsInputOperands(),
+                     [&](OpOperand *input) { return input->get() == init.get(); }))
+      return false;
+    unsigned i = init.getOperandNumber() - numInputs;
+    BlockArgument acc = body.getArgument(numInputs + i);
+    if (!acc.getType().isIntOrFloat() || !acc.hasOneUse())
+      return false;
+    Operation *combiner = *acc.getUsers().begin();
+    std::optional<TypedAttr> identity = arith::getNeutralElement(combiner);
+    if (!identity || combiner->getNumOperands() != 2 || combiner->getNumResults() != 1 ||
+        combiner->getParentOp() != op.getOperation() || !combiner->getResult(0).hasOneUse() ||
+        *combiner->getResult(0).getUsers().begin() != yield ||
+        yield->getOperand(i) != combiner->getResult(0) ||
+        combiner->getResult(0).getType() != acc.getType())
+      return false;
+    combiners.push_back(combiner);
+    identities.push_back(*identity);
+  }
+  if (outputs > kFewOutputs)
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      if (!isa<MemRefType>(input->get().getType()))
+        continue;
+      AffineMap map = op.getMatchingIndexingMap(input);
+      bool reduced = false;
+      for (unsigned d = numParallel; d < numLoops; ++d)
+        reduced |= map.isFunctionOfDim(d);
+      if (reduced && !contiguousAlong(op, input, numLoops - 1))
+        return false;
+    }
+
+  // T threads an output: a power of two with at least kStepsPerThread
+  // steps each where that allows, 32 to 256.
+  int64_t group = std::clamp<int64_t>(
+      static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(steps / kStepsPerThread))), 32,
+      kBlock);
+  int64_t groups = std::min(kBlock / group, outputs);
+  int64_t threads = group * groups;
+  int64_t blocks = llvm::divideCeil(outputs, groups);
+
+  Location loc = op.getLoc();
+  MLIRContext *ctx = op.getContext();
+  Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  SmallVector<Type> sharedTypes;
+  for (Operation *combiner : combiners)
+    sharedTypes.push_back(MemRefType::get({threads}, combiner->getResult(0).getType(),
+                                          MemRefLayoutAttrInterface{}, workgroup));
+  auto launch = gpu::LaunchOp::create(
+      rewriter, loc, index(rewriter, loc, blocks), index(rewriter, loc, 1),
+      index(rewriter, loc, 1), index(rewriter, loc, threads), index(rewriter, loc, 1),
+      index(rewriter, loc, 1), /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
+      /*asyncDependencies=*/ValueRange{}, /*workgroupAttributions=*/sharedTypes);
+  Block &kernel = launch.getBody().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&kernel);
+  ValueRange shared = launch.getWorkgroupAttributions();
+  Value tid = launch.getThreadIds().x;
+  Value lane = b.createOrFold<arith::RemUIOp>(loc, tid, index(b, loc, group));
+  Value output = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(b, loc, groups)),
+      b.createOrFold<arith::DivUIOp>(loc, tid, index(b, loc, group)));
+  // Every group has an output when the blocks hold a whole number of them.
+  Value valid;
+  if (outputs % groups != 0)
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, output,
+                                  index(b, loc, outputs));
+  SmallVector<Value> identityValues;
+  for (TypedAttr identity : identities)
+    identityValues.push_back(arith::ConstantOp::create(b, loc, identity));
+
+  // This lane's partial values.
+  auto partialsOf = [&](OpBuilder &b, Location loc) -> SmallVector<Value> {
+    SmallVector<Value> parallelIvs = delinearize(b, loc, output, parallelSizes);
+    auto loop = scf::ForOp::create(
+        b, loc, lane, index(b, loc, steps), index(b, loc, group), identityValues,
+        [&](OpBuilder &b, Location loc, Value step, ValueRange partials) {
+          SmallVector<Value> ivs(parallelIvs);
+          ivs.append(delinearize(b, loc, step, reductionSizes));
+          IRMapping map;
+          for (OpOperand *input : op.getDpsInputOperands()) {
+            Value v = input->get();
+            if (isa<MemRefType>(v.getType()))
+              v = memref::LoadOp::create(
+                  b, loc, v,
+                  kiln::applyIndexingMap(b, loc, op.getMatchingIndexingMap(input), ivs));
+            map.map(body.getArgument(input->getOperandNumber()), v);
+          }
+          for (unsigned i = 0; i < numOutputs; ++i)
+            map.map(body.getArgument(numInputs + i), partials[i]);
+          for (Operation &inner : body.without_terminator()) {
+            if (auto idx = dyn_cast<linalg::IndexOp>(inner)) {
+              map.map(idx.getResult(), ivs[idx.getDim()]);
+              continue;
+            }
+            b.clone(inner, map);
+          }
+          SmallVector<Value> next;
+          for (Value v : yield->getOperands())
+            next.push_back(map.lookupOrDefault(v));
+          scf::YieldOp::create(b, loc, next);
+        });
+    return SmallVector<Value>(loop.getResults());
+  };
+  SmallVector<Value> partials;
+  if (valid) {
+    auto guarded = scf::IfOp::create(
+        b, loc, valid,
+        [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, partialsOf(b, loc)); },
+        [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, identityValues); });
+    partials.assign(guarded.getResults().begin(), guarded.getResults().end());
+  } else {
+    partials = partialsOf(b, loc);
+  }
+  for (auto [partial, buffer] : llvm::zip(partials, shared))
+    memref::StoreOp::create(b, loc, partial, buffer, ValueRange{tid});
+  gpu::BarrierOp::create(b, loc);
+
+  // `combiner` applied to (lhs, rhs): the running value is lhs.
+  auto combine = [&](OpBuilder &b, unsigned i, Value lhs, Value rhs) {
+    Operation *combiner = combiners[i];
+    BlockArgument acc = body.getArgument(numInputs + i);
+    IRMapping map;
+    for (Value operand : combiner->getOperands())
+      map.map(operand, operand == acc ? lhs : rhs);
+    return b.clone(*combiner, map)->getResult(0);
+  };
+  for (int64_t half = group / 2; half >= 1; half /= 2) {
+    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                         index(b, loc, half));
+    scf::IfOp::create(b, loc, active, [&](OpBuilder &b, Location loc) {
+      Value other = arith::AddIOp::create(b, loc, tid, index(b, loc, half));
+      for (unsigned i = 0; i < numOutputs; ++i) {
+        Value mine = memref::LoadOp::create(b, loc, shared[i], ValueRange{tid});
+        Value theirs = memref::LoadOp::create(b, loc, shared[i], ValueRange{other});
+        memref::StoreOp::create(b, loc, combine(b, i, mine, theirs), shared[i],
+                                ValueRange{tid});
+      }
+      scf::YieldOp::create(b, loc);
+    });
+    // Lane 0 reads its own last result: no barrier after the last step.
+    if (half > 1)
+      gpu::BarrierOp::create(b, loc);
+  }
+
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(b, loc, 0));
+  if (valid)
+    first = arith::AndIOp::create(b, loc, first, valid);
+  scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
+    SmallVector<Value> parallelIvs = delinearize(b, loc, output, parallelSizes);
+    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+      SmallVector<Value> at =
+          kiln::applyIndexingMap(b, loc, op.getMatchingIndexingMap(&init), parallelIvs);
+      Value start = memref::LoadOp::create(b, loc, init.get(), at);
+      Value total = memref::LoadOp::create(b, loc, shared[i], ValueRange{tid});
+      memref::StoreOp::create(b, loc, combine(b, i, start, total), init.get(), at);
+    }
+    scf::YieldOp::create(b, loc);
+  });
+  gpu::TerminatorOp::create(b, loc);
+  return true;
+}

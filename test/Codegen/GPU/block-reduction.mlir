@@ -1,0 +1,212 @@
+// RUN: kiln-opt %s --kiln-gpu-map-loops --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-gpu-map-loops="block-reductions=false" --split-input-file | FileCheck %s --check-prefix=OFF
+// kiln-gpu-map-loops's block reductions (passes/Codegen/GPU/Reduction.cpp):
+// groups of threads share each output's reduction and combine their
+// partial values in shared memory.
+
+// OFF-NOT: workgroup(
+
+// 123 rows of 300: 64 threads a row (300 / 4 steps, a power of two), 4
+// rows a block, ceil(123 / 4) = 31 blocks; lane = tid mod 64 sums steps
+// lane, lane + 64, ... from 0 (addf's identity); the partials go to shared
+// memory and are added in 6 steps (32, 16, ..., 1) between barriers; lane 0
+// of a group whose row exists adds the total to the row's initial value.
+// CHECK-LABEL: func.func @row_sum(
+// CHECK-DAG: %[[C31:.*]] = arith.constant 31 : index
+// CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C31]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], {{.*}} workgroup(%[[SH:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[LANE:.*]] = arith.remui %[[TX]], %{{.*}}
+// CHECK: %[[GROUP0:.*]] = arith.muli %[[BX]], %{{.*}}
+// CHECK: %[[ROW:.*]] = arith.addi %[[GROUP0]], %{{.*}}
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[ROW]], %{{.*}}
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[PART:.*]] = scf.if %[[VALID]] -> (f32) {
+// CHECK: %[[C64:.*]] = arith.constant 64 : index
+// CHECK: scf.for %[[S:.*]] = %[[LANE]] to %{{.*}} step %[[C64]] iter_args(%[[ACC:.*]] = %[[ZERO]])
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[%[[ROW]], %[[S]]] : memref<123x300xf32>
+// CHECK: arith.addf %[[ACC]], %[[V]]
+// CHECK: } else {
+// CHECK: scf.yield %[[ZERO]]
+// CHECK: memref.store %[[PART]], %[[SH]][%[[TX]]]
+// CHECK-COUNT-6: gpu.barrier
+// CHECK: arith.cmpi ult, %[[LANE]], %{{.*}}
+// CHECK: scf.if
+// CHECK: arith.addf
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}}
+// CHECK: %[[MINE:.*]] = arith.andi %[[FIRST]], %[[VALID]]
+// CHECK: scf.if %[[MINE]] {
+// CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<123xf32>
+// CHECK: %[[TOTAL:.*]] = memref.load %[[SH]][%[[TX]]]
+// CHECK: %[[R:.*]] = arith.addf %[[INIT]], %[[TOTAL]]
+// CHECK: memref.store %[[R]], %{{.*}}[%[[ROW]]] : memref<123xf32>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+func.func @row_sum(%x: memref<123x300xf32>, %out: memref<123xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<123x300xf32>) outs(%out : memref<123xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A full reduction: one block of 256 threads, no bounds check, 8 steps.
+// CHECK-LABEL: func.func @total(
+// CHECK: gpu.launch {{.*}} workgroup(
+// CHECK-NOT: scf.if {{.*}} -> (f32)
+// CHECK: scf.for
+// CHECK-COUNT-8: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: gpu.terminator
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+func.func @total(%x: memref<5000xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [#all, #scalar], iterator_types = ["reduction"]}
+      ins(%x : memref<5000xf32>) outs(%out : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %a, %acc : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// 6000 outputs, read across the reduction dim (not contiguous): one
+// thread a column, as before.
+// CHECK-LABEL: func.func @column_max_many(
+// CHECK-NOT: workgroup(
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: arith.maximumf
+// CHECK: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+func.func @column_max_many(%x: memref<40x6000xf32>, %out: memref<6000xf32>) {
+  linalg.generic {indexing_maps = [#id2, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<40x6000xf32>) outs(%out : memref<6000xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// 900 outputs (few): groups of 32 (the least) over 40 steps, strided;
+// -inf is maximumf's identity; 8 columns a block, ceil(900 / 8) = 113.
+// CHECK-LABEL: func.func @column_max_few(
+// CHECK: %[[C113:.*]] = arith.constant 113 : index
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C113]], {{.*}} workgroup(
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: scf.for {{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<40x900xf32>
+// CHECK-COUNT-5: arith.maximumf
+// CHECK: arith.maximumf
+// CHECK: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+func.func @column_max_few(%x: memref<40x900xf32>, %out: memref<900xf32>) {
+  linalg.generic {indexing_maps = [#id2, #col], iterator_types = ["reduction", "parallel"]}
+      ins(%x : memref<40x900xf32>) outs(%out : memref<900xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
+// acc - x is not a combiner with an identity: one thread a row.
+// CHECK-LABEL: func.func @not_associative(
+// CHECK-NOT: workgroup(
+// CHECK: arith.subf
+// CHECK: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+func.func @not_associative(%x: memref<8x300xf32>, %out: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x300xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.subf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// 16 steps are too few to share.
+// CHECK-LABEL: func.func @short(
+// CHECK-NOT: workgroup(
+// CHECK: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+func.func @short(%x: memref<8x16xf32>, %out: memref<8xf32>) {
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<8x16xf32>) outs(%out : memref<8xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Two outputs, two shared buffers: a sum of squares (addi, from 0) and a
+// minimum (minsi, from INT32_MAX), both through the tree.
+// CHECK-LABEL: func.func @sum_and_min(
+// CHECK: workgroup(%[[S:.*]] : memref<256xi32, #gpu.address_space<workgroup>>, %[[M:.*]] : memref<256xi32, #gpu.address_space<workgroup>>)
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %c0_i32, %{{.*}} = %c2147483647_i32) -> (i32, i32)
+// CHECK: arith.muli
+// CHECK: arith.addi
+// CHECK: arith.minsi
+// CHECK-COUNT-8: arith.minsi
+// CHECK: arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK: arith.minsi
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#col = affine_map<(d0, d1) -> (d1)>
+#all = affine_map<(d0) -> (d0)>
+#scalar = affine_map<(d0) -> ()>
+
+func.func @sum_and_min(%x: memref<2x4096xi32>, %sum: memref<2xi32>, %min: memref<2xi32>) {
+  linalg.generic {indexing_maps = [#id2, #row, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<2x4096xi32>) outs(%sum, %min : memref<2xi32>, memref<2xi32>) {
+  ^bb0(%a: i32, %s: i32, %m: i32):
+    %sq = arith.muli %a, %a : i32
+    %s2 = arith.addi %s, %sq : i32
+    %m2 = arith.minsi %a, %m : i32
+    linalg.yield %s2, %m2 : i32, i32
+  }
+  return
+}
