@@ -203,6 +203,8 @@ def check(args):
                                   os.path.join(root, "ptx-passing.txt"))
     if args.filter:
         tests = [t for t in tests if re.search(args.filter, t)]
+    if not tests:
+        raise SystemExit("gpu_emulate.py check: no test matches")
     tols = conformance.read_tolerances(conformance.TOLERANCES)
     counts = {}
     with tempfile.TemporaryDirectory() as tmp:
