@@ -19,7 +19,7 @@ random mutations of what a model file can say wrongly:
   - a node's op type swapped for another node's.
 
 Each mutated model is compiled (to a shared library, or with --target to
-an object) under a 120-second limit (kiln gives ONNX's inference 60). A
+an object; --target=cuda to a library with its PTX) under a 120-second limit (kiln gives ONNX's inference 60). A
 run that dies of a signal, exits with a code other than 0 or 1, exits 1
 without a message or hits the limit is a finding: the model
 is kept under --keep (default /tmp/kiln-fuzz) with the command and its
@@ -158,7 +158,8 @@ def mutate(model, rng, op_types):
 
 
 def trial(kiln, path, target, workdir):
-    out = os.path.join(workdir, "out.o" if target else "out.so")
+    # A cross target's object; --target=cuda makes a host library.
+    out = os.path.join(workdir, "out.o" if target and target != "cuda" else "out.so")
     cmd = [kiln, "compile", path, "-o", out, "-q"]
     if target:
         cmd.append("--target=" + target)
