@@ -568,13 +568,11 @@ private:
   /// `linear` as the values of `dims` (the last fastest).
   void delinearize(OpBuilder &b, Value linear, ArrayRef<unsigned> dims,
                    SmallVector<Value> &ivs) {
-    Value rest = linear;
-    for (size_t i = dims.size(); i-- > 0;) {
-      Value size = index(b, g.sizes[dims[i]]);
-      ivs[dims[i]] = i == 0 ? rest : arith::RemUIOp::create(b, loc, rest, size).getResult();
-      if (i != 0)
-        rest = arith::DivUIOp::create(b, loc, rest, size);
-    }
+    SmallVector<int64_t> sizes;
+    for (unsigned d : dims)
+      sizes.push_back(g.sizes[d]);
+    for (auto [d, iv] : llvm::zip(dims, kiln::delinearize(b, loc, linear, sizes)))
+      ivs[d] = iv;
   }
 
   /// Every loop dim's value for the batch index, `outer` over `outerDims`
@@ -672,6 +670,19 @@ SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc, AffineMap map, V
         b, loc, AffineMap::get(map.getNumDims(), map.getNumSymbols(), e), ivs));
   }
   return indices;
+}
+
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat, ArrayRef<int64_t> sizes) {
+  SmallVector<Value> ivs(sizes.size());
+  Value rest = flat;
+  for (size_t i = sizes.size(); i-- > 1;) {
+    Value size = arith::ConstantIndexOp::create(b, loc, sizes[i]);
+    ivs[i] = b.createOrFold<arith::RemUIOp>(loc, rest, size);
+    rest = b.createOrFold<arith::DivUIOp>(loc, rest, size);
+  }
+  if (!sizes.empty())
+    ivs[0] = rest;
+  return ivs;
 }
 
 bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fuse, bool tf32,

@@ -38,6 +38,11 @@ bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp 
 llvm::SmallVector<mlir::Value> applyIndexingMap(mlir::OpBuilder &b, mlir::Location loc,
                                                 mlir::AffineMap map, mlir::ValueRange ivs);
 
+/// `flat` as indices into `sizes`, the last fastest (shared with
+/// Reduction.cpp).
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::Value flat, llvm::ArrayRef<int64_t> sizes);
+
 } // namespace kiln
 
 #endif // KILN_PASSES_CODEGEN_GPU_CONTRACTION_H

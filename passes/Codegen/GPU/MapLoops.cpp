@@ -333,14 +333,13 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         mapParallel(loop);
         continue;
       }
-      // A buffer with no elements (kiln-empty-arguments' stand-in for an
-      // empty graph input or output) holds nothing to read or write: it
-      // stays on the host.
-      if (isa<memref::AllocOp, memref::AllocaOp>(op) &&
-          cast<MemRefType>(op->getResult(0).getType()).hasStaticShape() &&
-          cast<MemRefType>(op->getResult(0).getType()).getNumElements() == 0)
-        continue;
       if (isa<memref::AllocOp, memref::AllocaOp>(op)) {
+        // A buffer with no elements (kiln-empty-arguments' stand-in for an
+        // empty graph input or output) holds nothing to read or write: it
+        // stays on the host.
+        auto type = cast<MemRefType>(op->getResult(0).getType());
+        if (type.hasStaticShape() && type.getNumElements() == 0)
+          continue;
         op->emitError("--target=cuda: an allocation outside the workspace is not supported yet");
         refused = true;
         continue;

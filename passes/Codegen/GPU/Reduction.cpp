@@ -40,21 +40,6 @@ Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
 }
 
-/// `flat` as indices into `sizes`, the last fastest.
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat, ArrayRef<int64_t> sizes) {
-  SmallVector<Value> ivs(sizes.size());
-  Value rest = flat;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    if (i == 0) {
-      ivs[i] = rest;
-      break;
-    }
-    ivs[i] = b.createOrFold<arith::RemUIOp>(loc, rest, index(b, loc, sizes[i]));
-    rest = b.createOrFold<arith::DivUIOp>(loc, rest, index(b, loc, sizes[i]));
-  }
-  return ivs;
-}
-
 /// Whether `input`, a memref with unit innermost stride, has the loop dim
 /// `dim` as its last index: consecutive steps along `dim` read consecutive
 /// elements.
@@ -178,18 +163,18 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (outputs % groups != 0)
     valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, output,
                                   index(b, loc, outputs));
+  SmallVector<Value> parallelIvs = kiln::delinearize(b, loc, output, parallelSizes);
   SmallVector<Value> identityValues;
   for (TypedAttr identity : identities)
     identityValues.push_back(arith::ConstantOp::create(b, loc, identity));
 
   // This lane's partial values.
   auto partialsOf = [&](OpBuilder &b, Location loc) -> SmallVector<Value> {
-    SmallVector<Value> parallelIvs = delinearize(b, loc, output, parallelSizes);
     auto loop = scf::ForOp::create(
         b, loc, lane, index(b, loc, steps), index(b, loc, group), identityValues,
         [&](OpBuilder &b, Location loc, Value step, ValueRange partials) {
           SmallVector<Value> ivs(parallelIvs);
-          ivs.append(delinearize(b, loc, step, reductionSizes));
+          ivs.append(kiln::delinearize(b, loc, step, reductionSizes));
           IRMapping map;
           for (OpOperand *input : op.getDpsInputOperands()) {
             Value v = input->get();
@@ -260,7 +245,6 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
   if (valid)
     first = arith::AndIOp::create(b, loc, first, valid);
   scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
-    SmallVector<Value> parallelIvs = delinearize(b, loc, output, parallelSizes);
     for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
       SmallVector<Value> at =
           kiln::applyIndexingMap(b, loc, op.getMatchingIndexingMap(&init), parallelIvs);

@@ -80,13 +80,6 @@ LogicalResult refineBody(Block &body, TypeRange argTypes) {
   return failure(r.wasInterrupted());
 }
 
-std::string typeText(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
-
 /// Whether the body's inputs can take `argTypes` and its yields from
 /// `firstState` on can carry `stateTypes` (a model may declare a body's
 /// inputs and outputs with other shapes or types than its operands): a
@@ -100,8 +93,8 @@ LogicalResult checkBodyTypes(Operation *op, Block &body, TypeRange argTypes,
   for (auto [i, pair] : llvm::enumerate(llvm::zip(body.getArguments(), argTypes)))
     if (!fits(std::get<0>(pair).getType(), std::get<1>(pair)))
       return refuse(op, "the body's input #" + Twine(i) + " is declared " +
-                            typeText(std::get<0>(pair).getType()) + " but gets " +
-                            typeText(std::get<1>(pair)));
+                            typeName(std::get<0>(pair).getType()) + " but gets " +
+                            typeName(std::get<1>(pair)));
   Operation *terminator = body.getTerminator();
   for (auto [i, t] : llvm::enumerate(stateTypes)) {
     if (firstState + i >= terminator->getNumOperands())
@@ -109,7 +102,7 @@ LogicalResult checkBodyTypes(Operation *op, Block &body, TypeRange argTypes,
     Type yielded = terminator->getOperand(firstState + i).getType();
     if (!fits(yielded, t))
       return refuse(op, "the body's output #" + Twine(firstState + i) + " is " +
-                            typeText(yielded) + " but carries " + typeText(t));
+                            typeName(yielded) + " but carries " + typeName(t));
   }
   return success();
 }
