@@ -39,7 +39,6 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -115,8 +114,7 @@ bool innermostIn(AffineMap map, ArrayRef<unsigned> dims) {
 int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 std::optional<Gemm> asGemm(linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1 ||
-      !isa<func::FuncOp>(op->getParentOp()))
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 1)
     return std::nullopt;
   Gemm g;
   g.a = op.getDpsInputOperand(0);

@@ -16,7 +16,7 @@
 
 namespace kiln {
 
-/// Replaces `op` (on buffers, at a function's top level) with a gpu.launch
+/// Replaces `op` (on buffers, in a block the host runs) with a gpu.launch
 /// of tiled GEMM kernels when it is a contraction: f32 operands, a body
 /// `out + a * b`, static sizes, C indexed by every parallel dim and by no
 /// reduction dim, A and B by every reduction dim, at least one dim indexing

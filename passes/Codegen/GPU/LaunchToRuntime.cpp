@@ -84,12 +84,11 @@ struct GpuLaunchToRuntimePass
     for (auto func : llvm::to_vector(module.getOps<func::FuncOp>())) {
       if (func.isExternal())
         continue;
-      // Loads left on the host (kiln-gpu-map-loops: a size or an index the
-      // host needs) read device memory.
+      // Loads left on the host (kiln-gpu-map-loops: a size, an index or a
+      // condition the host needs, in the function's body or in a loop or
+      // branch the host runs) read device memory.
       SmallVector<memref::LoadOp> loads;
-      for (Operation &op : func.getBody().front())
-        if (auto load = dyn_cast<memref::LoadOp>(&op))
-          loads.push_back(load);
+      func.walk([&](memref::LoadOp load) { loads.push_back(load); });
       for (memref::LoadOp load : loads)
         if (failed(rewriteRead(load, program, readFunction())))
           return signalPassFailure();

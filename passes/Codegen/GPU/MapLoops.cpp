@@ -23,6 +23,8 @@
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace kiln {
 #define GEN_PASS_DEF_GPUMAPLOOPSPASS
@@ -236,28 +238,22 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         func.emitError("--target=cuda: a function with several blocks is not supported yet");
         return signalPassFailure();
       }
-      if (failed(toLoops(func)))
-        return signalPassFailure();
       // Both, so that every op refused is named.
-      bool mapped = succeeded(mapFunction(func));
+      bool mapped = succeeded(mapBlock(func.getBody().front()));
       if (!succeeded(checkKernels(func)) || !mapped)
         return signalPassFailure();
     }
   }
 
-  /// The function's linalg ops as loop nests, their parallel dims first
-  /// (one scf.parallel, the reductions inside it).
-  LogicalResult toLoops(func::FuncOp func) {
-    IRRewriter rewriter(func.getContext());
-    // First the contractions the tiled kernels take (at the top level),
-    // with what they fold in around them.
-    if (tileContractions) {
-      SmallVector<linalg::LinalgOp> top;
-      for (Operation &op : func.getBody().front())
-        if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
-          top.push_back(linalgOp);
-      llvm::SmallPtrSet<Operation *, 16> erased;
-      for (linalg::LinalgOp op : top) {
+  /// `ops` as loop nests, their parallel dims first (one scf.parallel, the
+  /// reductions inside it). With `kernels` (ops in a block the host runs),
+  /// first the contractions the tiled kernels take, with what they fold in
+  /// around them, and reductions as block reductions where they gain.
+  LogicalResult lowerLinalg(ArrayRef<linalg::LinalgOp> ops, bool kernels) {
+    IRRewriter rewriter(&getContext());
+    llvm::SmallPtrSet<Operation *, 16> erased;
+    if (kernels && tileContractions) {
+      for (linalg::LinalgOp op : ops) {
         if (erased.contains(op))
           continue;
         SmallVector<Operation *> folded;
@@ -270,9 +266,9 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         }
       }
     }
-    SmallVector<linalg::LinalgOp> ops;
-    func.walk([&](linalg::LinalgOp op) { ops.push_back(op); });
     for (linalg::LinalgOp op : ops) {
+      if (erased.contains(op))
+        continue;
       rewriter.setInsertionPoint(op);
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         SmallVector<unsigned> order;
@@ -291,7 +287,7 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
           op = *moved;
         }
       }
-      if (blockReductions && kiln::lowerBlockReduction(rewriter, op)) {
+      if (kernels && blockReductions && kiln::lowerBlockReduction(rewriter, op)) {
         rewriter.eraseOp(op);
         continue;
       }
@@ -303,8 +299,92 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
     return success();
   }
 
-  LogicalResult mapFunction(func::FuncOp func) {
-    Block &body = func.getBody().front();
+  /// The linalg ops inside `op`'s regions, at any depth.
+  static SmallVector<linalg::LinalgOp> nestedLinalg(Operation *op) {
+    SmallVector<linalg::LinalgOp> ops;
+    for (Region &region : op->getRegions())
+      region.walk([&](linalg::LinalgOp inner) { ops.push_back(inner); });
+    return ops;
+  }
+
+  /// Whether `op`, an op with regions, would run its regions on the host
+  /// (mapped as a function's body is) rather than in one GPU thread: loops
+  /// and branches (scf.for, scf.if, scf.while) holding parallel work, of
+  /// at least kHostWork iterations (fewer run faster in the one thread
+  /// than as launches), and branches that choose a buffer (only the host
+  /// can pass it on to the kernels after them).
+  static bool worthRunningOnHost(Operation *op) {
+    constexpr int64_t kHostWork = 32;
+    if (!isa<scf::ForOp, scf::IfOp, scf::WhileOp>(op))
+      return false;
+    if (isa<scf::IfOp>(op) && llvm::any_of(op->getResultTypes(), llvm::IsaPred<MemRefType>))
+      return true;
+    auto atLeast = [&](ArrayRef<int64_t> sizes) {
+      int64_t total = 1;
+      for (int64_t s : sizes) {
+        if (ShapedType::isDynamic(s) || s >= kHostWork)
+          return true;
+        total *= std::max<int64_t>(s, 0);
+        if (total >= kHostWork)
+          return true;
+      }
+      return false;
+    };
+    WalkResult found = op->walk([&](Operation *inner) {
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(inner))
+        return atLeast(linalgOp.getStaticLoopRanges()) ? WalkResult::interrupt()
+                                                        : WalkResult::advance();
+      if (auto loop = dyn_cast<scf::ParallelOp>(inner)) {
+        SmallVector<int64_t> trips;
+        for (auto [lb, ub, step] :
+             llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+          std::optional<int64_t> l = getConstantIntValue(lb), u = getConstantIntValue(ub),
+                                 s = getConstantIntValue(step);
+          trips.push_back(l && u && s && *s > 0 ? std::max<int64_t>(0, (*u - *l + *s - 1) / *s)
+                                                : ShapedType::kDynamic);
+        }
+        return atLeast(trips) ? WalkResult::interrupt() : WalkResult::advance();
+      }
+      return WalkResult::advance();
+    });
+    return found.wasInterrupted();
+  }
+
+  /// Maps `op` (an op with regions) to run on the host: a copy of it, its
+  /// blocks mapped, replaces it. False, with nothing changed and nothing
+  /// reported, when a block cannot be mapped so (a value the host would
+  /// need is computed in one GPU thread, such as a count carried out of a
+  /// sequential loop): it then runs in one thread as a whole.
+  bool mapOnHost(Operation *op) {
+    OpBuilder b(op);
+    Operation *copy = b.clone(*op);
+    bool mapped = true;
+    {
+      ScopedDiagnosticHandler quiet(&getContext(), [](Diagnostic &) { return success(); });
+      for (Region &region : copy->getRegions())
+        for (Block &block : region)
+          mapped &= succeeded(mapBlock(block));
+    }
+    if (!mapped) {
+      copy->erase();
+      return false;
+    }
+    op->replaceAllUsesWith(copy);
+    op->erase();
+    return true;
+  }
+
+  /// Maps a block the host runs (a function's body, or a region of a loop
+  /// or branch the host runs): its linalg ops become launches and loops,
+  /// its ops with regions run on the host (mapOnHost) or in one thread, and
+  /// what touches memory otherwise runs in launches of one thread.
+  LogicalResult mapBlock(Block &body) {
+    SmallVector<linalg::LinalgOp> direct;
+    for (Operation &op : body)
+      if (auto linalgOp = dyn_cast<linalg::LinalgOp>(&op))
+        direct.push_back(linalgOp);
+    if (failed(lowerLinalg(direct, /*kernels=*/true)))
+      return failure();
     SmallVector<Operation *> ops;
     for (Operation &op : body.without_terminator())
       ops.push_back(&op);
@@ -347,6 +427,22 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
       bool readsDevice = llvm::any_of(op->getOperands(), [&](Value v) {
         return onDevice.contains(v);
       });
+      if (op->getNumRegions() != 0) {
+        // A loop or branch with parallel work runs on the host, its body's
+        // ops launched from there, when it reads nothing a launch before
+        // it computes in this block.
+        llvm::SetVector<Value> captured;
+        getUsedValuesDefinedAbove(op->getRegions(), captured);
+        if (!readsDevice && worthRunningOnHost(op) &&
+            llvm::none_of(captured, [&](Value v) { return onDevice.contains(v); })) {
+          flush();
+          if (mapOnHost(op))
+            continue;
+        }
+        // Else in one thread: its linalg ops as loops there.
+        if (failed(lowerLinalg(nestedLinalg(op), /*kernels=*/false)))
+          return failure();
+      }
       // A load whose value the host needs (a size, an axis, a loop bound,
       // a value kernels take as a parameter) stays on the host, after the
       // launches before it: kiln-gpu-launch-to-runtime makes it a read of
@@ -376,18 +472,21 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
     return failure(refused);
   }
 
-  /// Whether a value `load` (at a function's top level) computes, itself
-  /// or through host arithmetic, is used by an op with regions or inside
-  /// one (a loop bound, a kernel's captured value): then the host needs
-  /// it. Used only by top-level loads and stores, it runs in their launch.
+  /// Whether a value `load` (in a block the host runs) computes, itself or
+  /// through host arithmetic, is used by an op with regions or inside one
+  /// (a loop bound, a kernel's captured value), or yielded by a loop or
+  /// branch the host runs (its condition, a value it carries): then the
+  /// host needs it. Used only by loads and stores in its block, it runs in
+  /// their launch.
   static bool neededOnHost(Operation *load) {
-    Operation *func = load->getParentOp();
+    Block *block = load->getBlock();
     SmallVector<Operation *> work = {load};
     llvm::SmallPtrSet<Operation *, 8> seen;
     while (!work.empty()) {
       Operation *op = work.pop_back_val();
       for (Operation *user : op->getUsers()) {
-        if (user->getParentOp() != func || user->getNumRegions() != 0)
+        if (user->getBlock() != block || user->getNumRegions() != 0 ||
+            user->hasTrait<OpTrait::IsTerminator>())
           return true;
         if (runsOnHost(user) && seen.insert(user).second)
           work.push_back(user);

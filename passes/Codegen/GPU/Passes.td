@@ -33,13 +33,22 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     running the body when the index is below N; loops nested in the body
     stay sequential loops in the thread. Every other top-level op that
     reads or writes memory, or holds a region (a loop over reduction dims
-    only, control flow), runs in a launch of one thread, consecutive ones
-    together, with the host ops that read their results (a 0-d op's body:
-    load, arithmetic, store); the launch goes after the last of them, the
-    host ops between (sizes, views) staying outside. What stays on the
-    host only computes sizes and views. An allocation at the top level, or
-    a host op that needs a tensor's values (a size or an index known only
-    at run time), is an error.
+    only, control flow with little work), runs in a launch of one thread,
+    consecutive ones together, with the host ops that read their results
+    (a 0-d op's body: load, arithmetic, store); the launch goes after the
+    last of them, the host ops between (sizes, views) staying outside.
+    A load whose value the host needs (a size, a loop bound, a condition)
+    stays on the host (kiln-gpu-launch-to-runtime makes it a read of
+    device memory). An scf.for, scf.if or scf.while whose regions hold
+    parallel work (a linalg op or parallel loop of at least 32
+    iterations), or an scf.if that yields a buffer, runs on the host, its
+    blocks mapped as the function's (so "top level" above means any such
+    block), unless a value its blocks need on the host would be computed
+    in a launch of one thread: then it runs in one thread as a whole.
+    What stays on the host only computes sizes, views, conditions and
+    loop bounds. An allocation at the top level, or a host op that needs
+    a tensor's values (a size or an index known only at run time), is an
+    error.
   }];
   let options = [
     Option<"blockSize", "block-size", "int64_t", "256",

@@ -20,7 +20,6 @@
 #include "passes/Codegen/GPU/Contraction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -59,7 +58,7 @@ bool contiguousAlong(linalg::LinalgOp op, OpOperand *input, unsigned dim) {
 } // namespace
 
 bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
-  if (!op.hasPureBufferSemantics() || !isa_and_present<func::FuncOp>(op->getParentOp()))
+  if (!op.hasPureBufferSemantics())
     return false;
   SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
   unsigned numLoops = kinds.size();

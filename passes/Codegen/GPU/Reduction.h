@@ -16,7 +16,7 @@
 
 namespace kiln {
 
-/// Replaces `op` (on buffers, at a function's top level, its parallel dims
+/// Replaces `op` (on buffers, in a block the host runs, its parallel dims
 /// first) with a gpu.launch in which a group of threads computes each
 /// output, when it is a reduction that gains from it: static sizes, at
 /// least 32 reduction steps per output, every output indexed by parallel

@@ -1,7 +1,7 @@
 """Two ReduceSum nodes whose axes are a graph input, between them a Relu,
-for test/Codegen/GPU/check.test: on the GPU each needs the host to pick a
-buffer from a value computed on the device, which kiln-gpu-map-loops
-refuses. Written to the path given.
+for test/Codegen/GPU/check.test: on the GPU the host picks each one's
+result buffer from the axis, read from device memory. Written to the path
+given.
 
   python3 make_two_sums.py OUT.onnx"""
 import sys
