@@ -266,6 +266,9 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         }
       }
     }
+    // Then the block reductions (each with the fill before it), the rest
+    // as loops after, so that a fill a reduction folds in is still there.
+    SmallVector<Operation *> rest;
     for (linalg::LinalgOp op : ops) {
       if (erased.contains(op))
         continue;
@@ -287,10 +290,23 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
           op = *moved;
         }
       }
-      if (kernels && blockReductions && kiln::lowerBlockReduction(rewriter, op)) {
-        rewriter.eraseOp(op);
+      SmallVector<Operation *> folded;
+      if (kernels && blockReductions &&
+          kiln::lowerBlockReduction(rewriter, op, fuseEpilogues, folded)) {
+        folded.push_back(op);
+        for (Operation *dead : folded) {
+          std::replace(rest.begin(), rest.end(), dead, static_cast<Operation *>(nullptr));
+          rewriter.eraseOp(dead);
+        }
         continue;
       }
+      rest.push_back(op);
+    }
+    for (Operation *next : rest) {
+      if (!next)
+        continue;
+      auto op = cast<linalg::LinalgOp>(next);
+      rewriter.setInsertionPoint(op);
       if (!lowerWithAccumulators(rewriter, op, coarsen) &&
           failed(linalg::linalgOpToParallelLoops(rewriter, op)))
         return op.emitError("--target=cuda: cannot turn this op into loops");

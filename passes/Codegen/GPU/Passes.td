@@ -59,7 +59,8 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
     Option<"fuseEpilogues", "fuse-epilogues", "bool", "true",
            "Fold the init before a tiled contraction (fill, bias broadcast) and "
            "the elementwise op after it (activation, residual add) into its "
-           "kernel's store">,
+           "kernel's store, and the fill before a block reduction into its "
+           "kernel">,
     Option<"tf32", "tf32", "bool", "false",
            "The tiled contractions' multiply-adds on the tensor cores: inputs "
            "rounded to TF32 (10-bit mantissa), f32 sums (--gpu-precision=tf32); "

@@ -18,6 +18,7 @@
 
 #include "passes/Codegen/GPU/Reduction.h"
 #include "passes/Codegen/GPU/Contraction.h"
+#include "passes/Codegen/CPU/Contraction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -57,7 +58,25 @@ bool contiguousAlong(linalg::LinalgOp op, OpOperand *input, unsigned dim) {
 
 } // namespace
 
-bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
+/// Whether `op`'s output `init` has one element per output of the
+/// reduction, each written by exactly one of them: its map a permutation
+/// of the parallel dims (zeros for unit dims allowed), its buffer static
+/// and as large as the number of outputs.
+static bool writesAll(linalg::LinalgOp op, OpOperand &init, unsigned numParallel,
+                      int64_t outputs) {
+  auto type = dyn_cast<MemRefType>(init.get().getType());
+  AffineMap map = op.getMatchingIndexingMap(&init);
+  if (!type || !type.hasStaticShape() || type.getNumElements() != outputs ||
+      !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+    return false;
+  for (unsigned d = 0; d < numParallel; ++d)
+    if (!map.isFunctionOfDim(d))
+      return false;
+  return true;
+}
+
+bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool fuse,
+                               SmallVectorImpl<Operation *> &folded) {
   if (!op.hasPureBufferSemantics())
     return false;
   SmallVector<utils::IteratorType> kinds = op.getIteratorTypesArray();
@@ -127,6 +146,24 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
       if (reduced && !contiguousAlong(op, input, numLoops - 1))
         return false;
     }
+
+  // The fill of an output just before (a sum's zeros, a max's -inf), when
+  // the reduction writes every element it fills: its value is then the
+  // start lane 0 combines with the total, and the fill goes.
+  linalg::FillOp fill;
+  unsigned filled = numOutputs;
+  if (fuse)
+    if (auto candidate =
+            dyn_cast_or_null<linalg::FillOp>(kiln::contraction::initCandidate(op)))
+      for (OpOperand &init : op.getDpsInitsMutable())
+        if (candidate.getDpsInitOperand(0)->get() == init.get() &&
+            candidate.getInputs()[0].getType() ==
+                cast<MemRefType>(init.get().getType()).getElementType() &&
+            writesAll(op, init, numParallel, outputs)) {
+          fill = candidate;
+          filled = init.getOperandNumber() - numInputs;
+          break;
+        }
 
   // T threads an output: a power of two with at least kStepsPerThread
   // steps each where that allows, 32 to 256.
@@ -247,12 +284,15 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op) {
     for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
       SmallVector<Value> at =
           kiln::applyIndexingMap(b, loc, op.getMatchingIndexingMap(&init), parallelIvs);
-      Value start = memref::LoadOp::create(b, loc, init.get(), at);
+      Value start = i == filled ? fill.getInputs()[0]
+                                : memref::LoadOp::create(b, loc, init.get(), at).getResult();
       Value total = memref::LoadOp::create(b, loc, shared[i], ValueRange{tid});
       memref::StoreOp::create(b, loc, combine(b, i, start, total), init.get(), at);
     }
     scf::YieldOp::create(b, loc);
   });
   gpu::TerminatorOp::create(b, loc);
+  if (fill)
+    folded.push_back(fill);
   return true;
 }

@@ -30,9 +30,13 @@ namespace kiln {
 /// shared memory (a tree of log2(group) steps), and its first thread
 /// combines the output's initial value with the total and stores it.
 /// The order of the combinations differs from the sequential loop's, as
-/// for any parallel reduction (a float sum rounds differently). The caller
-/// erases `op`. False, with nothing changed, for any other op.
-bool lowerBlockReduction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op);
+/// for any parallel reduction (a float sum rounds differently). With
+/// `fuse`, a linalg.fill of an output just before `op` whose every element
+/// `op` writes folds in (its value is where lane 0 starts) and is added to
+/// `folded`. The caller erases `op` and `folded`. False, with nothing
+/// changed, for any other op.
+bool lowerBlockReduction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op, bool fuse,
+                         llvm::SmallVectorImpl<mlir::Operation *> &folded);
 
 } // namespace kiln
 

@@ -210,3 +210,66 @@ func.func @sum_and_min(%x: memref<2x4096xi32>, %sum: memref<2xi32>, %min: memref
   }
   return
 }
+
+// -----
+
+// The fill of the output just before (a row max's -inf, past an op that
+// shares no memory with either) folds in: lane 0 combines the fill's value
+// with the total, not the output's loaded value, and no launch fills the
+// output first. A fill of a whole buffer before a reduction into a view
+// of part of it stays a launch of its own.
+// CHECK-LABEL: func.func @folded_fill(
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PART:.*]] = memref.subview %arg2
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %arg4
+// CHECK: gpu.terminator
+// CHECK: gpu.launch {{.*}} workgroup(%[[SH:.*]] : memref<256xf32, #gpu.address_space<workgroup>>)
+// CHECK-NOT: memref.load %arg1[
+// CHECK: gpu.barrier
+// CHECK-NOT: memref.load %arg1[
+// CHECK: arith.cmpi eq
+// CHECK-NOT: memref.load %arg1[
+// CHECK: %[[TOTAL:.*]] = memref.load %[[SH]][%{{.*}}] : memref<256xf32, #gpu.address_space<workgroup>>
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[NEGINF]], %[[TOTAL]]
+// CHECK-NEXT: memref.store %[[R]], %arg1[
+// CHECK: gpu.terminator
+// CHECK: gpu.launch
+// CHECK: memref.store %{{.*}}, %arg2
+// CHECK: gpu.terminator
+// CHECK: gpu.launch {{.*}} workgroup(
+// CHECK: %[[INIT:.*]] = memref.load %[[PART]]
+// CHECK: arith.addf %[[INIT]]
+// CHECK: gpu.terminator
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+#all = affine_map<(d0) -> (d0)>
+
+func.func @folded_fill(%x: memref<4x300xf32>, %out: memref<4xf32>, %big: memref<8xf32>,
+                       %other: memref<16xf32>, %y: memref<16xf32>) {
+  %neginf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %part = memref.subview %big[0] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1]>>
+  linalg.fill ins(%neginf : f32) outs(%out : memref<4xf32>)
+  linalg.generic {indexing_maps = [#all, #all], iterator_types = ["parallel"]}
+      ins(%other : memref<16xf32>) outs(%y : memref<16xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x300xf32>) outs(%out : memref<4xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%big : memref<8xf32>)
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<4x300xf32>) outs(%part : memref<4xf32, strided<[1]>>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a : f32
+    linalg.yield %s : f32
+  }
+  return
+}
