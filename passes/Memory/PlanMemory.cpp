@@ -98,8 +98,10 @@ Value hoistDim(Value memref, int64_t index, OpBuilder &b, IRMapping &map, Block 
   if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(def))
     return fromFold(expand.getMixedOutputShape()[index]);
   if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(def)) {
+    // A local: the element of a temporary would dangle in the loop.
+    SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
     Value product;
-    for (int64_t j : collapse.getReassociationIndices()[index]) {
+    for (int64_t j : groups[index]) {
       Value d = hoistDim(collapse.getSrc(), j, b, map, entry);
       if (!d)
         return {};

@@ -460,6 +460,15 @@ def write_known_bugs(out):
                                     auto_pad="SAME_LOWER", kernel_shape=[2, k])],
                   [vi("x", [1, 3, 5, 5])], [vi("y", None)]))
 
+    # MaxPool with ceil_mode over an input of dynamic height and a static
+    # output (utils/fuzz_models.py): the memory plan sized the padded
+    # copy through a collapse of the dynamic dim, reading a destroyed
+    # temporary (a crash). Valid: it compiles and runs.
+    bug("maxpool_dynamic_height_ceil",
+        model([helper.make_node("MaxPool", ["x"], ["y"], name="pool", ceil_mode=1,
+                                kernel_shape=[3, 3], strides=[2, 2])],
+              [vi("x", [1, 1, "n", 4])], [vi("y", [1, 1, 2, 2])], opset=12))
+
     # IR version 2 predates opset_import: opset 1 is meant (valid model).
     m = relu_model()
     del m.opset_import[:]
