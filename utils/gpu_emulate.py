@@ -31,8 +31,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 SPECIAL = re.compile(r"@llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid|ntid|nctaid)\.([xyz])\b")
+# Intrinsics the runtime implements: barriers, warp shuffles (both make a
+# kernel's threads wait for each other) and the TF32 rounding.
 BARRIERS = {"@llvm.nvvm.barrier.cta.sync.aligned.all": ("@emu_barrier", "void", "i32"),
             "@llvm.nvvm.barrier0": ("@emu_barrier0", "void", ""),
+            "@llvm.nvvm.shfl.sync.bfly.f32": ("@emu_shfl_bfly_f32", "float",
+                                              "i32, float, i32, i32"),
+            "@llvm.nvvm.shfl.sync.bfly.i32": ("@emu_shfl_bfly_i32", "i32", "i32, i32, i32, i32"),
             "@llvm.nvvm.f2tf32.rna": ("@emu_f2tf32_rna", "i32", "float")}
 # mma.sync returns a struct: the runtime's function returns a pointer to
 # its four floats instead (no aggregate in the C calling convention).

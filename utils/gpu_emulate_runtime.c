@@ -3,8 +3,8 @@
  * thread. Blocks run one after another (a kernel's shared memory is one
  * global of the library, which each block then has to itself); a block's
  * threads run at once, __syncthreads() a barrier across them, or, in a
- * kernel that has no barrier or mma.sync (its threads never wait for each
- * other), one after another in the caller's thread. The stand-in
+ * kernel that has no barrier, shuffle or mma.sync (its threads never wait
+ * for each other), one after another in the caller's thread. The stand-in
  * CUDA driver (test/runtime/fake_cuda.c) calls emu_launch for each
  * cuLaunchKernel when FAKE_CUDA_EMULATE names such a library. */
 #define _GNU_SOURCE
@@ -26,12 +26,13 @@ extern const int emu_num_kernels;
 static _Thread_local unsigned tTid[3], tCta[3], tLinear;
 static unsigned gNtid[3], gNcta[3];
 static pthread_barrier_t gBarrier;
-/* Warp-wide operations (mma.sync): a barrier per warp and the lanes'
- * operands. */
+/* Warp-wide operations (mma.sync, shfl.sync): a barrier per warp and the
+ * lanes' operands. */
 static pthread_barrier_t gWarpBarriers[32];
 static struct {
   uint32_t a[32][4], b[32][2];
 } gWarpOperands[32];
+static uint32_t gWarpShuffle[32][32];
 static _Thread_local float tMma[4];
 
 unsigned emu_tid_x(void) { return tTid[0]; }
@@ -51,6 +52,34 @@ void emu_barrier(int id) {
   pthread_barrier_wait(&gBarrier);
 }
 void emu_barrier0(void) { pthread_barrier_wait(&gBarrier); }
+
+/* shfl.sync.bfly.b32 d, a, b, c (PTX ISA, "shfl.sync"): lane l gets a
+ * from lane j = l ^ b when j is at most the segment's last lane (c's
+ * clamp in bits 0-4, its segment mask in bits 8-12), else its own a.
+ * Every lane of the warp calls it. */
+static uint32_t shuffleXor(uint32_t a, int b, int c) {
+  unsigned warp = tLinear / 32, lane = tLinear % 32;
+  gWarpShuffle[warp][lane] = a;
+  pthread_barrier_wait(&gWarpBarriers[warp]);
+  unsigned clamp = (unsigned)c & 31u, segment = ((unsigned)c >> 8) & 31u;
+  unsigned last = (lane & segment) | (clamp & ~segment);
+  unsigned j = lane ^ ((unsigned)b & 31u);
+  uint32_t d = j <= last ? gWarpShuffle[warp][j] : a;
+  pthread_barrier_wait(&gWarpBarriers[warp]); /* Before the slots are reused. */
+  return d;
+}
+float emu_shfl_bfly_f32(int mask, float a, int b, int c) {
+  (void)mask;
+  uint32_t bits;
+  memcpy(&bits, &a, sizeof bits);
+  bits = shuffleXor(bits, b, c);
+  memcpy(&a, &bits, sizeof a);
+  return a;
+}
+int32_t emu_shfl_bfly_i32(int mask, int32_t a, int b, int c) {
+  (void)mask;
+  return (int32_t)shuffleXor((uint32_t)a, b, c);
+}
 
 /* cvt.rna.tf32.f32: the mantissa rounded to 10 bits, ties away from
  * zero (in the low 13 bits: infinities and NaNs kept). */

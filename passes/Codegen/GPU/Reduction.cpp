@@ -10,9 +10,14 @@
 // neighbouring elements along the innermost reduction dim) into a partial
 // value that starts at the combiner's identity, by the op's own body with
 // the running value in place of the output's element. The partials go to
-// shared memory and are combined pairwise in log2(T) steps between
-// barriers (lane l < s takes l + s, s = T/2, ..., 1); lane 0 then combines
-// the output's initial value with the total and stores it.
+// shared memory and are combined pairwise between barriers (lane l < s
+// takes l + s, s = T/2, ..., 32); the group's first warp then combines its
+// 32 values by xor shuffles (offsets 16, ..., 1: no shared memory, no
+// barrier), after which every lane of it holds the total, and lane 0
+// combines the output's initial value (or the folded fill's) with it and
+// stores it. A group of 32 skips shared memory altogether. Values other
+// than 32-bit ones (which shfl.sync moves) take the shared-memory steps
+// down to s = 1, lane 0 reading the total.
 //
 //===----------------------------------------------------------------------===//
 
@@ -35,6 +40,7 @@ constexpr int64_t kMinSteps = 32;       // reduction steps an output needs
 constexpr int64_t kFewOutputs = 4096;   // below, any layout gains
 constexpr int64_t kStepsPerThread = 4;  // at least, when T allows
 constexpr unsigned kMaxOutputs = 4;
+constexpr int64_t kWarp = 32;           // lanes a warp (gpu.shuffle's width)
 
 Value index(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantIndexOp::create(b, loc, v);
@@ -177,10 +183,18 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
   Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
+  // The last log2(32) steps of the tree within a warp, by shuffles (no
+  // shared memory, no barriers), when every value is 32 bits wide (what
+  // shfl.sync moves); a group of 32 then needs no shared memory at all.
+  bool shuffles = llvm::all_of(combiners, [](Operation *combiner) {
+    Type type = combiner->getResult(0).getType();
+    return (type.isF32() || type.isInteger(32));
+  });
   SmallVector<Type> sharedTypes;
-  for (Operation *combiner : combiners)
-    sharedTypes.push_back(MemRefType::get({threads}, combiner->getResult(0).getType(),
-                                          MemRefLayoutAttrInterface{}, workgroup));
+  if (!shuffles || group > kWarp)
+    for (Operation *combiner : combiners)
+      sharedTypes.push_back(MemRefType::get({threads}, combiner->getResult(0).getType(),
+                                            MemRefLayoutAttrInterface{}, workgroup));
   auto launch = gpu::LaunchOp::create(
       rewriter, loc, index(rewriter, loc, blocks), index(rewriter, loc, 1),
       index(rewriter, loc, 1), index(rewriter, loc, threads), index(rewriter, loc, 1),
@@ -246,10 +260,6 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   } else {
     partials = partialsOf(b, loc);
   }
-  for (auto [partial, buffer] : llvm::zip(partials, shared))
-    memref::StoreOp::create(b, loc, partial, buffer, ValueRange{tid});
-  gpu::BarrierOp::create(b, loc);
-
   // `combiner` applied to (lhs, rhs): the running value is lhs.
   auto combine = [&](OpBuilder &b, unsigned i, Value lhs, Value rhs) {
     Operation *combiner = combiners[i];
@@ -259,7 +269,55 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
       map.map(operand, operand == acc ? lhs : rhs);
     return b.clone(*combiner, map)->getResult(0);
   };
-  for (int64_t half = group / 2; half >= 1; half /= 2) {
+  // Lane 0 of each valid group combines the output's start (its initial
+  // value, or the folded fill's) with the group's total.
+  auto store = [&](OpBuilder &b, Location loc, ValueRange totals) {
+    Value first =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(b, loc, 0));
+    if (valid)
+      first = arith::AndIOp::create(b, loc, first, valid);
+    scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
+      for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
+        SmallVector<Value> at =
+            kiln::applyIndexingMap(b, loc, op.getMatchingIndexingMap(&init), parallelIvs);
+        Value start = i == filled ? fill.getInputs()[0]
+                                  : memref::LoadOp::create(b, loc, init.get(), at).getResult();
+        memref::StoreOp::create(b, loc, combine(b, i, start, totals[i]), init.get(), at);
+      }
+      scf::YieldOp::create(b, loc);
+    });
+  };
+  // A warp's values combined by xor shuffles (offsets 16, ..., 1): every
+  // lane of the warp ends with the total of the 32.
+  auto warpTotals = [&](OpBuilder &b, Location loc, SmallVector<Value> values) {
+    Value width = arith::ConstantIntOp::create(b, loc, b.getI32Type(), kWarp);
+    for (int64_t offset = kWarp / 2; offset >= 1; offset /= 2) {
+      Value by = arith::ConstantIntOp::create(b, loc, b.getI32Type(), offset);
+      for (unsigned i = 0; i < numOutputs; ++i) {
+        Value theirs =
+            gpu::ShuffleOp::create(b, loc, values[i], by, width, gpu::ShuffleMode::XOR)
+                .getShuffleResult();
+        values[i] = combine(b, i, values[i], theirs);
+      }
+    }
+    return values;
+  };
+
+  if (shuffles && group == kWarp) {
+    // A group is a warp: its partials go straight to the shuffles.
+    store(b, loc, warpTotals(b, loc, partials));
+    gpu::TerminatorOp::create(b, loc);
+    if (fill)
+      folded.push_back(fill);
+    return true;
+  }
+  for (auto [partial, buffer] : llvm::zip(partials, shared))
+    memref::StoreOp::create(b, loc, partial, buffer, ValueRange{tid});
+  gpu::BarrierOp::create(b, loc);
+  // Pairwise in shared memory down to one warp's worth (with shuffles) or
+  // to one value.
+  int64_t last = shuffles ? kWarp : 1;
+  for (int64_t half = group / 2; half >= last; half /= 2) {
     Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
                                          index(b, loc, half));
     scf::IfOp::create(b, loc, active, [&](OpBuilder &b, Location loc) {
@@ -272,23 +330,21 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
       }
       scf::YieldOp::create(b, loc);
     });
-    // Lane 0 reads its own last result: no barrier after the last step.
-    if (half > 1)
+    // The lanes go on with the values they wrote last themselves: no
+    // barrier after the last step.
+    if (half > last)
       gpu::BarrierOp::create(b, loc);
   }
-
-  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, lane, index(b, loc, 0));
-  if (valid)
-    first = arith::AndIOp::create(b, loc, first, valid);
-  scf::IfOp::create(b, loc, first, [&](OpBuilder &b, Location loc) {
-    for (auto [i, init] : llvm::enumerate(op.getDpsInitsMutable())) {
-      SmallVector<Value> at =
-          kiln::applyIndexingMap(b, loc, op.getMatchingIndexingMap(&init), parallelIvs);
-      Value start = i == filled ? fill.getInputs()[0]
-                                : memref::LoadOp::create(b, loc, init.get(), at).getResult();
-      Value total = memref::LoadOp::create(b, loc, shared[i], ValueRange{tid});
-      memref::StoreOp::create(b, loc, combine(b, i, start, total), init.get(), at);
-    }
+  // The group's first warp (lanes below 32: a whole warp, since groups
+  // start at multiples of 32) reads its values and shuffles them; without
+  // shuffles, lane 0 reads the total.
+  Value reader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                       index(b, loc, last));
+  scf::IfOp::create(b, loc, reader, [&](OpBuilder &b, Location loc) {
+    SmallVector<Value> values;
+    for (unsigned i = 0; i < numOutputs; ++i)
+      values.push_back(memref::LoadOp::create(b, loc, shared[i], ValueRange{tid}));
+    store(b, loc, shuffles ? warpTotals(b, loc, values) : values);
     scf::YieldOp::create(b, loc);
   });
   gpu::TerminatorOp::create(b, loc);

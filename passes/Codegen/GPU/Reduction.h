@@ -27,8 +27,9 @@ namespace kiln {
 /// reduction dim (then neighbouring threads read neighbouring elements).
 /// Each thread combines every group-size-th step of the reduction into a
 /// partial value starting at the identity; the group combines those in
-/// shared memory (a tree of log2(group) steps), and its first thread
-/// combines the output's initial value with the total and stores it.
+/// shared memory (a tree of log2(group) steps, the last five by warp
+/// shuffles for 32-bit values), and its first thread combines the
+/// output's initial value with the total and stores it.
 /// The order of the combinations differs from the sequential loop's, as
 /// for any parallel reduction (a float sum rounds differently). With
 /// `fuse`, a linalg.fill of an output just before `op` whose every element

@@ -9,8 +9,10 @@
 // 123 rows of 300: 64 threads a row (300 / 4 steps, a power of two), 4
 // rows a block, ceil(123 / 4) = 31 blocks; lane = tid mod 64 sums steps
 // lane, lane + 64, ... from 0 (addf's identity); the partials go to shared
-// memory and are added in 6 steps (32, 16, ..., 1) between barriers; lane 0
-// of a group whose row exists adds the total to the row's initial value.
+// memory, after a barrier lanes below 32 add the upper half's, then the
+// group's first warp adds its 32 values by xor shuffles (16, 8, 4, 2, 1:
+// no barrier); lane 0 of a group whose row exists adds the total to the
+// row's initial value.
 // CHECK-LABEL: func.func @row_sum(
 // CHECK-DAG: %[[C31:.*]] = arith.constant 31 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
@@ -28,16 +30,23 @@
 // CHECK: } else {
 // CHECK: scf.yield %[[ZERO]]
 // CHECK: memref.store %[[PART]], %[[SH]][%[[TX]]]
-// CHECK-COUNT-6: gpu.barrier
-// CHECK: arith.cmpi ult, %[[LANE]], %{{.*}}
-// CHECK: scf.if
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[UPPER:.*]] = arith.cmpi ult, %[[LANE]], %c32
+// CHECK: scf.if %[[UPPER]] {
 // CHECK: arith.addf
+// CHECK-NOT: gpu.barrier
+// CHECK: %[[WARP:.*]] = arith.cmpi ult, %[[LANE]], %c32
+// CHECK: scf.if %[[WARP]] {
+// CHECK: %[[V0:.*]] = memref.load %[[SH]][%[[TX]]]
+// CHECK: %[[S0:.*]], %{{.*}} = gpu.shuffle  xor %[[V0]], %c16_i32, %c32_i32 : f32
+// CHECK: %[[V1:.*]] = arith.addf %[[V0]], %[[S0]]
+// CHECK-COUNT-4: gpu.shuffle  xor
+// CHECK: %[[TOTAL:.*]] = arith.addf
 // CHECK-NOT: gpu.barrier
 // CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[LANE]], %{{.*}}
 // CHECK: %[[MINE:.*]] = arith.andi %[[FIRST]], %[[VALID]]
 // CHECK: scf.if %[[MINE]] {
 // CHECK: %[[INIT:.*]] = memref.load %{{.*}}[%[[ROW]]] : memref<123xf32>
-// CHECK: %[[TOTAL:.*]] = memref.load %[[SH]][%[[TX]]]
 // CHECK: %[[R:.*]] = arith.addf %[[INIT]], %[[TOTAL]]
 // CHECK: memref.store %[[R]], %{{.*}}[%[[ROW]]] : memref<123xf32>
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -58,12 +67,16 @@ func.func @row_sum(%x: memref<123x300xf32>, %out: memref<123xf32>) {
 
 // -----
 
-// A full reduction: one block of 256 threads, no bounds check, 8 steps.
+// A full reduction: one block of 256 threads, no bounds check, 8 steps:
+// 3 through shared memory (128, 64, 32) between barriers, 5 by shuffles.
 // CHECK-LABEL: func.func @total(
 // CHECK: gpu.launch {{.*}} workgroup(
 // CHECK-NOT: scf.if {{.*}} -> (f32)
 // CHECK: scf.for
-// CHECK-COUNT-8: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-COUNT-3: gpu.barrier
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle
 // CHECK: gpu.terminator
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -110,14 +123,19 @@ func.func @column_max_many(%x: memref<40x6000xf32>, %out: memref<6000xf32>) {
 
 // 900 outputs (few): groups of 32 (the least) over 40 steps, strided;
 // -inf is maximumf's identity; 8 columns a block, ceil(900 / 8) = 113.
+// A group is a warp: its partials are combined by shuffles alone, no
+// shared memory, no barrier.
 // CHECK-LABEL: func.func @column_max_few(
 // CHECK: %[[C113:.*]] = arith.constant 113 : index
-// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C113]], {{.*}} workgroup(
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[C113]],
+// CHECK-NOT: workgroup(
 // CHECK: arith.constant 0xFF800000 : f32
 // CHECK: scf.for {{.*}} to %{{.*}} step %{{.*}} iter_args
 // CHECK: memref.load %{{.*}}[%{{.*}}, %{{.*}}] : memref<40x900xf32>
-// CHECK-COUNT-5: arith.maximumf
+// CHECK-NOT: gpu.barrier
+// CHECK-COUNT-5: gpu.shuffle  xor
 // CHECK: arith.maximumf
+// CHECK-NOT: gpu.barrier
 // CHECK: return
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
@@ -183,14 +201,20 @@ func.func @short(%x: memref<8x16xf32>, %out: memref<8xf32>) {
 // -----
 
 // Two outputs, two shared buffers: a sum of squares (addi, from 0) and a
-// minimum (minsi, from INT32_MAX), both through the tree.
+// minimum (minsi, from INT32_MAX), both through the tree (i32: its last
+// five steps by shuffles too).
 // CHECK-LABEL: func.func @sum_and_min(
 // CHECK: workgroup(%[[S:.*]] : memref<256xi32, #gpu.address_space<workgroup>>, %[[M:.*]] : memref<256xi32, #gpu.address_space<workgroup>>)
 // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %c0_i32, %{{.*}} = %c2147483647_i32) -> (i32, i32)
 // CHECK: arith.muli
 // CHECK: arith.addi
 // CHECK: arith.minsi
-// CHECK-COUNT-8: arith.minsi
+// CHECK-COUNT-3: arith.minsi
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CHECK: arith.addi
+// CHECK: gpu.shuffle  xor %{{.*}}, %c16_i32, %c32_i32 : i32
+// CHECK: arith.minsi
+// CHECK-COUNT-4: arith.minsi
 // CHECK: arith.addi %{{.*}}, %{{.*}} : i32
 // CHECK: arith.minsi
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
@@ -228,10 +252,13 @@ func.func @sum_and_min(%x: memref<2x4096xi32>, %sum: memref<2xi32>, %min: memref
 // CHECK-NOT: memref.load %arg1[
 // CHECK: gpu.barrier
 // CHECK-NOT: memref.load %arg1[
+// CHECK-COUNT-4: gpu.shuffle
+// CHECK: gpu.shuffle
+// CHECK-NEXT: %[[TOTAL:.*]] = arith.maximumf
+// CHECK-NOT: memref.load %arg1[
 // CHECK: arith.cmpi eq
 // CHECK-NOT: memref.load %arg1[
-// CHECK: %[[TOTAL:.*]] = memref.load %[[SH]][%{{.*}}] : memref<256xf32, #gpu.address_space<workgroup>>
-// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[NEGINF]], %[[TOTAL]]
+// CHECK: %[[R:.*]] = arith.maximumf %[[NEGINF]], %[[TOTAL]]
 // CHECK-NEXT: memref.store %[[R]], %arg1[
 // CHECK: gpu.terminator
 // CHECK: gpu.launch

@@ -85,15 +85,16 @@ func.func @conv(%x: memref<2x8x9x9xf32>, %w: memref<16x8x3x3xf32>, %y: memref<2x
 // Not contractions: a depthwise convolution (no dim indexes the weights
 // alone) keeps one thread per output with the reduction in a loop; a
 // max-reduction's 4096 outputs (few) become a block reduction
-// (Reduction.cpp: one shared buffer of partial maxima, no fma).
+// (Reduction.cpp: 64 steps, so groups of a warp combining their partial
+// maxima by shuffles; no fma).
 // CHECK-LABEL: func.func @depthwise(
 // CHECK-NOT: workgroup
 // CHECK: scf.for
 // CHECK-LABEL: func.func @rowmax(
-// CHECK: workgroup(%{{.*}} : memref<256xf32, #gpu.address_space<workgroup>>)
 // CHECK-NOT: math.fma
 // CHECK: scf.for
 // CHECK: arith.maximumf
+// CHECK: gpu.shuffle  xor
 func.func @depthwise(%x: memref<1x8x9x9xf32>, %w: memref<8x3x3xf32>, %y: memref<1x8x7x7xf32>) {
   linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : memref<1x8x9x9xf32>, memref<8x3x3xf32>) outs(%y : memref<1x8x7x7xf32>)

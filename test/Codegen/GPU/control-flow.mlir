@@ -67,19 +67,19 @@ func.func @tiny_steps(%x: memref<4x2xf32>, %state: memref<2xf32>) {
 
 // A branch that picks its result's buffer (ReduceSum with its axis an
 // input): the condition is read on the host, each branch's sum over 64
-// values is a block reduction launched there (a barrier between the
-// steps of its tree), and the copy after it reads the buffer the host
-// picked.
+// values is a block reduction launched there (a warp a row, its
+// partials combined by shuffles), and the copy after it reads the buffer
+// the host picked.
 // CHECK-LABEL: func.func @choose(
 // CHECK: %[[C:.*]] = memref.load %arg1[]
 // CHECK: %[[R:.*]] = scf.if %[[C]] -> (memref<3xf32>) {
 // CHECK: gpu.launch
-// CHECK: gpu.barrier
+// CHECK: gpu.shuffle
 // CHECK: gpu.terminator
 // CHECK: scf.yield %arg3
 // CHECK: } else {
 // CHECK: gpu.launch
-// CHECK: gpu.barrier
+// CHECK: gpu.shuffle
 // CHECK: gpu.terminator
 // CHECK: scf.yield %arg4
 // CHECK: }
