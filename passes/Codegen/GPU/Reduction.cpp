@@ -188,7 +188,7 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   // shfl.sync moves); a group of 32 then needs no shared memory at all.
   bool shuffles = llvm::all_of(combiners, [](Operation *combiner) {
     Type type = combiner->getResult(0).getType();
-    return (type.isF32() || type.isInteger(32));
+    return type.isF32() || type.isInteger(32);
   });
   SmallVector<Type> sharedTypes;
   if (!shuffles || group > kWarp)
@@ -306,47 +306,44 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   if (shuffles && group == kWarp) {
     // A group is a warp: its partials go straight to the shuffles.
     store(b, loc, warpTotals(b, loc, partials));
-    gpu::TerminatorOp::create(b, loc);
-    if (fill)
-      folded.push_back(fill);
-    return true;
-  }
-  for (auto [partial, buffer] : llvm::zip(partials, shared))
-    memref::StoreOp::create(b, loc, partial, buffer, ValueRange{tid});
-  gpu::BarrierOp::create(b, loc);
-  // Pairwise in shared memory down to one warp's worth (with shuffles) or
-  // to one value.
-  int64_t last = shuffles ? kWarp : 1;
-  for (int64_t half = group / 2; half >= last; half /= 2) {
-    Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
-                                         index(b, loc, half));
-    scf::IfOp::create(b, loc, active, [&](OpBuilder &b, Location loc) {
-      Value other = arith::AddIOp::create(b, loc, tid, index(b, loc, half));
-      for (unsigned i = 0; i < numOutputs; ++i) {
-        Value mine = memref::LoadOp::create(b, loc, shared[i], ValueRange{tid});
-        Value theirs = memref::LoadOp::create(b, loc, shared[i], ValueRange{other});
-        memref::StoreOp::create(b, loc, combine(b, i, mine, theirs), shared[i],
-                                ValueRange{tid});
-      }
+  } else {
+    for (auto [partial, buffer] : llvm::zip(partials, shared))
+      memref::StoreOp::create(b, loc, partial, buffer, ValueRange{tid});
+    gpu::BarrierOp::create(b, loc);
+    // Pairwise in shared memory down to one warp's worth (with shuffles)
+    // or to one value.
+    int64_t last = shuffles ? kWarp : 1;
+    for (int64_t half = group / 2; half >= last; half /= 2) {
+      Value active = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                           index(b, loc, half));
+      scf::IfOp::create(b, loc, active, [&](OpBuilder &b, Location loc) {
+        Value other = arith::AddIOp::create(b, loc, tid, index(b, loc, half));
+        for (unsigned i = 0; i < numOutputs; ++i) {
+          Value mine = memref::LoadOp::create(b, loc, shared[i], ValueRange{tid});
+          Value theirs = memref::LoadOp::create(b, loc, shared[i], ValueRange{other});
+          memref::StoreOp::create(b, loc, combine(b, i, mine, theirs), shared[i],
+                                  ValueRange{tid});
+        }
+        scf::YieldOp::create(b, loc);
+      });
+      // The lanes go on with the values they wrote last themselves: no
+      // barrier after the last step.
+      if (half > last)
+        gpu::BarrierOp::create(b, loc);
+    }
+    // The group's first warp (lanes below 32: a whole warp, since groups
+    // start at multiples of 32) reads its values and shuffles them;
+    // without shuffles, lane 0 reads the total.
+    Value reader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
+                                         index(b, loc, last));
+    scf::IfOp::create(b, loc, reader, [&](OpBuilder &b, Location loc) {
+      SmallVector<Value> values;
+      for (unsigned i = 0; i < numOutputs; ++i)
+        values.push_back(memref::LoadOp::create(b, loc, shared[i], ValueRange{tid}));
+      store(b, loc, shuffles ? warpTotals(b, loc, values) : values);
       scf::YieldOp::create(b, loc);
     });
-    // The lanes go on with the values they wrote last themselves: no
-    // barrier after the last step.
-    if (half > last)
-      gpu::BarrierOp::create(b, loc);
   }
-  // The group's first warp (lanes below 32: a whole warp, since groups
-  // start at multiples of 32) reads its values and shuffles them; without
-  // shuffles, lane 0 reads the total.
-  Value reader = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane,
-                                       index(b, loc, last));
-  scf::IfOp::create(b, loc, reader, [&](OpBuilder &b, Location loc) {
-    SmallVector<Value> values;
-    for (unsigned i = 0; i < numOutputs; ++i)
-      values.push_back(memref::LoadOp::create(b, loc, shared[i], ValueRange{tid}));
-    store(b, loc, shuffles ? warpTotals(b, loc, values) : values);
-    scf::YieldOp::create(b, loc);
-  });
   gpu::TerminatorOp::create(b, loc);
   if (fill)
     folded.push_back(fill);
