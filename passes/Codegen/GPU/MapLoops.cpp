@@ -517,10 +517,14 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
     func.walk([&](gpu::LaunchOp launch) {
       launch.getBody().walk([&](CallOpInterface call) {
         auto callee = dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
-        call->emitError() << "--target=cuda: "
-                          << (callee ? "'" + callee.getLeafReference().str() + "'" : "a call")
-                          << " runs on the host (strings, the runtime's helpers); not "
-                             "supported on the GPU";
+        if (callee && callee.getLeafReference() == "kiln_string_export")
+          call->emitError("--target=cuda: a graph output holds strings, which the host "
+                          "copies out ('kiln_string_export'); not supported on the GPU");
+        else
+          call->emitError() << "--target=cuda: "
+                            << (callee ? "'" + callee.getLeafReference().str() + "'" : "a call")
+                            << " runs on the host (strings, the runtime's helpers); not "
+                               "supported on the GPU";
         calls = true;
       });
     });
