@@ -55,12 +55,19 @@ bool runsOnHost(Operation *op) {
   return op->getNumRegions() == 0 && isMemoryEffectFree(op);
 }
 
-/// ceil((ub - lb) / step), folded when all three are constants.
-Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+/// ceil((ub - lb) / step) when all three are constants (step positive).
+std::optional<int64_t> constantTripCount(Value lb, Value ub, Value step) {
   std::optional<int64_t> l = getConstantIntValue(lb), u = getConstantIntValue(ub),
                          s = getConstantIntValue(step);
-  if (l && u && s && *s > 0)
-    return arith::ConstantIndexOp::create(b, loc, std::max<int64_t>(0, (*u - *l + *s - 1) / *s));
+  if (!l || !u || !s || *s <= 0)
+    return std::nullopt;
+  return std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+}
+
+/// ceil((ub - lb) / step), folded when all three are constants.
+Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, Value step) {
+  if (std::optional<int64_t> n = constantTripCount(lb, ub, step))
+    return arith::ConstantIndexOp::create(b, loc, *n);
   Value span = arith::SubIOp::create(b, loc, ub, lb);
   return arith::CeilDivUIOp::create(b, loc, span, step);
 }
@@ -251,58 +258,60 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
   /// around them, and reductions as block reductions where they gain.
   LogicalResult lowerLinalg(ArrayRef<linalg::LinalgOp> ops, bool kernels) {
     IRRewriter rewriter(&getContext());
-    llvm::SmallPtrSet<Operation *, 16> erased;
+    // The ops still to lower; those a kernel took (itself, or folded into
+    // another's) become null.
+    SmallVector<Operation *> pending(ops.begin(), ops.end());
+    auto erase = [&](ArrayRef<Operation *> dead) {
+      for (Operation *op : dead) {
+        std::replace(pending.begin(), pending.end(), op, static_cast<Operation *>(nullptr));
+        rewriter.eraseOp(op);
+      }
+    };
     if (kernels && tileContractions) {
-      for (linalg::LinalgOp op : ops) {
-        if (erased.contains(op))
+      for (unsigned i = 0; i < pending.size(); ++i) {
+        if (!pending[i])
           continue;
         SmallVector<Operation *> folded;
-        if (!kiln::lowerTiledContraction(rewriter, op, fuseEpilogues, tf32, folded))
+        if (!kiln::lowerTiledContraction(rewriter, cast<linalg::LinalgOp>(pending[i]),
+                                         fuseEpilogues, tf32, folded))
           continue;
-        folded.push_back(op);
-        for (Operation *dead : folded) {
-          erased.insert(dead);
-          rewriter.eraseOp(dead);
-        }
+        folded.push_back(pending[i]);
+        erase(folded);
       }
     }
     // Then the block reductions (each with the fill before it), the rest
     // as loops after, so that a fill a reduction folds in is still there.
-    SmallVector<Operation *> rest;
-    for (linalg::LinalgOp op : ops) {
-      if (erased.contains(op))
+    for (unsigned i = 0; i < pending.size(); ++i) {
+      if (!pending[i])
         continue;
+      auto op = cast<linalg::LinalgOp>(pending[i]);
       rewriter.setInsertionPoint(op);
       if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
         SmallVector<unsigned> order;
         SmallVector<utils::IteratorType> kinds = generic.getIteratorTypesArray();
-        for (unsigned i = 0; i < kinds.size(); ++i)
-          if (kinds[i] == utils::IteratorType::parallel)
-            order.push_back(i);
-        for (unsigned i = 0; i < kinds.size(); ++i)
-          if (kinds[i] != utils::IteratorType::parallel)
-            order.push_back(i);
+        for (unsigned d = 0; d < kinds.size(); ++d)
+          if (kinds[d] == utils::IteratorType::parallel)
+            order.push_back(d);
+        for (unsigned d = 0; d < kinds.size(); ++d)
+          if (kinds[d] != utils::IteratorType::parallel)
+            order.push_back(d);
         if (!llvm::equal(order, llvm::seq<unsigned>(0, kinds.size()))) {
           FailureOr<linalg::GenericOp> moved =
               linalg::interchangeGenericOp(rewriter, generic, order);
           if (failed(moved))
             return generic.emitError("--target=cuda: cannot put this op's parallel dims first");
           op = *moved;
+          pending[i] = op;
         }
       }
       SmallVector<Operation *> folded;
       if (kernels && blockReductions &&
           kiln::lowerBlockReduction(rewriter, op, fuseEpilogues, folded)) {
         folded.push_back(op);
-        for (Operation *dead : folded) {
-          std::replace(rest.begin(), rest.end(), dead, static_cast<Operation *>(nullptr));
-          rewriter.eraseOp(dead);
-        }
-        continue;
+        erase(folded);
       }
-      rest.push_back(op);
     }
-    for (Operation *next : rest) {
+    for (Operation *next : pending) {
       if (!next)
         continue;
       auto op = cast<linalg::LinalgOp>(next);
@@ -353,12 +362,8 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
       if (auto loop = dyn_cast<scf::ParallelOp>(inner)) {
         SmallVector<int64_t> trips;
         for (auto [lb, ub, step] :
-             llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
-          std::optional<int64_t> l = getConstantIntValue(lb), u = getConstantIntValue(ub),
-                                 s = getConstantIntValue(step);
-          trips.push_back(l && u && s && *s > 0 ? std::max<int64_t>(0, (*u - *l + *s - 1) / *s)
-                                                : ShapedType::kDynamic);
-        }
+             llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+          trips.push_back(constantTripCount(lb, ub, step).value_or(ShapedType::kDynamic));
         return atLeast(trips) ? WalkResult::interrupt() : WalkResult::advance();
       }
       return WalkResult::advance();
