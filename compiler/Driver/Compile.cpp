@@ -517,9 +517,6 @@ int compileModel(const CompileRequest &request) {
       return 0;
     }
     // The host: launches through the runtime's CUDA loader.
-    if (info.symbolic() || !info.dynamicDim.empty())
-      return failNow(request.input + ": --target=cuda: a library needs static shapes so "
-                     "far; pin the dynamic dims with --input-shape");
     progress.phase("host");
     PassManager host(&context);
     addGpuHostPasses(host, pipelineOptions);

@@ -246,6 +246,9 @@ void addGpuPasses(OpPassManager &pm, const PipelineOptions &options) {
   math.nativeRounding = true;
   pm.addPass(createExpandMathPass(math));
   pm.addPass(arith::createArithExpandOpsPass());
+  // Dynamic dims: expand_shapes with two dynamic sizes in a group, which
+  // expand-strided-metadata cannot take, as reinterpret_casts.
+  pm.addPass(createExpandDynamicGroupsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -23,10 +23,12 @@ llvm::Constant *cString(llvm::Module &m, llvm::StringRef s, const llvm::Twine &n
 void optimize(llvm::Module &m, llvm::TargetMachine &tm, int level);
 
 /// --target=cuda (GpuCode.cpp): NAME_cuda_program (PTX, cubin, kernel
-/// names), kiln_cuda_program() and NAME_run_device around the generated
-/// NAME_run (renamed NAME_run_checked); NAME_run is declared, and given its
-/// body (host pointers, kiln_cuda_run_host) by finishCudaRun once the
-/// descriptor exists.
+/// names), kiln_cuda_program(), and NAME_run_device and
+/// NAME_run_dims_device (and their _async forms) around the generated
+/// NAME_run and NAME_run_dims (renamed NAME_run_checked and
+/// NAME_run_dims_checked); NAME_run and NAME_run_dims are declared, and
+/// given their bodies (host pointers, kiln_cuda_run_host) by finishCudaRun
+/// once the descriptor exists.
 mlir::LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info,
                                        std::string &error);
 void finishCudaRun(llvm::Module &m, const ModelInfo &info);

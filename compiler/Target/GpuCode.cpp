@@ -32,13 +32,14 @@ namespace kiln {
 
 /// --target=cuda: the device code and the program the runtime keeps
 /// (NAME_cuda_program: PTX, kernel names, state), `kiln_cuda_program()`
-/// that the host code calls for it, and NAME_run_device(inputs, outputs,
-/// workspace) and NAME_run_device_async(inputs, outputs, workspace,
-/// stream) on device pointers: the generated NAME_run (checks, then the
-/// launches) between kiln_cuda_run_begin and kiln_cuda_run_end, which
-/// sends the launches, waits for them (not in the async one) and returns
-/// the first failure. NAME_run itself is finished by finishCudaRun once
-/// the descriptor exists.
+/// that the host code calls for it, and on device pointers
+/// NAME_run_device(inputs, outputs, workspace), NAME_run_dims_device(dims,
+/// inputs, outputs, workspace) and their _async forms taking a stream: the
+/// generated NAME_run and NAME_run_dims (checks, then the launches) between
+/// kiln_cuda_run_begin and kiln_cuda_run_end, which sends the launches,
+/// waits for them (not in the async ones) and returns the first failure.
+/// NAME_run and NAME_run_dims themselves are finished by finishCudaRun
+/// once the descriptor exists.
 LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::string &error) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
@@ -76,74 +77,95 @@ LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::st
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", get));
     b.CreateRet(b.CreatePtrToInt(program, get->getReturnType()));
   }
-  llvm::Function *checked = m.getFunction(info.name + "_run");
-  if (!checked) {
-    error = "internal error: no NAME_run to wrap for the GPU";
-    return failure();
-  }
-  checked->setName(info.name + "_run_checked");
-  checked->setLinkage(llvm::GlobalValue::InternalLinkage);
   llvm::FunctionCallee begin = m.getOrInsertFunction(
       "kiln_cuda_run_begin", llvm::FunctionType::get(i32, {ptr, ptr}, false));
   llvm::FunctionCallee end = m.getOrInsertFunction(
       "kiln_cuda_run_end", llvm::FunctionType::get(i32, {ptr, i32}, false));
-  // NAME_run_device(inputs, outputs, workspace): on the default stream,
-  // waiting for the kernels; NAME_run_device_async(..., stream): queued on
-  // the host's stream, returning at once.
-  for (bool async : {false, true}) {
-    SmallVector<llvm::Type *> params(checked->getFunctionType()->params());
-    if (async)
-      params.push_back(ptr);
-    auto *device = llvm::Function::Create(
-        llvm::FunctionType::get(i32, params, false), llvm::GlobalValue::ExternalLinkage,
-        info.name + (async ? "_run_device_async" : "_run_device"), m);
-    auto *entry = llvm::BasicBlock::Create(ctx, "entry", device);
-    auto *run = llvm::BasicBlock::Create(ctx, "run", device);
-    auto *failed = llvm::BasicBlock::Create(ctx, "no_gpu", device);
-    llvm::IRBuilder<> b(entry);
-    llvm::Value *stream = async ? static_cast<llvm::Value *>(device->getArg(params.size() - 1))
-                                : llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
-    llvm::Value *status = b.CreateCall(begin, {program, stream});
-    b.CreateCondBr(b.CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), run, failed);
-    b.SetInsertPoint(failed);
-    b.CreateRet(status);
-    b.SetInsertPoint(run);
-    SmallVector<llvm::Value *> args;
-    for (unsigned i = 0; i < checked->getFunctionType()->getNumParams(); ++i)
-      args.push_back(device->getArg(i));
-    llvm::Value *rc = b.CreateCall(checked, args);
-    llvm::Value *done = b.CreateCall(end, {program, llvm::ConstantInt::get(i32, async ? 0 : 1)});
-    b.CreateRet(b.CreateSelect(b.CreateICmpNE(rc, llvm::ConstantInt::get(i32, 0)), rc, done));
+  // NAME_run and NAME_run_dims as the host's code generation made them (the
+  // checks, then the launches) become NAME_<entry>_checked, wrapped in
+  // NAME_<entry>_device(...): on the default stream, waiting for the
+  // kernels, and NAME_<entry>_device_async(..., stream): queued on the
+  // host's stream, returning at once.
+  for (StringRef entryName : {"_run", "_run_dims"}) {
+    llvm::Function *checked = m.getFunction(info.name + entryName.str());
+    if (!checked) {
+      error = "internal error: no NAME" + entryName.str() + " to wrap for the GPU";
+      return failure();
+    }
+    checked->setName(info.name + entryName.str() + "_checked");
+    checked->setLinkage(llvm::GlobalValue::InternalLinkage);
+    for (bool async : {false, true}) {
+      SmallVector<llvm::Type *> params(checked->getFunctionType()->params());
+      if (async)
+        params.push_back(ptr);
+      auto *device = llvm::Function::Create(
+          llvm::FunctionType::get(i32, params, false), llvm::GlobalValue::ExternalLinkage,
+          info.name + entryName.str() + (async ? "_device_async" : "_device"), m);
+      auto *entry = llvm::BasicBlock::Create(ctx, "entry", device);
+      auto *run = llvm::BasicBlock::Create(ctx, "run", device);
+      auto *failed = llvm::BasicBlock::Create(ctx, "no_gpu", device);
+      llvm::IRBuilder<> b(entry);
+      llvm::Value *stream = async ? static_cast<llvm::Value *>(device->getArg(params.size() - 1))
+                                  : llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+      llvm::Value *status = b.CreateCall(begin, {program, stream});
+      b.CreateCondBr(b.CreateICmpEQ(status, llvm::ConstantInt::get(i32, 0)), run, failed);
+      b.SetInsertPoint(failed);
+      b.CreateRet(status);
+      b.SetInsertPoint(run);
+      SmallVector<llvm::Value *> args;
+      for (unsigned i = 0; i < checked->getFunctionType()->getNumParams(); ++i)
+        args.push_back(device->getArg(i));
+      llvm::Value *rc = b.CreateCall(checked, args);
+      llvm::Value *done =
+          b.CreateCall(end, {program, llvm::ConstantInt::get(i32, async ? 0 : 1)});
+      b.CreateRet(b.CreateSelect(b.CreateICmpNE(rc, llvm::ConstantInt::get(i32, 0)), rc, done));
+    }
+    // NAME_run and NAME_run_dims on host pointers (their bodies in
+    // finishCudaRun).
+    llvm::Function::Create(checked->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
+                           info.name + entryName.str(), m);
   }
-  // NAME_run: host pointers (its body in finishCudaRun).
-  llvm::Function::Create(checked->getFunctionType(), llvm::GlobalValue::ExternalLinkage,
-                         info.name + "_run", m);
   return success();
 }
 
-/// NAME_run(inputs, outputs, workspace) of a --target=cuda library: host
-/// pointers, copied through the runtime's device buffers around
-/// NAME_run_device (kiln_cuda_run_host); the workspace is not used.
+/// NAME_run(inputs, outputs, workspace) and NAME_run_dims(dims, inputs,
+/// outputs, workspace) of a --target=cuda library: host pointers, copied
+/// through the runtime's device buffers (sized for the dims, grown when a
+/// run needs more) around NAME_run_dims_device (kiln_cuda_run_host); the
+/// workspace is not used. NAME_run is one batch item (dims NULL for a
+/// static model); a model with symbolic dims has no values for it to run
+/// with: status 1, as on the host.
 void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
   llvm::Type *i32 = llvm::Type::getInt32Ty(ctx);
   llvm::Function *run = m.getFunction(info.name + "_run");
-  llvm::Function *device = m.getFunction(info.name + "_run_device");
+  llvm::Function *runDims = m.getFunction(info.name + "_run_dims");
+  llvm::Function *device = m.getFunction(info.name + "_run_dims_device");
   llvm::GlobalVariable *program = m.getGlobalVariable(info.name + "_cuda_program", true);
   llvm::GlobalVariable *desc = m.getGlobalVariable(info.name + "_kiln_desc", true);
   llvm::FunctionCallee host = m.getOrInsertFunction(
-      "kiln_cuda_run_host", llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr}, false));
+      "kiln_cuda_run_host", llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr, ptr}, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
-  b.CreateRet(b.CreateCall(host, {program, desc, device, run->getArg(0), run->getArg(1)}));
-  // NAME_run_dims(dims, inputs, outputs, workspace): a --target=cuda model
-  // has static shapes (dims are ignored), so it is NAME_run; the generated
-  // one would launch outside a run, on host pointers.
-  if (llvm::Function *runDims = m.getFunction(info.name + "_run_dims")) {
-    runDims->deleteBody();
-    b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", runDims));
-    b.CreateRet(b.CreateCall(run, {runDims->getArg(1), runDims->getArg(2), runDims->getArg(3)}));
+  llvm::Constant *noDims = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
+  if (info.symbolic()) {
+    b.CreateRet(llvm::ConstantInt::get(i32, 1)); // KILN_STATUS_INVALID_ARGUMENT
+  } else {
+    llvm::Value *dims = noDims;
+    if (!info.dynamicDim.empty()) {
+      // One item of the dynamic batch.
+      llvm::Constant *one = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>{1});
+      auto *g = new llvm::GlobalVariable(m, one->getType(), true,
+                                         llvm::GlobalValue::PrivateLinkage, one,
+                                         info.name + ".one_item");
+      dims = g;
+    }
+    b.CreateRet(b.CreateCall(host, {program, desc, device, dims, run->getArg(0),
+                                    run->getArg(1)}));
   }
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", runDims));
+  b.CreateRet(b.CreateCall(host, {program, desc, device, runDims->getArg(0),
+                                  runDims->getArg(1), runDims->getArg(2)}));
 }
 
 bool isGpuArch(StringRef arch) {

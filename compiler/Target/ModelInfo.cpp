@@ -457,17 +457,24 @@ typedef struct kiln_model_desc {
      << " */\n"
      << "int " << n
      << "_run(const void *const *inputs, void *const *outputs, void *workspace);\n\n";
-  if (info.cuda())
-    os << "/* NVIDIA GPU (--target=cuda). " << n << "_run takes HOST pointers: the\n"
-          "   runtime copies the inputs to device buffers it allocates once, runs\n"
-          "   the kernels and copies the outputs back; its workspace argument is\n"
-          "   not used (NULL is fine); calls of it take turns. " << n << "_run_device\n"
-          "   takes DEVICE pointers (cuMemAlloc'd; zero-copy): the inputs, the\n"
-          "   outputs and a workspace of " << n << "_WORKSPACE_SIZE bytes of device\n"
-          "   memory, runs on the default stream and returns once the kernels are\n"
-          "   done. " << n << "_run_device_async takes the same and a stream (a\n"
-          "   CUstream / cudaStream_t in device 0's primary context; NULL: the\n"
-          "   default stream), queues the kernels on it and returns at once (a\n"
+  if (info.cuda()) {
+    std::string workspace = info.workspaceSize >= 0 && !symbolic
+                                ? n + "_WORKSPACE_SIZE bytes"
+                                : n + "_workspace_size(dims) bytes";
+    os << "/* NVIDIA GPU (--target=cuda). " << n << "_run and " << n << "_run_dims\n"
+          "   take HOST pointers: the runtime copies the inputs to device buffers\n"
+          "   it allocates at the first run (and again, larger, when a run's dims\n"
+          "   need more), runs the kernels and copies the outputs back; their\n"
+          "   workspace argument is not used (NULL is fine); calls of them take\n"
+          "   turns. " << n << "_run_device and " << n << "_run_dims_device take DEVICE\n"
+          "   pointers (cuMemAlloc'd; zero-copy): the inputs, the outputs and a\n"
+          "   workspace of " << workspace << " of device memory, run on the\n"
+          "   default stream and return once the kernels are done (dims as for\n"
+          "   " << n << "_run_dims"
+       << (dynamic ? ": the items run one after another" : "")
+       << "). The _async forms take the same and a stream\n"
+          "   (a CUstream / cudaStream_t in device 0's primary context; NULL: the\n"
+          "   default stream), queue the kernels on it and return at once (a\n"
           "   model that reads a tensor's values on the host waits there): the\n"
           "   outputs are ready once the stream gets past them\n"
           "   (cuStreamSynchronize, an event), and a workspace is not shared\n"
@@ -479,7 +486,14 @@ typedef struct kiln_model_desc {
        << "_run_device(const void *const *inputs, void *const *outputs, void *workspace);\n"
           "int " << n
        << "_run_device_async(const void *const *inputs, void *const *outputs, void *workspace,\n"
-          "    void *stream);\n\n";
+          "    void *stream);\n"
+          "int " << n
+       << "_run_dims_device(const int64_t *dims, const void *const *inputs,\n"
+          "    void *const *outputs, void *workspace);\n"
+          "int " << n
+       << "_run_dims_device_async(const int64_t *dims, const void *const *inputs,\n"
+          "    void *const *outputs, void *workspace, void *stream);\n\n";
+  }
   os
      << "/* Runs the model for the dynamic dims' values dims[0.."
      << n << "_NUM_DYNAMIC_DIMS)"

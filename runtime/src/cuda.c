@@ -113,10 +113,12 @@ typedef struct program_state {
     CUdeviceptr device;
   } *weights;
   int64_t numWeights, capacity;
-  // kiln_cuda_run_host's device buffers: inputs, outputs, workspace; one
+  // kiln_cuda_run_host's device buffers: inputs, outputs, workspace, each
+  // with its size (grown when a run's dims need more); one
   // kiln_cuda_run_host at a time (hostLock).
   pthread_mutex_t hostLock;
   CUdeviceptr *buffers;
+  int64_t *bufferBytes;
   int32_t numBuffers;
   // The CUDA graph of the latest run's launches (under graphLock): replayed
   // while runs make the same launches with the same parameters (the same
@@ -583,25 +585,77 @@ void kiln_cuda_launch(kiln_cuda_program *p, int32_t kernel, int64_t gx, int64_t 
     launchFailed(p, kernel, r);
 }
 
+/// The bytes of each input and output of \p model, then its workspace, for
+/// the dynamic dims' values \p dims (NULL for a model without any): the
+/// descriptor's sizes, or kiln_tensor_dims's and workspace_size_for's.
+/// Returns a status.
+static int hostBytes(const kiln_model_desc *model, const int64_t *dims, int64_t *bytes) {
+  int32_t nin = model->num_inputs, nout = model->num_outputs;
+  int dynamic = model->abi_version >= 2 && model->num_dynamic_dims > 0;
+  if (dynamic && !dims)
+    return fail(KILN_STATUS_INVALID_ARGUMENT,
+                "dims is NULL, but the model has dynamic dims%s", "");
+  int32_t maxRank = 1;
+  for (int32_t i = 0; i < nin + nout; ++i) {
+    const kiln_tensor_desc *t = i < nin ? &model->inputs[i] : &model->outputs[i - nin];
+    if (t->rank > maxRank)
+      maxRank = t->rank;
+  }
+  int64_t *shape = dynamic ? malloc((size_t)maxRank * sizeof(int64_t)) : NULL;
+  if (dynamic && !shape)
+    return fail(KILN_STATUS_OUT_OF_MEMORY, "CUDA: out of host memory%s", "");
+  int status = KILN_STATUS_OK;
+  for (int32_t i = 0; i < nin + nout && status == KILN_STATUS_OK; ++i) {
+    const kiln_tensor_desc *t = i < nin ? &model->inputs[i] : &model->outputs[i - nin];
+    bytes[i] = t->num_bytes;
+    if (!dynamic)
+      continue;
+    int64_t elements = kiln_tensor_dims(model, t, dims, shape);
+    if (elements < 0 ||
+        __builtin_mul_overflow(elements, kiln_dtype_size(t->dtype), &bytes[i]))
+      status = fail(KILN_STATUS_INVALID_ARGUMENT,
+                    "a dynamic dim's value is negative or too large for tensor '%s'", t->name);
+  }
+  free(shape);
+  if (status != KILN_STATUS_OK)
+    return status;
+  int64_t workspace = model->workspace_size;
+  if (workspace < 0)
+    workspace = model->abi_version >= 3 && model->workspace_size_for
+                    ? model->workspace_size_for(dims)
+                    : -1;
+  if (workspace < 0)
+    return fail(KILN_STATUS_INVALID_ARGUMENT,
+                "the dynamic dims' values are outside what the model accepts%s", "");
+  bytes[nin + nout] = workspace;
+  return KILN_STATUS_OK;
+}
+
 int kiln_cuda_run_host(kiln_cuda_program *p, const kiln_model_desc *model,
-                       int (*run_device)(const void *const *, void *const *, void *),
-                       const void *const *inputs, void *const *outputs) {
+                       int (*run_device)(const int64_t *, const void *const *, void *const *,
+                                         void *),
+                       const int64_t *dims, const void *const *inputs, void *const *outputs) {
   if (!p || !model || !run_device || (model->num_inputs > 0 && !inputs) ||
       (model->num_outputs > 0 && !outputs))
     return fail(KILN_STATUS_INVALID_ARGUMENT, "NULL argument%s", "");
-  int32_t n = model->num_inputs + model->num_outputs + 1;
+  int32_t nin = model->num_inputs, n = model->num_inputs + model->num_outputs + 1;
   void *devices[2 * 64 + 1];
+  int64_t bytes[2 * 64 + 1];
   if (n > (int32_t)(sizeof devices / sizeof devices[0]))
     return fail(KILN_STATUS_UNSUPPORTED, "CUDA: more than 128 inputs and outputs%s", "");
-  for (int32_t i = 0; i < model->num_inputs; ++i)
-    if (!inputs[i])
+  int status = hostBytes(model, dims, bytes);
+  if (status != KILN_STATUS_OK)
+    return status;
+  // A tensor without elements may be passed as NULL.
+  for (int32_t i = 0; i < nin; ++i)
+    if (!inputs[i] && bytes[i] > 0)
       return fail(KILN_STATUS_INVALID_ARGUMENT, "input pointer is NULL%s", "");
-  for (int32_t i = 0; i < model->num_outputs; ++i)
-    if (!outputs[i])
+  for (int32_t i = nin; i < n - 1; ++i)
+    if (!outputs[i - nin] && bytes[i] > 0)
       return fail(KILN_STATUS_INVALID_ARGUMENT, "output pointer is NULL%s", "");
   // Loads the driver and the program (the launches inside run_device
   // begin a run of their own).
-  int status = useDriver();
+  status = useDriver();
   if (status != KILN_STATUS_OK)
     return status;
   LOCK();
@@ -613,41 +667,52 @@ int kiln_cuda_run_host(kiln_cuda_program *p, const kiln_model_desc *model,
   pthread_mutex_lock(&s->hostLock); // The device buffers: one run at a time.
   if (!s->buffers) {
     // One device buffer per input and output and the workspace, made at
-    // the first run and kept.
-    CUdeviceptr *buffers = calloc((size_t)n, sizeof(CUdeviceptr));
-    if (!buffers) {
+    // the first run, kept, and made again larger when a run needs more.
+    s->buffers = calloc((size_t)n, sizeof(CUdeviceptr));
+    s->bufferBytes = calloc((size_t)n, sizeof(int64_t));
+    if (!s->buffers || !s->bufferBytes) {
+      free(s->buffers);
+      free(s->bufferBytes);
+      s->buffers = NULL;
+      s->bufferBytes = NULL;
       pthread_mutex_unlock(&s->hostLock);
       return fail(KILN_STATUS_OUT_OF_MEMORY, "CUDA: out of host memory%s", "");
     }
-    for (int32_t i = 0; i < n; ++i) {
-      int64_t bytes = i < model->num_inputs ? model->inputs[i].num_bytes
-                      : i < n - 1 ? model->outputs[i - model->num_inputs].num_bytes
-                                  : model->workspace_size;
-      CUresult r = gDriver.memAlloc(&buffers[i], bytes > 0 ? (size_t)bytes : 1);
-      if (r != 0) {
-        for (int32_t j = 0; j < i; ++j)
-          gDriver.memFree(buffers[j]);
-        free(buffers);
-        pthread_mutex_unlock(&s->hostLock);
-        return driverFailure("cuMemAlloc (inputs, outputs, workspace)", r);
-      }
-    }
-    s->buffers = buffers;
     s->numBuffers = n;
+  }
+  CUresult r = 0;
+  for (int32_t i = 0; i < n && r == 0; ++i) {
+    int64_t need = bytes[i] > 0 ? bytes[i] : 1;
+    if (s->bufferBytes[i] >= need)
+      continue;
+    // The runs before have finished (NAME_run_dims_device waits), so the
+    // old buffer may go.
+    if (s->buffers[i])
+      gDriver.memFree(s->buffers[i]);
+    s->buffers[i] = 0;
+    s->bufferBytes[i] = 0;
+    if ((r = gDriver.memAlloc(&s->buffers[i], (size_t)need)) == 0)
+      s->bufferBytes[i] = need;
+    else
+      s->buffers[i] = 0;
+  }
+  if (r != 0) {
+    status = driverFailure("cuMemAlloc (inputs, outputs, workspace)", r);
+    pthread_mutex_unlock(&s->hostLock);
+    return status;
   }
   for (int32_t i = 0; i < n; ++i)
     devices[i] = (void *)(uintptr_t)s->buffers[i];
-  CUresult r = 0;
-  for (int32_t i = 0; i < model->num_inputs && r == 0; ++i)
-    r = gDriver.memcpyHtoD(s->buffers[i], inputs[i], (size_t)model->inputs[i].num_bytes);
+  for (int32_t i = 0; i < nin && r == 0; ++i)
+    if (bytes[i] > 0)
+      r = gDriver.memcpyHtoD(s->buffers[i], inputs[i], (size_t)bytes[i]);
   if (r != 0)
     status = driverFailure("cuMemcpyHtoD (an input)", r);
   else
-    status =
-        run_device((const void *const *)devices, devices + model->num_inputs, devices[n - 1]);
-  for (int32_t i = 0; i < model->num_outputs && status == KILN_STATUS_OK; ++i)
-    if ((r = gDriver.memcpyDtoH(outputs[i], s->buffers[model->num_inputs + i],
-                                (size_t)model->outputs[i].num_bytes)) != 0)
+    status = run_device(dims, (const void *const *)devices, devices + nin, devices[n - 1]);
+  for (int32_t i = nin; i < n - 1 && status == KILN_STATUS_OK; ++i)
+    if (bytes[i] > 0 &&
+        (r = gDriver.memcpyDtoH(outputs[i - nin], s->buffers[i], (size_t)bytes[i])) != 0)
       status = driverFailure("cuMemcpyDtoH (an output)", r);
   pthread_mutex_unlock(&s->hostLock);
   return status;
@@ -680,9 +745,10 @@ void kiln_cuda_launch(kiln_cuda_program *p, int32_t kernel, int64_t gx, int64_t 
   (void)params, (void)num_params;
 }
 int kiln_cuda_run_host(kiln_cuda_program *p, const kiln_model_desc *model,
-                       int (*run_device)(const void *const *, void *const *, void *),
-                       const void *const *inputs, void *const *outputs) {
-  (void)p, (void)model, (void)run_device, (void)inputs, (void)outputs;
+                       int (*run_device)(const int64_t *, const void *const *, void *const *,
+                                         void *),
+                       const int64_t *dims, const void *const *inputs, void *const *outputs) {
+  (void)p, (void)model, (void)run_device, (void)dims, (void)inputs, (void)outputs;
   return KILN_STATUS_UNSUPPORTED;
 }
 

@@ -121,7 +121,19 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
   LOG("cuMemAlloc %zu\n", bytes);
   return 0;
 }
-CUresult cuMemFree_v2(CUdeviceptr p) { (void)p; return 0; }
+/* Freed memory leaves the list (a later use of it is then outside any
+   allocation) but stays mapped, so that a kernel the emulation runs on it
+   does not crash before the log says so. */
+CUresult cuMemFree_v2(CUdeviceptr p) {
+  for (int i = 0; i < numAllocs; ++i)
+    if (allocs[i].base == p) {
+      LOG("cuMemFree %zu\n", allocs[i].bytes);
+      allocs[i] = allocs[--numAllocs];
+      return 0;
+    }
+  LOG("cuMemFree: NOT AN ALLOCATION\n");
+  return 1;
+}
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) {
   LOG("cuMemcpyHtoD %zu%s\n", n, inAlloc(d) ? "" : " OUTSIDE ANY ALLOCATION");
   memcpy((void *)(uintptr_t)d, s, n);
@@ -226,8 +238,11 @@ CUresult cuGraphLaunch(void *exec, void *stream) {
   for (long i = 0; i < e->count; ++i) {
     launch *l = &e->launches[i];
     void *params[512];
-    for (int p = 0; p < l->fn->numParams; ++p)
+    for (int p = 0; p < l->fn->numParams; ++p) {
       params[p] = &l->params[p];
+      if (l->fn->isPointer[p] && !inAlloc(l->params[p]))
+        LOG("cuGraphLaunch: a pointer parameter OUTSIDE ANY ALLOCATION\n");
+    }
     CUresult r = emulate(l->fn, l->grid, l->block, params);
     if (r)
       return r;

@@ -281,11 +281,13 @@ typedef struct kiln_cuda_program {
 /// its first use), kiln_cuda_launch queues kernel \p kernel with its
 /// parameters each widened to 8 bytes, kiln_cuda_read returns the \p bytes
 /// (1 to 8) at \p device once the run's kernels so far are done (a size or
-/// an index the host needs; it waits for the stream). kiln_cuda_run_host is NAME_run of
-/// such a library: host pointers, copied to and from device buffers that
-/// the runtime allocates once, around \p run_device (NAME_run_device); the
-/// host's workspace is not used. Calls of one model's NAME_run take turns
-/// (its device buffers are shared between them).
+/// an index the host needs; it waits for the stream). kiln_cuda_run_host is NAME_run_dims
+/// (and NAME_run) of such a library: host pointers, copied to and from
+/// device buffers that the runtime allocates at the first run and again,
+/// larger, when the dynamic dims' values \p dims (NULL for a model without
+/// any) need more, around \p run_device (NAME_run_dims_device); the host's
+/// workspace is not used. Calls of one model's NAME_run take turns (its
+/// device buffers are shared between them).
 int kiln_cuda_run_begin(kiln_cuda_program *p, void *stream);
 int kiln_cuda_run_end(kiln_cuda_program *p, int wait);
 uintptr_t kiln_cuda_weights(kiln_cuda_program *p, const void *host, int64_t bytes);
@@ -294,8 +296,9 @@ void kiln_cuda_launch(kiln_cuda_program *p, int32_t kernel, int64_t gx, int64_t 
                       int64_t bx, int64_t by, int64_t bz, const uint64_t *params,
                       int32_t num_params);
 int kiln_cuda_run_host(kiln_cuda_program *p, const kiln_model_desc *model,
-                       int (*run_device)(const void *const *, void *const *, void *),
-                       const void *const *inputs, void *const *outputs);
+                       int (*run_device)(const int64_t *, const void *const *, void *const *,
+                                         void *),
+                       const int64_t *dims, const void *const *inputs, void *const *outputs);
 
 #ifdef __cplusplus
 } // extern "C"
