@@ -67,9 +67,11 @@ constexpr int64_t kBusyBlocks = 256;
 /// The op's operands and dims in GEMM terms.
 struct Gemm {
   OpOperand *a = nullptr, *b = nullptr, *c = nullptr;
-  SmallVector<int64_t> sizes;
+  SmallVector<int64_t> sizes; // ShapedType::kDynamic for a dynamic dim
   SmallVector<unsigned> batch, m, n, k;
+  // Products of each role's sizes; kDynamic when one of them is dynamic.
   int64_t batches = 1, rows = 1, cols = 1, depth = 1;
+  bool dynamic = false; // some loop dim has a dynamic size
   // Whether the innermost dim of A's (B's) indexing is an M (N) dim: then
   // consecutive threads stage consecutive rows (columns), else consecutive
   // reduction steps.
@@ -124,8 +126,9 @@ std::optional<Gemm> asGemm(linalg::LinalgOp op) {
       g.c->get() == g.a->get() || g.c->get() == g.b->get() || !isMultiplyAdd(op))
     return std::nullopt;
   g.sizes = op.getStaticLoopRanges();
-  if (llvm::any_of(g.sizes, [](int64_t s) { return ShapedType::isDynamic(s) || s < 1; }))
+  if (llvm::any_of(g.sizes, [](int64_t s) { return !ShapedType::isDynamic(s) && s < 1; }))
     return std::nullopt;
+  g.dynamic = llvm::any_of(g.sizes, ShapedType::isDynamic);
   AffineMap ma = op.getMatchingIndexingMap(g.a), mb = op.getMatchingIndexingMap(g.b),
             mc = op.getMatchingIndexingMap(g.c);
   if (!mc.isProjectedPermutation() || ma.getNumSymbols() || mb.getNumSymbols())
@@ -154,8 +157,11 @@ std::optional<Gemm> asGemm(linalg::LinalgOp op) {
     return std::nullopt;
   auto product = [&](ArrayRef<unsigned> dims) {
     int64_t p = 1;
-    for (unsigned d : dims)
+    for (unsigned d : dims) {
+      if (ShapedType::isDynamic(g.sizes[d]))
+        return ShapedType::kDynamic;
       p *= g.sizes[d];
+    }
     return p;
   };
   // C's innermost dim is walked by neighbouring threads: make it an N dim.
@@ -168,9 +174,12 @@ std::optional<Gemm> asGemm(linalg::LinalgOp op) {
   g.rows = product(g.m);
   g.cols = product(g.n);
   g.depth = product(g.k);
-  // Grid limits: y (the row tiles) and z (batches x splits) below 65536.
-  if (ceilDiv(g.rows, kTile) > 65535 || g.batches > 65535 ||
-      ceilDiv(g.cols, kTile) > std::numeric_limits<int32_t>::max())
+  // Grid limits: y (the row tiles) and z (batches x splits) below 65536
+  // (with dynamic sizes, the runtime refuses a launch beyond them).
+  if ((!ShapedType::isDynamic(g.rows) && ceilDiv(g.rows, kTile) > 65535) ||
+      (!ShapedType::isDynamic(g.batches) && g.batches > 65535) ||
+      (!ShapedType::isDynamic(g.cols) &&
+       ceilDiv(g.cols, kTile) > std::numeric_limits<int32_t>::max()))
     return std::nullopt;
   g.aRowsFastest = innermostIn(ma, g.m);
   g.bColsFastest = innermostIn(mb, g.n);
@@ -179,8 +188,11 @@ std::optional<Gemm> asGemm(linalg::LinalgOp op) {
 
 /// How many blocks share each tile's reduction (grid z), and the staged
 /// steps each does: split when the tiles alone leave the GPU idle, keeping
-/// at least four staged steps per block.
+/// at least four staged steps per block. Not with dynamic sizes (one
+/// block a tile; the steps are then counted at run time).
 std::pair<int64_t, int64_t> splitReduction(const Gemm &g) {
+  if (g.dynamic)
+    return {1, ShapedType::kDynamic};
   int64_t tiles = ceilDiv(g.rows, kTile) * ceilDiv(g.cols, kTile) * g.batches;
   int64_t steps = ceilDiv(g.depth, kStep);
   int64_t splits = 1;
@@ -326,14 +338,30 @@ public:
   void emit(RewriterBase &rewriter) {
     MLIRContext *ctx = op.getContext();
     Type f32 = Float32Type::get(ctx);
-    int64_t tilesM = ceilDiv(g.rows, kTile), tilesN = ceilDiv(g.cols, kTile);
-    int64_t steps = ceilDiv(g.depth, kStep);
+    // Each loop dim's size, each role's product, and the grid: constants,
+    // or computed on the host from the operands' dims.
+    sizes.clear();
+    if (g.dynamic) {
+      for (Range range : op.createLoopRanges(rewriter, loc))
+        sizes.push_back(range.size);
+    } else {
+      for (int64_t size : g.sizes)
+        sizes.push_back(rewriter.getIndexAttr(size));
+    }
+    batches = product(rewriter, g.batch);
+    rows = product(rewriter, g.m);
+    cols = product(rewriter, g.n);
+    depth = product(rewriter, g.k);
+    OpFoldResult tilesM = ceilDivOf(rewriter, rows, kTile);
+    OpFoldResult tilesN = ceilDivOf(rewriter, cols, kTile);
+    steps = ceilDivOf(rewriter, depth, kStep);
+    OpFoldResult zBlocks = g.dynamic ? batches : rewriter.getIndexAttr(g.batches * splits);
 
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
     auto shared = MemRefType::get({kStep, kTile}, f32, MemRefLayoutAttrInterface{}, workgroup);
     auto launch = gpu::LaunchOp::create(
-        rewriter, loc, index(rewriter, tilesN), index(rewriter, tilesM),
-        index(rewriter, g.batches * splits), index(rewriter, kThreads), index(rewriter, 1),
+        rewriter, loc, value(rewriter, tilesN), value(rewriter, tilesM),
+        value(rewriter, zBlocks), index(rewriter, kThreads), index(rewriter, 1),
         index(rewriter, 1), /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
         /*asyncDependencies=*/ValueRange{}, /*workgroupAttributions=*/TypeRange{shared, shared});
     Block &body = launch.getBody().front();
@@ -346,11 +374,20 @@ public:
     Value row0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y, index(b, kTile));
     Value col0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(b, kTile));
     Value z = launch.getBlockIds().z;
-    batchIndex = arith::DivUIOp::create(b, loc, z, index(b, splits));
-    Value split = arith::RemUIOp::create(b, loc, z, index(b, splits));
-    Value first = arith::MulIOp::create(b, loc, split, index(b, stepsPerSplit));
-    Value last = arith::MinUIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, first, index(b, stepsPerSplit)), index(b, steps));
+    Value first, last;
+    if (g.dynamic) {
+      // One block a tile: every step.
+      batchIndex = z;
+      first = index(b, 0);
+      last = value(b, steps);
+    } else {
+      batchIndex = arith::DivUIOp::create(b, loc, z, index(b, splits));
+      Value split = arith::RemUIOp::create(b, loc, z, index(b, splits));
+      first = arith::MulIOp::create(b, loc, split, index(b, stepsPerSplit));
+      last = arith::MinUIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, first, index(b, stepsPerSplit)),
+          value(b, steps));
+    }
     // Where each of a thread's 16 sums falls in the tile: SIMT, a 4 x 4
     // square at (ty * 4, tx * 4); with tensor cores, the accumulator
     // fragments of four m16n8 tiles of its warp's 16 x 32 block
@@ -393,8 +430,8 @@ public:
     SmallVector<Value> init(kPerThread * kPerThread, zero);
     auto fetchBoth = [&](OpBuilder &b, Value step) {
       Value k0 = arith::MulIOp::create(b, loc, step, index(b, kStep));
-      SmallVector<Value> values = fetch(b, g.a, g.m, g.rows, row0, k0, g.aRowsFastest);
-      llvm::append_range(values, fetch(b, g.b, g.n, g.cols, col0, k0, g.bColsFastest));
+      SmallVector<Value> values = fetch(b, g.a, g.m, rows, row0, k0, g.aRowsFastest);
+      llvm::append_range(values, fetch(b, g.b, g.n, cols, col0, k0, g.bColsFastest));
       return values;
     };
     llvm::append_range(init, fetchBoth(b, first));
@@ -427,8 +464,8 @@ public:
       Value col = arith::AddIOp::create(b, loc, col0, position.second);
       Value inside = arith::AndIOp::create(
           b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, index(b, g.rows)),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, index(b, g.cols)));
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, row, value(b, rows)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, col, value(b, cols)));
       auto guard = scf::IfOp::create(b, loc, inside, /*withElseRegion=*/false);
       OpBuilder then = guard.getThenBodyBuilder();
       SmallVector<Value> ivs = loopIvs(then, row, g.m, col, g.n, Value(), {});
@@ -447,6 +484,39 @@ public:
 
 private:
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
+
+  /// `v` as a value where `b` builds: a constant there, or the host's.
+  Value value(OpBuilder &b, OpFoldResult v) {
+    if (auto attr = dyn_cast<Attribute>(v))
+      return index(b, cast<IntegerAttr>(attr).getInt());
+    return cast<Value>(v);
+  }
+
+  /// The product of `dims`' sizes (on the host when one is dynamic).
+  OpFoldResult product(OpBuilder &b, ArrayRef<unsigned> dims) {
+    int64_t known = 1;
+    Value dynamicPart;
+    for (unsigned d : dims) {
+      if (auto attr = dyn_cast<Attribute>(sizes[d])) {
+        known *= cast<IntegerAttr>(attr).getInt();
+        continue;
+      }
+      Value size = cast<Value>(sizes[d]);
+      dynamicPart = dynamicPart ? arith::MulIOp::create(b, loc, dynamicPart, size) : size;
+    }
+    if (!dynamicPart)
+      return b.getIndexAttr(known);
+    if (known == 1)
+      return dynamicPart;
+    return arith::MulIOp::create(b, loc, dynamicPart, index(b, known)).getResult();
+  }
+
+  /// ceil(v / d) (on the host when `v` is dynamic).
+  OpFoldResult ceilDivOf(OpBuilder &b, OpFoldResult v, int64_t d) {
+    if (auto attr = dyn_cast<Attribute>(v))
+      return b.getIndexAttr(ceilDiv(cast<IntegerAttr>(attr).getInt(), d));
+    return arith::CeilDivUIOp::create(b, loc, cast<Value>(v), index(b, d)).getResult();
+  }
 
   /// A staged step's 16 x 16 multiply-adds per thread from shared memory,
   /// each thread's 4 x 4 square (`positions`: sum i * 4 + j at row i and
@@ -566,10 +636,10 @@ private:
   /// `linear` as the values of `dims` (the last fastest).
   void delinearize(OpBuilder &b, Value linear, ArrayRef<unsigned> dims,
                    SmallVector<Value> &ivs) {
-    SmallVector<int64_t> sizes;
+    SmallVector<OpFoldResult> dimSizes;
     for (unsigned d : dims)
-      sizes.push_back(g.sizes[d]);
-    for (auto [d, iv] : llvm::zip(dims, kiln::delinearize(b, loc, linear, sizes)))
+      dimSizes.push_back(sizes[d]);
+    for (auto [d, iv] : llvm::zip(dims, kiln::delinearize(b, loc, linear, dimSizes)))
       ivs[d] = iv;
   }
 
@@ -604,7 +674,7 @@ private:
   /// steps from `k0` and `kTile` of its rows (M or N: `dims`, `count` in
   /// all) from `base`, zero outside the operand.
   SmallVector<Value> fetch(OpBuilder &b, OpOperand *operand, ArrayRef<unsigned> dims,
-                           int64_t count, Value base, Value k0, bool rowsFastest) {
+                           OpFoldResult count, Value base, Value k0, bool rowsFastest) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     Type f32 = b.getF32Type();
     SmallVector<Value> values;
@@ -614,9 +684,9 @@ private:
       Value globalK = arith::AddIOp::create(b, loc, k0, kk);
       Value inside = arith::AndIOp::create(
           b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, globalRow, index(b, count)),
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, globalRow, value(b, count)),
           arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, globalK,
-                                index(b, g.depth)));
+                                value(b, depth)));
       auto load = scf::IfOp::create(
           b, loc, inside,
           [&](OpBuilder &b, Location loc) {
@@ -651,6 +721,10 @@ private:
   Location loc;
   Value tid, batchIndex;
   int64_t splits = 1, stepsPerSplit = 1;
+  // Each loop dim's size and the products (emit's): attributes when
+  // static, else the host's values, which the kernel takes.
+  SmallVector<OpFoldResult> sizes;
+  OpFoldResult batches, rows, cols, depth, steps;
 };
 
 } // namespace
@@ -670,17 +744,29 @@ SmallVector<Value> applyIndexingMap(OpBuilder &b, Location loc, AffineMap map, V
   return indices;
 }
 
-SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat, ArrayRef<int64_t> sizes) {
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat,
+                               ArrayRef<OpFoldResult> sizes) {
   SmallVector<Value> ivs(sizes.size());
   Value rest = flat;
   for (size_t i = sizes.size(); i-- > 1;) {
-    Value size = arith::ConstantIndexOp::create(b, loc, sizes[i]);
+    Value size;
+    if (auto attr = dyn_cast<Attribute>(sizes[i]))
+      size = arith::ConstantIndexOp::create(b, loc, cast<IntegerAttr>(attr).getInt());
+    else
+      size = cast<Value>(sizes[i]);
     ivs[i] = b.createOrFold<arith::RemUIOp>(loc, rest, size);
     rest = b.createOrFold<arith::DivUIOp>(loc, rest, size);
   }
   if (!sizes.empty())
     ivs[0] = rest;
   return ivs;
+}
+
+SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat, ArrayRef<int64_t> sizes) {
+  SmallVector<OpFoldResult> attrs;
+  for (int64_t size : sizes)
+    attrs.push_back(b.getIndexAttr(size));
+  return delinearize(b, loc, flat, attrs);
 }
 
 bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fuse, bool tf32,

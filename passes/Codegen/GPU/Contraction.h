@@ -18,10 +18,11 @@ namespace kiln {
 
 /// Replaces `op` (on buffers, in a block the host runs) with a gpu.launch
 /// of tiled GEMM kernels when it is a contraction: f32 operands, a body
-/// `out + a * b`, static sizes, C indexed by every parallel dim and by no
-/// reduction dim, A and B by every reduction dim, at least one dim indexing
-/// A but not B and one B but not A (Contraction.cpp says how). With `fuse`
-/// (and no split reduction), the op that writes C's initial values just
+/// `out + a * b`, C indexed by every parallel dim and by no reduction dim,
+/// A and B by every reduction dim, at least one dim indexing A but not B
+/// and one B but not A (Contraction.cpp says how). Sizes may be dynamic
+/// (the grid and the bounds then computed on the host; the reduction not
+/// split). With `fuse` (and no split reduction), the op that writes C's initial values just
 /// before (a linalg.fill, a copy or broadcast generic) and an elementwise
 /// generic on C just after are folded into the kernel's store and added to
 /// `folded`. With `tf32`, or when `op` is marked `kiln.exact_in_tf32`
@@ -39,9 +40,12 @@ llvm::SmallVector<mlir::Value> applyIndexingMap(mlir::OpBuilder &b, mlir::Locati
                                                 mlir::AffineMap map, mlir::ValueRange ivs);
 
 /// `flat` as indices into `sizes`, the last fastest (shared with
-/// Reduction.cpp).
+/// Reduction.cpp); a size given as a value is a dynamic one.
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
                                            mlir::Value flat, llvm::ArrayRef<int64_t> sizes);
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,
+                                           mlir::Value flat,
+                                           llvm::ArrayRef<mlir::OpFoldResult> sizes);
 
 } // namespace kiln
 

@@ -26,6 +26,7 @@
 #include "passes/Codegen/CPU/Contraction.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -66,18 +67,24 @@ bool contiguousAlong(linalg::LinalgOp op, OpOperand *input, unsigned dim) {
 
 /// Whether `op`'s output `init` has one element per output of the
 /// reduction, each written by exactly one of them: its map a permutation
-/// of the parallel dims (zeros for unit dims allowed), its buffer static
-/// and as large as the number of outputs.
+/// of the parallel dims (zeros for unit dims allowed), its buffer as large
+/// as the number of outputs (`outputs`, or with dynamic sizes: each dim
+/// a zero indexes static and 1, the others the loops' sizes).
 static bool writesAll(linalg::LinalgOp op, OpOperand &init, unsigned numParallel,
                       int64_t outputs) {
   auto type = dyn_cast<MemRefType>(init.get().getType());
   AffineMap map = op.getMatchingIndexingMap(&init);
-  if (!type || !type.hasStaticShape() || type.getNumElements() != outputs ||
-      !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+  if (!type || !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+    return false;
+  if (type.hasStaticShape() && type.getNumElements() != outputs)
     return false;
   for (unsigned d = 0; d < numParallel; ++d)
     if (!map.isFunctionOfDim(d))
       return false;
+  if (!type.hasStaticShape())
+    for (auto [r, e] : llvm::enumerate(map.getResults()))
+      if (isa<AffineConstantExpr>(e) && type.getDimSize(r) != 1)
+        return false;
   return true;
 }
 
@@ -94,17 +101,23 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
       llvm::any_of(ArrayRef(kinds).drop_front(numParallel),
                    [](utils::IteratorType t) { return t != utils::IteratorType::reduction; }))
     return false;
+  // Sizes may be dynamic: the outputs (`outputs` kDynamic) and steps
+  // (`steps` kDynamic) are then counted on the host.
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  if (llvm::any_of(sizes, ShapedType::isDynamic))
-    return false;
-  ArrayRef<int64_t> parallelSizes = ArrayRef(sizes).take_front(numParallel);
-  ArrayRef<int64_t> reductionSizes = ArrayRef(sizes).drop_front(numParallel);
-  int64_t outputs = 1, steps = 1;
-  for (int64_t s : parallelSizes)
-    outputs *= s;
-  for (int64_t s : reductionSizes)
-    steps *= s;
-  if (steps < kMinSteps || outputs == 0)
+  auto productOf = [](ArrayRef<int64_t> list) {
+    int64_t p = 1;
+    for (int64_t s : list) {
+      if (ShapedType::isDynamic(s))
+        return ShapedType::kDynamic;
+      p *= s;
+    }
+    return p;
+  };
+  int64_t outputs = productOf(ArrayRef(sizes).take_front(numParallel));
+  int64_t steps = productOf(ArrayRef(sizes).drop_front(numParallel));
+  bool dynamicOutputs = ShapedType::isDynamic(outputs);
+  bool dynamicSteps = ShapedType::isDynamic(steps);
+  if ((!dynamicSteps && steps < kMinSteps) || outputs == 0)
     return false;
 
   // The outputs: indexed by parallel dims only, not read as inputs, each
@@ -141,7 +154,7 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
     combiners.push_back(combiner);
     identities.push_back(*identity);
   }
-  if (outputs > kFewOutputs)
+  if (dynamicOutputs || outputs > kFewOutputs)
     for (OpOperand *input : op.getDpsInputOperands()) {
       if (!isa<MemRefType>(input->get().getType()))
         continue;
@@ -172,16 +185,45 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
         }
 
   // T threads an output: a power of two with at least kStepsPerThread
-  // steps each where that allows, 32 to 256.
-  int64_t group = std::clamp<int64_t>(
-      static_cast<int64_t>(llvm::bit_floor(static_cast<uint64_t>(steps / kStepsPerThread))), 32,
-      kBlock);
-  int64_t groups = std::min(kBlock / group, outputs);
+  // steps each where that allows, 32 to 256; a warp when the steps are
+  // counted at run time.
+  int64_t group =
+      dynamicSteps ? kWarp
+                   : std::clamp<int64_t>(static_cast<int64_t>(llvm::bit_floor(
+                                             static_cast<uint64_t>(steps / kStepsPerThread))),
+                                         32, kBlock);
+  int64_t groups = dynamicOutputs ? kBlock / group : std::min(kBlock / group, outputs);
   int64_t threads = group * groups;
-  int64_t blocks = llvm::divideCeil(outputs, groups);
 
   Location loc = op.getLoc();
   MLIRContext *ctx = op.getContext();
+  // Each loop dim's size: a constant, or with dynamic sizes the host's
+  // value (the kernel takes it).
+  SmallVector<OpFoldResult> sizeOf;
+  if (dynamicOutputs || dynamicSteps) {
+    for (Range range : op.createLoopRanges(rewriter, loc))
+      sizeOf.push_back(range.size);
+  } else {
+    for (int64_t size : sizes)
+      sizeOf.push_back(rewriter.getIndexAttr(size));
+  }
+  ArrayRef<OpFoldResult> parallelSizes = ArrayRef(sizeOf).take_front(numParallel);
+  ArrayRef<OpFoldResult> reductionSizes = ArrayRef(sizeOf).drop_front(numParallel);
+  // The product of `list` on the host (dynamic sizes only).
+  auto hostProduct = [&](ArrayRef<OpFoldResult> list) {
+    Value p = index(rewriter, loc, 1);
+    for (OpFoldResult size : list)
+      p = arith::MulIOp::create(rewriter, loc, p,
+                                getValueOrCreateConstantIndexOp(rewriter, loc, size));
+    return p;
+  };
+  Value outputCount = dynamicOutputs ? hostProduct(parallelSizes) : Value();
+  Value stepCount = dynamicSteps ? hostProduct(reductionSizes) : Value();
+  Value blocks = dynamicOutputs
+                     ? arith::CeilDivUIOp::create(rewriter, loc, outputCount,
+                                                  index(rewriter, loc, groups))
+                           .getResult()
+                     : index(rewriter, loc, llvm::divideCeil(outputs, groups));
   Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
   // The last log2(32) steps of the tree within a warp, by shuffles (no
   // shared memory, no barriers), when every value is 32 bits wide (what
@@ -196,7 +238,7 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
       sharedTypes.push_back(MemRefType::get({threads}, combiner->getResult(0).getType(),
                                             MemRefLayoutAttrInterface{}, workgroup));
   auto launch = gpu::LaunchOp::create(
-      rewriter, loc, index(rewriter, loc, blocks), index(rewriter, loc, 1),
+      rewriter, loc, blocks, index(rewriter, loc, 1),
       index(rewriter, loc, 1), index(rewriter, loc, threads), index(rewriter, loc, 1),
       index(rewriter, loc, 1), /*dynamicSharedMemorySize=*/nullptr, /*asyncTokenType=*/nullptr,
       /*asyncDependencies=*/ValueRange{}, /*workgroupAttributions=*/sharedTypes);
@@ -210,7 +252,9 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
       b.createOrFold<arith::DivUIOp>(loc, tid, index(b, loc, group)));
   // Every group has an output when the blocks hold a whole number of them.
   Value valid;
-  if (outputs % groups != 0)
+  if (dynamicOutputs)
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, output, outputCount);
+  else if (outputs % groups != 0)
     valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, output,
                                   index(b, loc, outputs));
   SmallVector<Value> parallelIvs = kiln::delinearize(b, loc, output, parallelSizes);
@@ -221,7 +265,8 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   // This lane's partial values.
   auto partialsOf = [&](OpBuilder &b, Location loc) -> SmallVector<Value> {
     auto loop = scf::ForOp::create(
-        b, loc, lane, index(b, loc, steps), index(b, loc, group), identityValues,
+        b, loc, lane, dynamicSteps ? stepCount : index(b, loc, steps), index(b, loc, group),
+        identityValues,
         [&](OpBuilder &b, Location loc, Value step, ValueRange partials) {
           SmallVector<Value> ivs(parallelIvs);
           ivs.append(kiln::delinearize(b, loc, step, reductionSizes));

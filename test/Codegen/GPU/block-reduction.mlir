@@ -300,3 +300,48 @@ func.func @folded_fill(%x: memref<4x300xf32>, %out: memref<4xf32>, %big: memref<
   }
   return
 }
+
+// -----
+
+// Dynamic sizes (a sequence length): the rows and the steps are counted
+// on the host from the operand's dims. The steps being unknown, a warp
+// shares each row (8 rows a block, ceil(rows / 8) blocks); every group
+// checks that its row exists, the lanes' loop runs to the row's length,
+// and the warp's shuffles finish it. The fill before it still folds in:
+// the reduction writes every element of the output (its one dim is the
+// rows).
+// CHECK-LABEL: func.func @dynamic_rows(
+// CHECK-SAME: %[[X:.*]]: memref<?x?xf32>, %[[OUT:.*]]: memref<?xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[NEGINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK-DAG: %[[ROWS:.*]] = memref.dim %[[X]], %c0
+// CHECK-DAG: %[[LEN:.*]] = memref.dim %[[X]], %c1
+// CHECK-DAG: %[[NROWS:.*]] = arith.muli %{{.*}}, %[[ROWS]]
+// CHECK-DAG: %[[NSTEPS:.*]] = arith.muli %{{.*}}, %[[LEN]]
+// CHECK: %[[BLOCKS:.*]] = arith.ceildivui %[[NROWS]], %c8
+// CHECK: gpu.launch blocks(%[[BX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[BLOCKS]], {{.*}} threads(%[[TX:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK-NOT: workgroup
+// CHECK: %[[LANE:.*]] = arith.remui %[[TX]], %c32
+// CHECK: %[[ROW:.*]] = arith.addi
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[ROW]], %[[NROWS]]
+// CHECK: scf.if %[[VALID]] -> (f32) {
+// CHECK: scf.for %{{.*}} = %[[LANE]] to %[[NSTEPS]] step %{{.*}} iter_args
+// CHECK: memref.load %[[X]][%[[ROW]], %{{.*}}] : memref<?x?xf32>
+// CHECK-COUNT-5: gpu.shuffle  xor
+// CHECK: %[[TOTAL:.*]] = arith.maximumf
+// CHECK: scf.if
+// CHECK: %[[R:.*]] = arith.maximumf %[[NEGINF]], %[[TOTAL]]
+// CHECK: memref.store %[[R]], %[[OUT]][%[[ROW]]] : memref<?xf32>
+#id2 = affine_map<(i, k) -> (i, k)>
+#row = affine_map<(i, k) -> (i)>
+func.func @dynamic_rows(%x: memref<?x?xf32>, %out: memref<?xf32>) {
+  %neginf = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%neginf : f32) outs(%out : memref<?xf32>)
+  linalg.generic {indexing_maps = [#id2, #row], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<?x?xf32>) outs(%out : memref<?xf32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %m = arith.maximumf %acc, %a : f32
+    linalg.yield %m : f32
+  }
+  return
+}

@@ -67,6 +67,31 @@ func.func @split(%a: memref<1x2048xf32>, %b: memref<2048x1000xf32>, %c: memref<1
   return
 }
 
+// Dynamic sizes (a sequence length in M and K): the row tiles and the
+// staged steps counted on the host from A's dims, bounds checked against
+// them; one block a tile (no split, hence no atomics) and the fill before
+// folded into the store.
+// CHECK-LABEL: func.func @dynamic(
+// CHECK-SAME: %[[A:.*]]: memref<?x?xf32>, %[[B:.*]]: memref<?x90xf32>, %[[C:.*]]: memref<?x90xf32>)
+// CHECK-NOT: linalg.fill
+// CHECK: %[[M:.*]] = memref.dim %[[A]], %c0
+// CHECK: %[[K:.*]] = memref.dim %[[A]], %c1
+// CHECK: %[[TILES:.*]] = arith.ceildivui %[[M]], %c64
+// CHECK: %[[STEPS:.*]] = arith.ceildivui %[[K]], %c16
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %c2, %{{.*}} = %[[TILES]], %{{.*}} = %c1)
+// CHECK: arith.cmpi ult, %{{.*}}, %[[M]]
+// CHECK: arith.cmpi ult, %{{.*}}, %[[K]]
+// CHECK: scf.for %{{.*}} = %c0 to %[[STEPS]] step %c1
+// CHECK-NOT: memref.atomic_rmw
+// CHECK: arith.addf %{{.*}}, %cst : f32
+// CHECK-NEXT: memref.store %{{.*}}, %[[C]]
+func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x90xf32>, %c: memref<?x90xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<?x90xf32>)
+  linalg.matmul ins(%a, %b : memref<?x?xf32>, memref<?x90xf32>) outs(%c : memref<?x90xf32>)
+  return
+}
+
 // A convolution is an implicit GEMM: M the output channels (the weights'
 // rows), N the batch and output pixels (C's innermost dim, ow, is one), K
 // the input channels and the window; the input's window indices are
