@@ -134,7 +134,8 @@ LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::st
 /// run needs more) around NAME_run_dims_device (kiln_cuda_run_host); the
 /// workspace is not used. NAME_run is one batch item (dims NULL for a
 /// static model); a model with symbolic dims has no values for it to run
-/// with: status 1, as on the host.
+/// with: status 1, as on the host. A dynamic batch of no items is only
+/// checked (nothing runs, nothing is copied).
 void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
   llvm::LLVMContext &ctx = m.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(ctx);
@@ -164,6 +165,24 @@ void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
                                     run->getArg(1)}));
   }
   b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", runDims));
+  if (!info.dynamicDim.empty()) {
+    // No items: nothing runs and nothing is written (outputs that do not
+    // depend on the batch included, as on the host), so the host's checks
+    // alone, without copying the device buffers' contents back.
+    llvm::Function *checked = m.getFunction(info.name + "_run_dims_checked");
+    auto *none = llvm::BasicBlock::Create(ctx, "no_items", runDims);
+    auto *some = llvm::BasicBlock::Create(ctx, "items", runDims);
+    auto *load = llvm::BasicBlock::Create(ctx, "count", runDims);
+    llvm::Value *dims = runDims->getArg(0);
+    b.CreateCondBr(b.CreateIsNull(dims), some, load);
+    b.SetInsertPoint(load);
+    b.CreateCondBr(b.CreateICmpEQ(b.CreateLoad(b.getInt64Ty(), dims), b.getInt64(0)), none,
+                   some);
+    b.SetInsertPoint(none);
+    b.CreateRet(b.CreateCall(checked, {dims, runDims->getArg(1), runDims->getArg(2),
+                                       runDims->getArg(3)}));
+    b.SetInsertPoint(some);
+  }
   b.CreateRet(b.CreateCall(host, {program, desc, device, runDims->getArg(0),
                                   runDims->getArg(1), runDims->getArg(2)}));
 }

@@ -40,6 +40,19 @@ static size_t bytesAt(const kiln_tensor_desc *t, int64_t value) {
   return bytes;
 }
 
+typedef int (*mem_alloc_fn)(unsigned long long *, size_t);
+
+/// The driver's cuMemAlloc ($KILN_CUDA_LIBRARY's), for buffers of device
+/// memory; NULL without one.
+static mem_alloc_fn driverMemAlloc(void) {
+  const char *driverPath = getenv("KILN_CUDA_LIBRARY");
+  void *driver = driverPath ? dlopen(driverPath, RTLD_NOW | RTLD_LOCAL) : NULL;
+  mem_alloc_fn memAlloc = NULL;
+  if (driver)
+    *(void **)&memAlloc = dlsym(driver, "cuMemAlloc_v2");
+  return memAlloc;
+}
+
 static void *runMany(void *failures) {
   const void *inputs[16];
   void *outputs[16];
@@ -82,11 +95,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(argv[3], "device") == 0) {
-    const char *driverPath = getenv("KILN_CUDA_LIBRARY");
-    void *driver = driverPath ? dlopen(driverPath, RTLD_NOW | RTLD_LOCAL) : NULL;
-    int (*memAlloc)(unsigned long long *, size_t) = NULL;
-    if (driver)
-      *(void **)&memAlloc = dlsym(driver, "cuMemAlloc_v2");
+    mem_alloc_fn memAlloc = driverMemAlloc();
     snprintf(symbol, sizeof symbol, "%s_run_device", argv[2]);
     run_fn runDevice;
     *(void **)&runDevice = dlsym(lib, symbol);
@@ -130,11 +139,7 @@ int main(int argc, char **argv) {
     report("run_dims -1", desc->run_dims(&negative, inputs, outputs, NULL));
     report("run_dims NULL", desc->run_dims(NULL, inputs, outputs, NULL));
     report("run", desc->run(inputs, outputs, NULL));
-    const char *driverPath = getenv("KILN_CUDA_LIBRARY");
-    void *driver = driverPath ? dlopen(driverPath, RTLD_NOW | RTLD_LOCAL) : NULL;
-    int (*memAlloc)(unsigned long long *, size_t) = NULL;
-    if (driver)
-      *(void **)&memAlloc = dlsym(driver, "cuMemAlloc_v2");
+    mem_alloc_fn memAlloc = driverMemAlloc();
     snprintf(symbol, sizeof symbol, "%s_run_dims_device", argv[2]);
     run_dims_fn runDevice;
     *(void **)&runDevice = dlsym(lib, symbol);

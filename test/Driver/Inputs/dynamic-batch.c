@@ -39,7 +39,9 @@ int main(void) {
   dims[0] = 0;
   const void *noIn[1] = {NULL};
   void *noOut[2] = {NULL, k};
+  k[0] = k[1] = 42.0f;
   expect("batch 0 with NULL batched tensors", mlp_run_dims(dims, noIn, noOut, ws) == 0);
+  expect("batch 0 leaves the unbatched output alone", k[0] == 42.0f && k[1] == 42.0f);
   dims[0] = -1;
   expect("negative batch refused", mlp_run_dims(dims, in, out, ws) == 1);
   expect("NULL dims refused", mlp_run_dims(NULL, in, out, ws) == 1);
