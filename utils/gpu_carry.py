@@ -9,7 +9,7 @@ with numpy, onnxruntime and a CUDA PyTorch). Two halves:
              [--extra-models resnet18,...] [--conformance-variants V,...]
              [--conformance-limit N] [--reuse] [--work EXPORTS]
              [--variant-flags V:FLAGS] [--variant-rtol V:RTOL]
-             [--half-models resnet50,bert_encoder]
+             [--half-models resnet50,bert_encoder] [--dynamic-lengths 128,37,5]
          python3 utils/gpu_carry.py pack DIR     (DIR/files again as the bundle)
   there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S] [--jobs N]
              [--no-graphs]
@@ -32,7 +32,13 @@ values of the weights do not change the work a run does: these are latency
 and correctness runs of the real architectures. --half-models adds those
 models as float16 models (weights, float inputs and outputs; the
 expected outputs kiln's CPU results; models.py's to_half), timed against
-torch's .half() ones.
+torch's .half() ones. --dynamic-lengths (default 128,37,5; empty: none)
+adds libraries compiled without --input-shape, checked like the
+conformance tests through NAME_run_dims with the dims their inputs' shapes
+give: test/Driver's symbolic-dims and dynamic-batch models at several
+sizes each, and the BERT-style encoder exported with a symbolic sequence
+length (three-level weights) at those lengths (about 7 MiB of the
+bundle).
 
 `run` needs only python3 and numpy (torch for the PyTorch times and the
 kernel profile, onnxruntime for the second reference): each library is
@@ -156,6 +162,10 @@ def prepare(args):
             entries += found
     print("prepare: %d conformance libraries (%d tests, %d variants)" % (
         len(entries), len(tests), len(variants)), flush=True)
+    if args.dynamic_lengths:
+        found = dynamic_entries(args, files, variants[-1], compile_lib)
+        entries += found
+        print("prepare: %d libraries with dynamic dims" % len(found), flush=True)
 
     import models as suite
     ternaries = set(m for m in args.ternary.split(",") if m)
@@ -239,6 +249,73 @@ def prepare(args):
         sum(e["kind"] == "model" for e in entries)))
 
 
+def dynamic_entries(args, files, build, compile_lib):
+    """Libraries with dynamic dims (no --input-shape), checked like the
+    conformance tests, each on several sizes from one library (run_dims):
+    test/Driver's symbolic-dims and dynamic-batch models against their numpy
+    references (the dynamic batch's against kiln's CPU), and the BERT-style
+    encoder exported with a symbolic sequence length (three-level weights)
+    at --dynamic-lengths tokens against kiln's CPU results."""
+    import numpy as np
+    import onnx
+    sys.path.insert(0, os.path.join(HERE, "models"))
+    import models as suite
+    variant, k = build
+    src = os.path.join(args.work, "dynamic-tests")
+    for script in ("make_symbolic_models.py", "make_dynamic_models.py"):
+        subprocess.run([sys.executable, os.path.join(ROOT, "test", "Driver", "Inputs", script),
+                        os.path.join(src, script)], check=True, capture_output=True)
+    sym = lambda f: os.path.join(src, "make_symbolic_models.py", f + ".npy")
+    dyn = lambda f: os.path.join(src, "make_dynamic_models.py", f + ".npy")
+    # (name, model, [(inputs, expected outputs or None: kiln's CPU), ...])
+    cases = [
+        ("mlp", sym("mlp")[:-4] + ".onnx",
+         [([sym("mlp_x%d" % n)], [sym("mlp_y%d" % n)]) for n in (0, 1, 7, 130)]),
+        ("attn", sym("attn")[:-4] + ".onnx",
+         [([sym("attn_x%d" % n)], [sym("attn_y%d" % n)]) for n in (5, 33)]),
+        ("causal", sym("causal")[:-4] + ".onnx",
+         [([sym("causal_x%d" % n)], [sym("causal_y%d" % n)]) for n in (1, 5, 17)]),
+        ("cnn_hw", sym("cnn_hw")[:-4] + ".onnx",
+         [([sym("cnn_hw_x" + n)], [sym("cnn_hw_y" + n)]) for n in ("5_5", "8_13", "17_6")]),
+        ("batch_cnn", dyn("cnn")[:-4] + ".onnx", [([dyn("cnn_x"), dyn("cnn_ids")], None)]),
+    ]
+    model, pairs = suite.export_seq("bert_encoder", args.work,
+                                    [int(n) for n in args.dynamic_lengths.split(",")])
+    d = os.path.join(files, "data", "dynamic")
+    os.makedirs(d, exist_ok=True)
+    encoder = os.path.join(d, "bert_encoder.seq.onnx")
+    if not os.path.exists(encoder):
+        ternary(model, encoder)
+    cases.append(("bert_encoder.seq", encoder, [([x], None) for x, _ in pairs]))
+    found = []
+    for name, onnx_path, runs in cases:
+        sets = []
+        for n, (in_paths, out_paths) in enumerate(runs):
+            if out_paths is None:
+                # kiln's CPU result of the same model, an .npy per output.
+                saved = os.path.join(args.work, "dynamic-tests", "%s_cpu%d" % (name, n))
+                cmd = [k, "run", onnx_path, "--save-outputs", saved]
+                for x in in_paths:
+                    cmd += ["--input", x]
+                subprocess.run(cmd, check=True, capture_output=True)
+                out_paths = [os.path.join(saved, o.name + ".npy")
+                             for o in onnx.load(onnx_path, load_external_data=False).graph.output]
+            io = {}
+            for kind, paths in (("input", in_paths), ("output", out_paths)):
+                io[kind] = []
+                for i, path in enumerate(paths):
+                    npy = os.path.join(d, "%s_set%d_%s%d.npy" % (name, n, kind, i))
+                    np.save(npy, np.load(path))
+                    io[kind].append(os.path.relpath(npy, files))
+            sets.append(io)
+        lib = os.path.join(variant, "dynamic", name, "lib.so")
+        if compile_lib(k, onnx_path, os.path.join(files, lib), [], variant):
+            found.append({"kind": "conformance", "variant": variant,
+                          "id": "%s:dynamic/%s" % (variant, name), "lib": lib, "sets": sets,
+                          "rtol": 1e-3, "atol": 1e-5})
+    return found
+
+
 def pack(out):
     """DIR/files as DIR/bundle.tar.xz: one xz stream whose dictionary (1 GiB)
     spans the whole archive, a model's libraries next to each other, so the
@@ -271,12 +348,22 @@ RUN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_void_p),
                        ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p)
 
 
+RUN_DIMS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
+                            ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p),
+                            ctypes.c_void_p)
+
+
 class ModelDesc(ctypes.Structure):
+    """kiln_model_desc (kiln/runtime.h), abi_version 4."""
     _fields_ = [("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p),
                 ("num_inputs", ctypes.c_int32), ("num_outputs", ctypes.c_int32),
                 ("inputs", ctypes.POINTER(TensorDesc)), ("outputs", ctypes.POINTER(TensorDesc)),
                 ("workspace_size", ctypes.c_int64), ("workspace_alignment", ctypes.c_int64),
-                ("run", RUN)]
+                ("run", RUN), ("num_dynamic_dims", ctypes.c_int32),
+                ("dynamic_dim_names", ctypes.POINTER(ctypes.c_char_p)), ("run_dims", RUN_DIMS),
+                ("workspace_size_for", ctypes.c_void_p), ("num_dim_exprs", ctypes.c_int32),
+                ("dim_exprs", ctypes.POINTER(ctypes.c_int64)),
+                ("dim_expr_names", ctypes.POINTER(ctypes.c_char_p))]
 
 
 # ONNX TensorProto.DataType -> numpy dtype name.
@@ -295,11 +382,38 @@ class Library:
         self.run_device.argtypes = [ctypes.POINTER(ctypes.c_void_p),
                                     ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p]
 
-    def shapes(self, outputs):
-        d = self.desc
+    def num_dynamic(self):
+        return self.desc.num_dynamic_dims if self.desc.abi_version >= 2 else 0
+
+    def dims_of(self, inputs):
+        """The dynamic dims' values (a library with dynamic dims: a sequence
+        length, a dynamic batch) as the inputs' shapes say; 1 for a dim no
+        input carries."""
+        d, dims = self.desc, [1] * self.num_dynamic()
+        for i, a in enumerate(inputs):
+            t = d.inputs[i]
+            for k in range(t.rank):
+                if t.dims[k] < 0 and -1 - t.dims[k] < len(dims):
+                    dims[-1 - t.dims[k]] = a.shape[k]
+        return dims
+
+    def shapes(self, outputs, dims=None):
+        """Each input's or output's shape (for the dynamic dims' values
+        `dims`: a dim, or a dim expression c0 + sum c_k dims[k]) and numpy
+        dtype."""
+        d, n = self.desc, self.num_dynamic()
         ts = [d.outputs[i] for i in range(d.num_outputs)] if outputs else \
             [d.inputs[i] for i in range(d.num_inputs)]
-        return [([t.dims[k] for k in range(t.rank)],
+
+        def size(v):
+            if v >= 0 or dims is None:
+                return v
+            k = -1 - v
+            if k < n:
+                return dims[k]
+            c = d.dim_exprs[(k - n) * (n + 1):(k - n + 1) * (n + 1)]
+            return c[0] + sum(c[1 + j] * dims[j] for j in range(n))
+        return [([size(t.dims[k]) for k in range(t.rank)],
                  "uint16" if t.dtype == 16 else DTYPES[t.dtype]) for t in ts]
 
     def bfloat16_outputs(self):
@@ -307,13 +421,20 @@ class Library:
         return [d.outputs[i].dtype == 16 for i in range(d.num_outputs)]
 
     def run(self, inputs, outs=None):
+        """NAME_run on host arrays; NAME_run_dims, with the dims the inputs'
+        shapes give, for a library with dynamic dims."""
         import numpy as np
         ins = [np.ascontiguousarray(a, dtype=dt) for a, (_, dt) in zip(inputs, self.shapes(False))]
+        dims = self.dims_of(ins) if self.num_dynamic() else None
         if outs is None:
-            outs = [np.zeros(s, dtype=dt) for s, dt in self.shapes(True)]
+            outs = [np.zeros(s, dtype=dt) for s, dt in self.shapes(True, dims)]
         in_ptrs = (ctypes.c_void_p * max(1, len(ins)))(*[a.ctypes.data for a in ins])
         out_ptrs = (ctypes.c_void_p * max(1, len(outs)))(*[a.ctypes.data for a in outs])
-        status = self.desc.run(in_ptrs, out_ptrs, None)
+        if dims is not None:
+            status = self.desc.run_dims((ctypes.c_int64 * len(dims))(*dims), in_ptrs, out_ptrs,
+                                        None)
+        else:
+            status = self.desc.run(in_ptrs, out_ptrs, None)
         if status:
             raise RuntimeError("status %d: %s" % (status, self.error().decode()))
         return outs
@@ -734,6 +855,10 @@ def main():
                    help="more models, at batch 1 with the last build alone, three-level weights")
     p.add_argument("--ternary", default="resnet50,bert_encoder",
                    help="models whose weights become three levels, so that they compress")
+    p.add_argument("--dynamic-lengths", default="128,37,5",
+                   help="the sequence lengths of the encoder exported with a symbolic length, "
+                        "checked (with test/Driver's dynamic models) from one library of the "
+                        "last build; empty: none")
     p.add_argument("--half-models", default="",
                    help="models to run as float16 models too (last build; timed against "
                         "torch's .half())")
