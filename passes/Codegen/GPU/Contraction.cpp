@@ -39,6 +39,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Arith/Utils/Utils.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -46,6 +47,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 
 using namespace mlir;
@@ -156,13 +158,10 @@ std::optional<Gemm> asGemm(linalg::LinalgOp op) {
   if (g.m.empty() || g.n.empty() || g.k.empty())
     return std::nullopt;
   auto product = [&](ArrayRef<unsigned> dims) {
-    int64_t p = 1;
-    for (unsigned d : dims) {
-      if (ShapedType::isDynamic(g.sizes[d]))
-        return ShapedType::kDynamic;
-      p *= g.sizes[d];
-    }
-    return p;
+    SmallVector<int64_t> dimSizes;
+    for (unsigned d : dims)
+      dimSizes.push_back(g.sizes[d]);
+    return kiln::staticProduct(dimSizes);
   };
   // C's innermost dim is walked by neighbouring threads: make it an N dim.
   if (innermostIn(mc, g.m)) {
@@ -486,29 +485,14 @@ private:
   Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); }
 
   /// `v` as a value where `b` builds: a constant there, or the host's.
-  Value value(OpBuilder &b, OpFoldResult v) {
-    if (auto attr = dyn_cast<Attribute>(v))
-      return index(b, cast<IntegerAttr>(attr).getInt());
-    return cast<Value>(v);
-  }
+  Value value(OpBuilder &b, OpFoldResult v) { return getValueOrCreateConstantIndexOp(b, loc, v); }
 
   /// The product of `dims`' sizes (on the host when one is dynamic).
   OpFoldResult product(OpBuilder &b, ArrayRef<unsigned> dims) {
-    int64_t known = 1;
-    Value dynamicPart;
-    for (unsigned d : dims) {
-      if (auto attr = dyn_cast<Attribute>(sizes[d])) {
-        known *= cast<IntegerAttr>(attr).getInt();
-        continue;
-      }
-      Value size = cast<Value>(sizes[d]);
-      dynamicPart = dynamicPart ? arith::MulIOp::create(b, loc, dynamicPart, size) : size;
-    }
-    if (!dynamicPart)
-      return b.getIndexAttr(known);
-    if (known == 1)
-      return dynamicPart;
-    return arith::MulIOp::create(b, loc, dynamicPart, index(b, known)).getResult();
+    SmallVector<OpFoldResult> dimSizes;
+    for (unsigned d : dims)
+      dimSizes.push_back(sizes[d]);
+    return kiln::sizeProduct(b, loc, dimSizes);
   }
 
   /// ceil(v / d) (on the host when `v` is dynamic).
@@ -749,17 +733,42 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat,
   SmallVector<Value> ivs(sizes.size());
   Value rest = flat;
   for (size_t i = sizes.size(); i-- > 1;) {
-    Value size;
-    if (auto attr = dyn_cast<Attribute>(sizes[i]))
-      size = arith::ConstantIndexOp::create(b, loc, cast<IntegerAttr>(attr).getInt());
-    else
-      size = cast<Value>(sizes[i]);
+    Value size = getValueOrCreateConstantIndexOp(b, loc, sizes[i]);
     ivs[i] = b.createOrFold<arith::RemUIOp>(loc, rest, size);
     rest = b.createOrFold<arith::DivUIOp>(loc, rest, size);
   }
   if (!sizes.empty())
     ivs[0] = rest;
   return ivs;
+}
+
+int64_t staticProduct(ArrayRef<int64_t> sizes) {
+  int64_t p = 1;
+  for (int64_t s : sizes) {
+    if (ShapedType::isDynamic(s))
+      return ShapedType::kDynamic;
+    p *= s;
+  }
+  return p;
+}
+
+OpFoldResult sizeProduct(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
+  int64_t known = 1;
+  Value dynamicPart;
+  for (OpFoldResult size : sizes) {
+    if (std::optional<int64_t> c = getConstantIntValue(size)) {
+      known *= *c;
+      continue;
+    }
+    Value v = cast<Value>(size);
+    dynamicPart = dynamicPart ? arith::MulIOp::create(b, loc, dynamicPart, v).getResult() : v;
+  }
+  if (!dynamicPart)
+    return b.getIndexAttr(known);
+  if (known == 1)
+    return dynamicPart;
+  return arith::MulIOp::create(b, loc, dynamicPart, arith::ConstantIndexOp::create(b, loc, known))
+      .getResult();
 }
 
 SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat, ArrayRef<int64_t> sizes) {

@@ -39,6 +39,16 @@ bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp 
 llvm::SmallVector<mlir::Value> applyIndexingMap(mlir::OpBuilder &b, mlir::Location loc,
                                                 mlir::AffineMap map, mlir::ValueRange ivs);
 
+/// The product of `sizes`; ShapedType::kDynamic when one of them is
+/// (shared with Reduction.cpp).
+int64_t staticProduct(llvm::ArrayRef<int64_t> sizes);
+
+/// The product of `sizes` where `b` builds: an attribute when all are
+/// constants, else the product of the dynamic ones (times the constants'),
+/// created at `b`'s insertion point.
+mlir::OpFoldResult sizeProduct(mlir::OpBuilder &b, mlir::Location loc,
+                               llvm::ArrayRef<mlir::OpFoldResult> sizes);
+
 /// `flat` as indices into `sizes`, the last fastest (shared with
 /// Reduction.cpp); a size given as a value is a dynamic one.
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b, mlir::Location loc,

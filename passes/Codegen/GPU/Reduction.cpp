@@ -104,17 +104,8 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   // Sizes may be dynamic: the outputs (`outputs` kDynamic) and steps
   // (`steps` kDynamic) are then counted on the host.
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  auto productOf = [](ArrayRef<int64_t> list) {
-    int64_t p = 1;
-    for (int64_t s : list) {
-      if (ShapedType::isDynamic(s))
-        return ShapedType::kDynamic;
-      p *= s;
-    }
-    return p;
-  };
-  int64_t outputs = productOf(ArrayRef(sizes).take_front(numParallel));
-  int64_t steps = productOf(ArrayRef(sizes).drop_front(numParallel));
+  int64_t outputs = kiln::staticProduct(ArrayRef(sizes).take_front(numParallel));
+  int64_t steps = kiln::staticProduct(ArrayRef(sizes).drop_front(numParallel));
   bool dynamicOutputs = ShapedType::isDynamic(outputs);
   bool dynamicSteps = ShapedType::isDynamic(steps);
   if ((!dynamicSteps && steps < kMinSteps) || outputs == 0)
@@ -211,11 +202,8 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   ArrayRef<OpFoldResult> reductionSizes = ArrayRef(sizeOf).drop_front(numParallel);
   // The product of `list` on the host (dynamic sizes only).
   auto hostProduct = [&](ArrayRef<OpFoldResult> list) {
-    Value p = index(rewriter, loc, 1);
-    for (OpFoldResult size : list)
-      p = arith::MulIOp::create(rewriter, loc, p,
-                                getValueOrCreateConstantIndexOp(rewriter, loc, size));
-    return p;
+    return getValueOrCreateConstantIndexOp(rewriter, loc,
+                                           kiln::sizeProduct(rewriter, loc, list));
   };
   Value outputCount = dynamicOutputs ? hostProduct(parallelSizes) : Value();
   Value stepCount = dynamicSteps ? hostProduct(reductionSizes) : Value();
