@@ -32,8 +32,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 SPECIAL = re.compile(r"@llvm\.nvvm\.read\.ptx\.sreg\.(tid|ctaid|ntid|nctaid)\.([xyz])\b")
 # Intrinsics the runtime implements: barriers, warp shuffles (both make a
-# kernel's threads wait for each other) and the TF32 rounding.
+# kernel's threads wait for each other), the TF32 rounding and the
+# asynchronous copies into shared memory (cp.async, done when a wait lets
+# them complete).
 BARRIERS = {"@llvm.nvvm.barrier.cta.sync.aligned.all": ("@emu_barrier", "void", "i32"),
+            "@llvm.nvvm.cp.async.ca.shared.global.4.s": ("@emu_cp_async_4", "void",
+                                                         "ptr, ptr, i32"),
+            "@llvm.nvvm.cp.async.commit.group": ("@emu_cp_async_commit", "void", ""),
+            "@llvm.nvvm.cp.async.wait.group": ("@emu_cp_async_wait", "void", "i32"),
             "@llvm.nvvm.barrier0": ("@emu_barrier0", "void", ""),
             "@llvm.nvvm.shfl.sync.bfly.f32": ("@emu_shfl_bfly_f32", "float",
                                               "i32, float, i32, i32"),

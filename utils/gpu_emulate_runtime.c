@@ -129,6 +129,49 @@ float *emu_mma_m16n8k8_tf32(uint32_t a0, uint32_t a1, uint32_t a2, uint32_t a3, 
   return tMma;
 }
 
+/* cp.async.ca.shared.global [dst], [src], 4, srcBytes; commit_group;
+ * wait_group n (PTX ISA, "cp.async"): a thread's copies run in the
+ * background, in groups it closes with commit_group; wait_group n waits
+ * until at most n of its groups are still running, and only then may it
+ * read what they wrote (other threads: after a barrier too). Here a copy
+ * is queued and done at the wait that lets it complete, from the source
+ * as it is then, so that a kernel reading a stage before waiting for it
+ * reads what was there before, as it may on a GPU. Copies still queued
+ * when a block ends are dropped with its shared memory. */
+enum { kMaxCopies = 256 };
+static _Thread_local struct pending_copy {
+  char *dst;
+  const char *src;
+  unsigned srcBytes, group;
+} tCopies[kMaxCopies];
+static _Thread_local unsigned tNumCopies, tGroups;
+
+void emu_cp_async_4(void *dst, const void *src, int32_t srcBytes) {
+  if (tNumCopies == kMaxCopies) {
+    fprintf(stderr, "gpu_emulate: more than %d cp.async in flight in a thread\n", kMaxCopies);
+    abort();
+  }
+  unsigned bytes = srcBytes < 0 ? 0u : srcBytes > 4 ? 4u : (unsigned)srcBytes;
+  tCopies[tNumCopies++] = (struct pending_copy){dst, src, bytes, tGroups};
+}
+void emu_cp_async_commit(void) { ++tGroups; }
+void emu_cp_async_wait(int32_t n) {
+  /* Groups below `done` complete; uncommitted copies (group tGroups) wait. */
+  unsigned done = n < 0 || (unsigned)n >= tGroups ? 0u : tGroups - (unsigned)n;
+  unsigned kept = 0;
+  for (unsigned i = 0; i < tNumCopies; ++i) {
+    struct pending_copy *c = &tCopies[i];
+    if (c->group < done) {
+      memset(c->dst, 0, 4);
+      memcpy(c->dst, c->src, c->srcBytes);
+    } else {
+      tCopies[kept++] = *c;
+    }
+  }
+  tNumCopies = kept;
+}
+static void startBlock(void) { tNumCopies = tGroups = 0; }
+
 struct thread_arg {
   entry_fn entry;
   void **params;
@@ -148,6 +191,7 @@ static void *threadMain(void *p) {
         tCta[0] = x;
         tCta[1] = y;
         tCta[2] = z;
+        startBlock();
         a->entry(a->params);
         pthread_barrier_wait(&gBarrier);
       }
@@ -183,6 +227,7 @@ int emu_launch(const char *name, const unsigned grid[3], const unsigned block[3]
             tCta[1] = y;
             tCta[2] = z;
             tLinear = t;
+            startBlock();
             entry(params);
           }
     return 0;

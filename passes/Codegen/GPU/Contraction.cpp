@@ -18,9 +18,13 @@
 // Sixteen reduction steps at a time, the block stages A's 64 x 16 and B's
 // 16 x 64 elements in shared memory (4 + 4 per thread, zero outside the
 // operands, consecutive threads on the input's fastest-varying dim), waits,
-// and each thread does its 16 x 16 multiply-adds from shared memory; a
-// thread loads its elements of the next step into registers before those
-// multiply-adds, so that their latency is hidden by them. When
+// and each thread does its 16 x 16 multiply-adds from shared memory. The
+// next step's elements are on their way during those multiply-adds, so
+// that their latency is hidden by them: copied asynchronously (cp.async)
+// into a second pair of shared buffers, the two pairs taking turns (one
+// barrier a step), or, when an operand's innermost dim is strided (which
+// cp.async cannot take) or with `async-copies=false`, loaded into
+// registers and stored into the one pair after the multiply-adds. When
 // the tiles are too few to fill the GPU the reduction is split across
 // blocks (grid z), each adding its partial sums into C atomically;
 // otherwise a thread adds its sums to C's initial values and stores them,
@@ -46,6 +50,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
@@ -329,8 +334,8 @@ SmallVector<Value> ivsAt(linalg::LinalgOp op, OpOperand &operand, ValueRange ind
 /// Emits the kernel in place of `op`.
 class Emitter {
 public:
-  Emitter(linalg::LinalgOp op, const Gemm &g, Surroundings s, bool tf32)
-      : op(op), g(g), s(s), tf32(tf32), loc(op.getLoc()) {
+  Emitter(linalg::LinalgOp op, const Gemm &g, Surroundings s, bool tf32, bool async)
+      : op(op), g(g), s(s), tf32(tf32), async(async), loc(op.getLoc()) {
     std::tie(splits, stepsPerSplit) = splitReduction(g);
   }
 
@@ -357,7 +362,10 @@ public:
     OpFoldResult zBlocks = g.dynamic ? batches : rewriter.getIndexAttr(g.batches * splits);
 
     Attribute workgroup = gpu::AddressSpaceAttr::get(ctx, gpu::AddressSpace::Workgroup);
-    auto shared = MemRefType::get({kStep, kTile}, f32, MemRefLayoutAttrInterface{}, workgroup);
+    // A pair of tiles (A's, B's) per stage: with asynchronous copies, one
+    // pair is read while the next step's elements land in the other.
+    auto shared = MemRefType::get({async ? 2 : 1, kStep, kTile}, f32,
+                                  MemRefLayoutAttrInterface{}, workgroup);
     auto launch = gpu::LaunchOp::create(
         rewriter, loc, value(rewriter, tilesN), value(rewriter, tilesM),
         value(rewriter, zBlocks), index(rewriter, kThreads), index(rewriter, 1),
@@ -370,8 +378,8 @@ public:
     tid = launch.getThreadIds().x;
     Value tx = arith::RemUIOp::create(b, loc, tid, index(b, kSide));
     Value ty = arith::DivUIOp::create(b, loc, tid, index(b, kSide));
-    Value row0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y, index(b, kTile));
-    Value col0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(b, kTile));
+    row0 = arith::MulIOp::create(b, loc, launch.getBlockIds().y, index(b, kTile));
+    col0 = arith::MulIOp::create(b, loc, launch.getBlockIds().x, index(b, kTile));
     Value z = launch.getBlockIds().z;
     Value first, last;
     if (g.dynamic) {
@@ -421,40 +429,12 @@ public:
                                arith::AddIOp::create(b, loc, myCol, index(b, j))});
     }
 
-    // The loop carries the sums and the thread's share of the next step's
-    // A and B elements: they are loaded from global memory before the
-    // multiply-adds of the step before them (whose shared-memory reads
-    // hide the loads' latency) and stored into shared memory after.
     Value zero = arith::ConstantOp::create(b, loc, f32, b.getF32FloatAttr(0.0f));
     SmallVector<Value> init(kPerThread * kPerThread, zero);
-    auto fetchBoth = [&](OpBuilder &b, Value step) {
-      Value k0 = arith::MulIOp::create(b, loc, step, index(b, kStep));
-      SmallVector<Value> values = fetch(b, g.a, g.m, rows, row0, k0, g.aRowsFastest);
-      llvm::append_range(values, fetch(b, g.b, g.n, cols, col0, k0, g.bColsFastest));
-      return values;
-    };
-    llvm::append_range(init, fetchBoth(b, first));
-    const int64_t sumCount = kPerThread * kPerThread;
-    auto loop = scf::ForOp::create(
-        b, loc, first, last, index(b, 1), init,
-        [&](OpBuilder &b, Location loc, Value step, ValueRange carried) {
-          ValueRange staged = carried.drop_front(sumCount);
-          put(b, staged.take_front(kStaged), g.aRowsFastest, aTile);
-          put(b, staged.drop_front(kStaged), g.bColsFastest, bTile);
-          gpu::BarrierOp::create(b, loc);
-          // The last step of a split loads the next split's first (or,
-          // past the reduction, zeros): valid addresses, not used.
-          SmallVector<Value> next =
-              fetchBoth(b, arith::AddIOp::create(b, loc, step, index(b, 1)));
-          SmallVector<Value> sums(carried.take_front(sumCount));
-          if (tf32)
-            multiplyWithTensorCores(b, aTile, bTile, lane, warpRow, warpCol, sums);
-          else
-            multiplyWithFma(b, aTile, bTile, positions, sums);
-          gpu::BarrierOp::create(b, loc);
-          llvm::append_range(sums, next);
-          scf::YieldOp::create(b, loc, sums);
-        });
+    scf::ForOp loop = async ? stepWithAsyncCopies(b, aTile, bTile, first, last, init, lane,
+                                                  warpRow, warpCol, positions)
+                            : stepWithRegisters(b, aTile, bTile, first, last, init, lane,
+                                                warpRow, warpCol, positions);
 
     // Each thread's sums into C, where they fall inside it.
     AffineMap mc = op.getMatchingIndexingMap(g.c);
@@ -502,18 +482,109 @@ private:
     return arith::CeilDivUIOp::create(b, loc, cast<Value>(v), index(b, d)).getResult();
   }
 
+  /// A staged step's multiply-adds from the tiles of `stage`.
+  void multiply(OpBuilder &b, Value aTile, Value bTile, Value stage, Value lane, Value warpRow,
+                Value warpCol, ArrayRef<std::pair<Value, Value>> positions,
+                SmallVector<Value> &sums) {
+    if (tf32)
+      multiplyWithTensorCores(b, aTile, bTile, stage, lane, warpRow, warpCol, sums);
+    else
+      multiplyWithFma(b, aTile, bTile, stage, positions, sums);
+  }
+
+  /// The reduction loop over the staged steps [first, last) with one
+  /// stage: it carries the sums and the thread's share of the next step's
+  /// A and B elements, loaded from global memory before the multiply-adds
+  /// of the step before them (whose shared-memory reads hide the loads'
+  /// latency) and stored into shared memory after them.
+  scf::ForOp stepWithRegisters(OpBuilder &b, Value aTile, Value bTile, Value first, Value last,
+                               SmallVector<Value> init, Value lane, Value warpRow,
+                               Value warpCol, ArrayRef<std::pair<Value, Value>> positions) {
+    auto fetchBoth = [&](OpBuilder &b, Value step) {
+      Value k0 = arith::MulIOp::create(b, loc, step, index(b, kStep));
+      SmallVector<Value> values = fetch(b, g.a, g.m, rows, row0, k0, g.aRowsFastest);
+      llvm::append_range(values, fetch(b, g.b, g.n, cols, col0, k0, g.bColsFastest));
+      return values;
+    };
+    llvm::append_range(init, fetchBoth(b, first));
+    const int64_t sumCount = kPerThread * kPerThread;
+    return scf::ForOp::create(
+        b, loc, first, last, index(b, 1), init,
+        [&](OpBuilder &b, Location loc, Value step, ValueRange carried) {
+          Value stage = index(b, 0);
+          ValueRange staged = carried.drop_front(sumCount);
+          put(b, staged.take_front(kStaged), g.aRowsFastest, aTile);
+          put(b, staged.drop_front(kStaged), g.bColsFastest, bTile);
+          gpu::BarrierOp::create(b, loc);
+          // The last step of a split loads the next split's first (or,
+          // past the reduction, zeros): valid addresses, not used.
+          SmallVector<Value> next =
+              fetchBoth(b, arith::AddIOp::create(b, loc, step, index(b, 1)));
+          SmallVector<Value> sums(carried.take_front(sumCount));
+          multiply(b, aTile, bTile, stage, lane, warpRow, warpCol, positions, sums);
+          gpu::BarrierOp::create(b, loc);
+          llvm::append_range(sums, next);
+          scf::YieldOp::create(b, loc, sums);
+        });
+  }
+
+  /// The reduction loop over the staged steps [first, last) with two
+  /// stages (sm_80's cp.async): step i's tiles are stage (i - first) % 2.
+  /// The loop carries the sums and the token of the copies in flight; each
+  /// step waits for its own copies, then at a barrier for every thread's
+  /// (which also means that every thread is done with the other stage's
+  /// tiles, read by the step before), starts copying the next step into
+  /// that other stage, and multiplies while those copies run.
+  scf::ForOp stepWithAsyncCopies(OpBuilder &b, Value aTile, Value bTile, Value first,
+                                 Value last, SmallVector<Value> init, Value lane,
+                                 Value warpRow, Value warpCol,
+                                 ArrayRef<std::pair<Value, Value>> positions) {
+    Type token = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    auto copyBoth = [&](OpBuilder &b, Value step, Value stage) -> Value {
+      Value k0 = arith::MulIOp::create(b, loc, step, index(b, kStep));
+      SmallVector<Value> copies =
+          copy(b, g.a, g.m, rows, row0, k0, g.aRowsFastest, aTile, stage);
+      llvm::append_range(copies, copy(b, g.b, g.n, cols, col0, k0, g.bColsFastest, bTile, stage));
+      return nvgpu::DeviceAsyncCreateGroupOp::create(b, loc, token, copies);
+    };
+    init.push_back(copyBoth(b, first, index(b, 0)));
+    const int64_t sumCount = kPerThread * kPerThread;
+    return scf::ForOp::create(
+        b, loc, first, last, index(b, 1), init,
+        [&](OpBuilder &b, Location loc, Value step, ValueRange carried) {
+          Value stage = arith::RemUIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, step, first), index(b, 2));
+          nvgpu::DeviceAsyncWaitOp::create(b, loc, carried.back(), b.getI32IntegerAttr(0));
+          gpu::BarrierOp::create(b, loc);
+          Value next = arith::AddIOp::create(b, loc, step, index(b, 1));
+          auto more = scf::IfOp::create(
+              b, loc, arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, next, last),
+              [&](OpBuilder &b, Location loc) {
+                Value other = arith::SubIOp::create(b, loc, index(b, 1), stage);
+                scf::YieldOp::create(b, loc, copyBoth(b, next, other));
+              },
+              [&](OpBuilder &b, Location loc) {
+                scf::YieldOp::create(b, loc, carried.back());
+              });
+          SmallVector<Value> sums(carried.take_front(sumCount));
+          multiply(b, aTile, bTile, stage, lane, warpRow, warpCol, positions, sums);
+          sums.push_back(more.getResult(0));
+          scf::YieldOp::create(b, loc, sums);
+        });
+  }
+
   /// A staged step's 16 x 16 multiply-adds per thread from shared memory,
   /// each thread's 4 x 4 square (`positions`: sum i * 4 + j at row i and
   /// column j of it).
-  void multiplyWithFma(OpBuilder &b, Value aTile, Value bTile,
+  void multiplyWithFma(OpBuilder &b, Value aTile, Value bTile, Value stage,
                        ArrayRef<std::pair<Value, Value>> positions, SmallVector<Value> &sums) {
     for (int64_t kk = 0; kk < kStep; ++kk) {
       SmallVector<Value> as, bs;
       for (int64_t i = 0; i < kPerThread; ++i) {
         as.push_back(memref::LoadOp::create(
-            b, loc, aTile, ValueRange{index(b, kk), positions[i * kPerThread].first}));
-        bs.push_back(memref::LoadOp::create(b, loc, bTile,
-                                            ValueRange{index(b, kk), positions[i].second}));
+            b, loc, aTile, ValueRange{stage, index(b, kk), positions[i * kPerThread].first}));
+        bs.push_back(memref::LoadOp::create(
+            b, loc, bTile, ValueRange{stage, index(b, kk), positions[i].second}));
       }
       for (int64_t i = 0; i < kPerThread; ++i)
         for (int64_t j = 0; j < kPerThread; ++j) {
@@ -528,14 +599,14 @@ private:
   /// f32 sums) per tile. Lane l's fragments (PTX ISA, mma m16n8k8 .tf32):
   /// A rows l / 4 (+8), columns l % 4 (+4); B rows l % 4 (+4), column
   /// l / 4.
-  void multiplyWithTensorCores(OpBuilder &b, Value aTile, Value bTile, Value lane,
+  void multiplyWithTensorCores(OpBuilder &b, Value aTile, Value bTile, Value stage, Value lane,
                                Value warpRow, Value warpCol, SmallVector<Value> &sums) {
     MLIRContext *ctx = b.getContext();
     Type f32 = b.getF32Type();
     Value group = arith::DivUIOp::create(b, loc, lane, index(b, 4));
     Value quad = arith::RemUIOp::create(b, loc, lane, index(b, 4));
     auto tf32Of = [&](Value tile, Value k, Value x) -> Value {
-      Value v = memref::LoadOp::create(b, loc, tile, ValueRange{k, x});
+      Value v = memref::LoadOp::create(b, loc, tile, ValueRange{stage, k, x});
       return NVVM::ConvertFloatToTF32Op::create(b, loc, b.getI32Type(), v,
                                                 NVVM::FPRoundingMode::RNA,
                                                 NVVM::SaturationMode::NONE, false);
@@ -654,28 +725,40 @@ private:
     return {kk, row};
   }
 
-  /// The thread's `kStaged` elements of `operand` for `kStep` reduction
+  /// Where the thread's `r`-th element of `operand` for `kStep` reduction
   /// steps from `k0` and `kTile` of its rows (M or N: `dims`, `count` in
-  /// all) from `base`, zero outside the operand.
+  /// all) from `base` is: its place in the tile, its global row and step,
+  /// and whether they fall inside the operand.
+  struct Element {
+    Value kk, row, globalRow, globalK, inside;
+  };
+  Element element(OpBuilder &b, int64_t r, OpFoldResult count, Value base, Value k0,
+                  bool rowsFastest) {
+    Element e;
+    std::tie(e.kk, e.row) = stagedAt(b, r, rowsFastest);
+    e.globalRow = arith::AddIOp::create(b, loc, base, e.row);
+    e.globalK = arith::AddIOp::create(b, loc, k0, e.kk);
+    e.inside = arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e.globalRow, value(b, count)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, e.globalK, value(b, depth)));
+    return e;
+  }
+
+  /// The thread's `kStaged` elements of `operand` (element's arguments),
+  /// zero outside the operand.
   SmallVector<Value> fetch(OpBuilder &b, OpOperand *operand, ArrayRef<unsigned> dims,
                            OpFoldResult count, Value base, Value k0, bool rowsFastest) {
     AffineMap map = op.getMatchingIndexingMap(operand);
     Type f32 = b.getF32Type();
     SmallVector<Value> values;
     for (int64_t r = 0; r < kStaged; ++r) {
-      auto [kk, row] = stagedAt(b, r, rowsFastest);
-      Value globalRow = arith::AddIOp::create(b, loc, base, row);
-      Value globalK = arith::AddIOp::create(b, loc, k0, kk);
-      Value inside = arith::AndIOp::create(
-          b, loc,
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, globalRow, value(b, count)),
-          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, globalK,
-                                value(b, depth)));
+      Element e = element(b, r, count, base, k0, rowsFastest);
       auto load = scf::IfOp::create(
-          b, loc, inside,
+          b, loc, e.inside,
           [&](OpBuilder &b, Location loc) {
             SmallVector<Value> ivs =
-                loopIvs(b, globalRow, dims, Value(), {}, globalK, g.k);
+                loopIvs(b, e.globalRow, dims, Value(), {}, e.globalK, g.k);
             scf::YieldOp::create(
                 b, loc,
                 ValueRange{memref::LoadOp::create(b, loc, operand->get(),
@@ -690,20 +773,44 @@ private:
     return values;
   }
 
-  /// `values` (fetch's) into `tile`[step][row].
+  /// Asynchronous copies of the thread's `kStaged` elements of `operand`
+  /// (element's arguments) into `tile`[stage][step][row]; outside the
+  /// operand, a copy of no bytes from its first element, which zero-fills.
+  SmallVector<Value> copy(OpBuilder &b, OpOperand *operand, ArrayRef<unsigned> dims,
+                          OpFoldResult count, Value base, Value k0, bool rowsFastest, Value tile,
+                          Value stage) {
+    AffineMap map = op.getMatchingIndexingMap(operand);
+    Type token = nvgpu::DeviceAsyncTokenType::get(b.getContext());
+    SmallVector<Value> copies;
+    for (int64_t r = 0; r < kStaged; ++r) {
+      Element e = element(b, r, count, base, k0, rowsFastest);
+      Value zero = index(b, 0);
+      Value row = arith::SelectOp::create(b, loc, e.inside, e.globalRow, zero);
+      Value k = arith::SelectOp::create(b, loc, e.inside, e.globalK, zero);
+      SmallVector<Value> ivs = loopIvs(b, row, dims, Value(), {}, k, g.k);
+      Value srcElements = arith::SelectOp::create(b, loc, e.inside, index(b, 1), zero);
+      copies.push_back(nvgpu::DeviceAsyncCopyOp::create(
+          b, loc, token, tile, ValueRange{stage, e.kk, e.row}, operand->get(),
+          kiln::applyIndexingMap(b, loc, map, ivs), b.getIndexAttr(1), srcElements,
+          /*bypassL1=*/nullptr));
+    }
+    return copies;
+  }
+
+  /// `values` (fetch's) into `tile`[0][step][row].
   void put(OpBuilder &b, ValueRange values, bool rowsFastest, Value tile) {
     for (auto [r, v] : llvm::enumerate(values)) {
       auto [kk, row] = stagedAt(b, int64_t(r), rowsFastest);
-      memref::StoreOp::create(b, loc, v, tile, ValueRange{kk, row});
+      memref::StoreOp::create(b, loc, v, tile, ValueRange{index(b, 0), kk, row});
     }
   }
 
   linalg::LinalgOp op;
   const Gemm &g;
   Surroundings s;
-  bool tf32;
+  bool tf32, async;
   Location loc;
-  Value tid, batchIndex;
+  Value tid, batchIndex, row0, col0;
   int64_t splits = 1, stepsPerSplit = 1;
   // Each loop dim's size and the products (emit's): attributes when
   // static, else the host's values, which the kernel takes.
@@ -778,20 +885,25 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat, ArrayRef<
   return delinearize(b, loc, flat, attrs);
 }
 
-bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op, bool fuse, bool tf32,
+bool lowerTiledContraction(RewriterBase &rewriter, linalg::LinalgOp op,
+                           const TiledContractionOptions &options,
                            SmallVectorImpl<Operation *> &folded) {
   std::optional<Gemm> gemm = asGemm(op);
   if (!gemm)
     return false;
   Surroundings s;
-  if (fuse)
+  if (options.fuse)
     s = findSurroundings(op, *gemm, splitReduction(*gemm).first);
   // At the epilogue when there is one: its other operands are written
   // before it (between the contraction and it there are views only).
   rewriter.setInsertionPoint(s.epilogue ? s.epilogue.getOperation() : op.getOperation());
   // Operands that are TF32 values (ExactTf32.cpp) lose nothing on the
   // tensor cores.
-  Emitter(op, *gemm, s, tf32 || op->hasAttr("kiln.exact_in_tf32")).emit(rewriter);
+  bool tf32 = options.tf32 || op->hasAttr("kiln.exact_in_tf32");
+  // cp.async copies from a source whose innermost dim is contiguous.
+  auto unitStride = [](Value v) { return cast<MemRefType>(v.getType()).isLastDimUnitStride(); };
+  bool async = options.asyncCopies && unitStride(gemm->a->get()) && unitStride(gemm->b->get());
+  Emitter(op, *gemm, s, tf32, async).emit(rewriter);
   for (Operation *absorbed : {s.init, s.epilogue.getOperation()})
     if (absorbed)
       folded.push_back(absorbed);

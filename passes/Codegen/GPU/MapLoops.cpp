@@ -19,6 +19,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 #include "mlir/IR/IRMapping.h"
@@ -272,8 +273,12 @@ struct GpuMapLoopsPass : public kiln::impl::GpuMapLoopsPassBase<GpuMapLoopsPass>
         if (!pending[i])
           continue;
         SmallVector<Operation *> folded;
-        if (!kiln::lowerTiledContraction(rewriter, cast<linalg::LinalgOp>(pending[i]),
-                                         fuseEpilogues, tf32, folded))
+        kiln::TiledContractionOptions options;
+        options.fuse = fuseEpilogues;
+        options.tf32 = tf32;
+        options.asyncCopies = asyncCopies;
+        if (!kiln::lowerTiledContraction(rewriter, cast<linalg::LinalgOp>(pending[i]), options,
+                                         folded))
           continue;
         folded.push_back(pending[i]);
         erase(folded);

@@ -65,6 +65,10 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
            "The tiled contractions' multiply-adds on the tensor cores: inputs "
            "rounded to TF32 (10-bit mantissa), f32 sums (--gpu-precision=tf32); "
            "without it, only those marked kiln.exact_in_tf32">,
+    Option<"asyncCopies", "async-copies", "bool", "true",
+           "The tiled contractions stage their operands with cp.async into "
+           "two buffers taking turns (sm_80 and up); false: through "
+           "registers into one">,
     Option<"blockReductions", "block-reductions", "bool", "true",
            "Reductions with few outputs or read along their innermost "
            "reduction dim as groups of threads an output, combined in shared "
@@ -76,7 +80,8 @@ def GpuMapLoopsPass : Pass<"kiln-gpu-map-loops", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect", "::mlir::math::MathDialect",
                            "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
-                           "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect"];
+                           "::mlir::LLVM::LLVMDialect", "::mlir::NVVM::NVVMDialect",
+                           "::mlir::nvgpu::NVGPUDialect"];
 }
 
 def GpuMarkExactTf32Pass : Pass<"kiln-gpu-mark-exact-tf32", "mlir::func::FuncOp"> {
@@ -105,8 +110,9 @@ def GpuMergeModulesPass : Pass<"kiln-gpu-merge-modules", "mlir::ModuleOp"> {
 def GpuToNvvmPass : Pass<"kiln-gpu-to-nvvm", "mlir::gpu::GPUModuleOp"> {
   let summary = "Lower a gpu.module's kernels to the LLVM and NVVM dialects";
   let description = [{
-    The GPU dialect's patterns (kernel functions, thread and block ids) and
-    the arith, control flow, memref and math lowerings to LLVM, in one
+    The GPU dialect's patterns (kernel functions, thread and block ids),
+    the NVGPU dialect's (the tiled contractions' cp.async copies) and the
+    arith, control flow, memref and math lowerings to LLVM, in one
     conversion. Math ops become LLVM intrinsics, which the NVPTX back end
     emits as instructions (kiln-expand-math has turned the transcendental
     ones into arithmetic before), so the device code needs no libdevice

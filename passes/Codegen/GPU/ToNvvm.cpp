@@ -15,7 +15,9 @@
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Conversion/MathToLLVM/MathToLLVM.h"
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
+#include "mlir/Conversion/NVGPUToNVVM/NVGPUToNVVM.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/NVGPU/IR/NVGPUDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace kiln {
@@ -35,6 +37,10 @@ struct GpuToNvvmPass : public kiln::impl::GpuToNvvmPassBase<GpuToNvvmPass> {
     options.overrideIndexBitwidth(64);
     LLVMTypeConverter converter(ctx, options);
     configureGpuToNVVMTypeConverter(converter);
+    // cp.async's group tokens (Contraction.cpp) carry nothing at run time.
+    converter.addConversion([&](nvgpu::DeviceAsyncTokenType type) -> Type {
+      return converter.convertType(IntegerType::get(type.getContext(), 32));
+    });
     RewritePatternSet patterns(ctx);
     arith::populateArithToLLVMConversionPatterns(converter, patterns);
     cf::populateControlFlowToLLVMConversionPatterns(converter, patterns);
@@ -44,9 +50,10 @@ struct GpuToNvvmPass : public kiln::impl::GpuToNvvmPassBase<GpuToNvvmPass> {
     populateMathToLLVMConversionPatterns(converter, patterns, /*approximateLog1p=*/true,
                                          /*benefit=*/10);
     populateGpuToNVVMConversionPatterns(converter, patterns);
+    populateNVGPUToNVVMConversionPatterns(converter, patterns);
     LLVMConversionTarget target(*ctx);
     target.addLegalDialect<NVVM::NVVMDialect>();
-    target.addIllegalDialect<gpu::GPUDialect>();
+    target.addIllegalDialect<gpu::GPUDialect, nvgpu::NVGPUDialect>();
     target.addIllegalOp<func::FuncOp>();
     target.addLegalOp<gpu::GPUModuleOp>();
     if (failed(applyPartialConversion(module, target, std::move(patterns))))

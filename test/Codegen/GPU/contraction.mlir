@@ -1,5 +1,6 @@
 // RUN: kiln-opt %s --kiln-gpu-map-loops -canonicalize -cse | FileCheck %s
 // RUN: kiln-opt %s --kiln-gpu-map-loops=tf32=true -canonicalize -cse | FileCheck %s --check-prefix=TF32
+// RUN: kiln-opt %s --kiln-gpu-map-loops=async-copies=false -canonicalize -cse | FileCheck %s --check-prefix=REGS
 // kiln-gpu-map-loops' tiled contractions (passes/Codegen/GPU/Contraction.cpp):
 // a GEMM-like linalg op as one launch of 64 x 64 output tiles, 256 threads
 // each computing 4 x 4 outputs, the inputs staged in shared memory 16
@@ -7,36 +8,76 @@
 
 // 100 x 90 outputs: 2 x 2 tiles (grid x over the columns, y over the rows),
 // 70 reduction steps: ceil(70 / 16) = 5 staged steps, 4 tiles and too few
-// steps to split. A thread loads its 4 + 4 elements of the first step's A
-// and B (guarded loads, zero outside) before the loop, which carries them
-// with the 16 sums: each step stores them into shared memory, waits, loads
-// the next step's (their latency hidden by what follows), does 16 x 16
-// fused multiply-adds from shared memory, waits; then each of a thread's
-// 16 sums is added to C's value where it falls inside C.
+// steps to split. Two stages of A and B tiles (2 x 16 x 64 each). Before
+// the loop a thread starts copying its 4 + 4 elements of the first step
+// into stage 0 (cp.async: one element each, none read outside the
+// operands, which zero-fills, from a clamped index), one group. The loop
+// carries the 16 sums and the token of the copies in flight; step s waits
+// for them and at a barrier for every thread's, starts copying step s + 1
+// (if any) into the other stage (1 - s % 2), then does 16 x 16 fused
+// multiply-adds from stage s % 2, with no second barrier; then each of a
+// thread's 16 sums is added to C's value where it falls inside C.
 // CHECK-LABEL: func.func @matmul(
 // CHECK-DAG: %[[C2:.*]] = arith.constant 2 : index
 // CHECK-DAG: %[[C5:.*]] = arith.constant 5 : index
 // CHECK-DAG: %[[C256:.*]] = arith.constant 256 : index
-// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}} = %[[C2]], %{{.*}} = %c1) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[AT:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<16x64xf32, #gpu.address_space<workgroup>>)
-// CHECK: scf.if %{{.*}} -> (f32) {
-// CHECK: memref.load %arg0
+// CHECK: gpu.launch blocks(%[[BX:.*]], %[[BY:.*]], %{{.*}}) in (%{{.*}} = %[[C2]], %{{.*}} = %[[C2]], %{{.*}} = %c1) threads(%[[TID:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[C256]], %{{.*}} = %c1, %{{.*}} = %c1) workgroup(%[[AT:.*]] : memref<2x16x64xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<2x16x64xf32, #gpu.address_space<workgroup>>)
+// CHECK: %[[IN:.*]] = arith.andi
+// CHECK: %[[ROW:.*]] = arith.select %[[IN]], %{{.*}}, %c0 : index
+// CHECK: %[[K:.*]] = arith.select %[[IN]], %{{.*}}, %c0 : index
+// CHECK: %[[N:.*]] = arith.select %[[IN]], %c1, %c0 : index
+// CHECK: nvgpu.device_async_copy %arg0[%[[ROW]], %[[K]]], %[[AT]][%c0, %{{.*}}, %{{.*}}], 1, %[[N]]
+// CHECK-COUNT-3: nvgpu.device_async_copy %arg0
+// CHECK-COUNT-4: nvgpu.device_async_copy %arg1[{{.*}}], %[[BT]][%c0,
+// CHECK: %[[FIRST:.*]] = nvgpu.device_async_create_group
+// CHECK-NOT: memref.load %arg
+// CHECK: %{{.*}}:17 = scf.for %[[STEP:.*]] = %c0 to %[[C5]] step %c1 iter_args({{.*}}, %[[TOKEN:.*]] = %[[FIRST]]) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, !nvgpu.device.async.token)
+// CHECK: %[[STAGE:.*]] = arith.remui %[[STEP]], %[[C2]]
+// CHECK: nvgpu.device_async_wait %[[TOKEN]] {numGroups = 0 : i32}
+// CHECK-NEXT: gpu.barrier
+// CHECK: %[[NEXT:.*]] = arith.addi %[[STEP]], %c1
+// CHECK: %[[MORE:.*]] = arith.cmpi ult, %[[NEXT]], %[[C5]]
+// CHECK: scf.if %[[MORE]] -> (!nvgpu.device.async.token) {
+// CHECK: %[[OTHER:.*]] = arith.subi %c1, %[[STAGE]]
+// CHECK-COUNT-4: nvgpu.device_async_copy %arg0[{{.*}}], %[[AT]][%[[OTHER]],
+// CHECK-COUNT-4: nvgpu.device_async_copy %arg1[{{.*}}], %[[BT]][%[[OTHER]],
+// CHECK: %[[GROUP:.*]] = nvgpu.device_async_create_group
+// CHECK: scf.yield %[[GROUP]]
 // CHECK: } else {
-// CHECK: scf.yield %cst : f32
-// CHECK: memref.load %arg1
-// CHECK: %{{.*}}:24 = scf.for %{{.*}} = %c0 to %[[C5]] step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[AT]]
-// CHECK-COUNT-4: memref.store %{{.*}}, %[[BT]]
-// CHECK: gpu.barrier
-// CHECK: memref.load %arg0
-// CHECK: memref.load %arg1
+// CHECK: scf.yield %[[TOKEN]]
+// CHECK: memref.load %[[AT]][%[[STAGE]], %c0,
+// CHECK: memref.load %[[BT]][%[[STAGE]], %c0,
 // CHECK-COUNT-256: math.fma
-// CHECK: gpu.barrier
+// CHECK-NOT: gpu.barrier
 // CHECK: scf.yield
 // CHECK: scf.if
 // CHECK: %[[OLD:.*]] = memref.load %arg2
 // CHECK: %[[NEW:.*]] = arith.addf %[[OLD]]
 // CHECK: memref.store %[[NEW]], %arg2
 // CHECK-NOT: memref.atomic_rmw
+// With async-copies=false (and for an operand whose innermost dim is
+// strided: @strided below), one stage: a thread loads its 4 + 4 elements of
+// the first step's A and B (guarded loads, zero outside) before the loop,
+// which carries them with the 16 sums: each step stores them into shared
+// memory, waits, loads the next step's (their latency hidden by what
+// follows), does 16 x 16 fused multiply-adds from shared memory, waits.
+// REGS-LABEL: func.func @matmul(
+// REGS: workgroup(%[[AT:.*]] : memref<1x16x64xf32, #gpu.address_space<workgroup>>, %[[BT:.*]] : memref<1x16x64xf32, #gpu.address_space<workgroup>>)
+// REGS: scf.if %{{.*}} -> (f32) {
+// REGS: memref.load %arg0
+// REGS: } else {
+// REGS: scf.yield %cst : f32
+// REGS: memref.load %arg1
+// REGS: %{{.*}}:24 = scf.for %{{.*}} = %c0 to %c5 step %c1 iter_args({{.*}}) -> (f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32, f32)
+// REGS-COUNT-4: memref.store %{{.*}}, %[[AT]][%c0,
+// REGS-COUNT-4: memref.store %{{.*}}, %[[BT]][%c0,
+// REGS: gpu.barrier
+// REGS: memref.load %arg0
+// REGS: memref.load %arg1
+// REGS-COUNT-256: math.fma
+// REGS: gpu.barrier
+// REGS: scf.yield
+// REGS-NOT: nvgpu
 // With tf32 (--gpu-precision=tf32) the staged step runs on the tensor
 // cores: each warp a 16 x 32 block as four m16n8 tiles, two k8 steps of
 // mma.sync a tile (8 a staged step), its A and B fragments read from
@@ -64,6 +105,18 @@ func.func @matmul(%a: memref<100x70xf32>, %b: memref<70x90xf32>, %c: memref<100x
 // CHECK: memref.atomic_rmw addf
 func.func @split(%a: memref<1x2048xf32>, %b: memref<2048x1000xf32>, %c: memref<1x1000xf32>) {
   linalg.matmul ins(%a, %b : memref<1x2048xf32>, memref<2048x1000xf32>) outs(%c : memref<1x1000xf32>)
+  return
+}
+
+// A's innermost dim strided (every other column of a 100 x 140 buffer):
+// cp.async takes no such source, so the registers stage both operands.
+// CHECK-LABEL: func.func @strided(
+// CHECK: workgroup(%{{.*}} : memref<1x16x64xf32, #gpu.address_space<workgroup>>
+// CHECK-NOT: nvgpu
+// CHECK: math.fma
+func.func @strided(%buf: memref<100x140xf32>, %b: memref<70x90xf32>, %c: memref<100x90xf32>) {
+  %a = memref.subview %buf[0, 0] [100, 70] [1, 2] : memref<100x140xf32> to memref<100x70xf32, strided<[140, 2]>>
+  linalg.matmul ins(%a, %b : memref<100x70xf32, strided<[140, 2]>>, memref<70x90xf32>) outs(%c : memref<100x90xf32>)
   return
 }
 
@@ -95,11 +148,13 @@ func.func @dynamic(%a: memref<?x?xf32>, %b: memref<?x90xf32>, %c: memref<?x90xf3
 // A convolution is an implicit GEMM: M the output channels (the weights'
 // rows), N the batch and output pixels (C's innermost dim, ow, is one), K
 // the input channels and the window; the input's window indices are
-// affine.apply of the pixel and window dims, no im2col buffer.
+// affine.apply of the pixel and window dims, no im2col buffer, copied
+// from there (cp.async) into the tiles.
 // CHECK-LABEL: func.func @conv(
 // CHECK: gpu.launch
-// CHECK: affine.apply
-// CHECK: memref.load %arg0
+// CHECK: %[[H:.*]] = affine.apply
+// CHECK: %[[W:.*]] = affine.apply
+// CHECK: nvgpu.device_async_copy %arg0[%{{.*}}, %{{.*}}, %[[H]], %[[W]]]
 // CHECK: math.fma
 func.func @conv(%x: memref<2x8x9x9xf32>, %w: memref<16x8x3x3xf32>, %y: memref<2x16x4x4xf32>) {
   linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
