@@ -134,7 +134,7 @@ LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::st
 /// run needs more) around NAME_run_dims_device (kiln_cuda_run_host); the
 /// workspace is not used. NAME_run is one batch item (dims NULL for a
 /// static model); a model with symbolic dims has no values for it to run
-/// with: status 1, as on the host. A dynamic batch of no items is only
+/// with: status 1, as on the host, with a message. A dynamic batch of no items is only
 /// checked (nothing runs, nothing is copied).
 void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
   llvm::LLVMContext &ctx = m.getContext();
@@ -149,11 +149,11 @@ void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
       "kiln_cuda_run_host", llvm::FunctionType::get(i32, {ptr, ptr, ptr, ptr, ptr, ptr}, false));
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", run));
   llvm::Constant *noDims = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
-  if (info.symbolic()) {
-    b.CreateRet(llvm::ConstantInt::get(i32, 1)); // KILN_STATUS_INVALID_ARGUMENT
-  } else {
+  {
+    // No dims: kiln_cuda_run_host refuses them for a model with symbolic
+    // dims (status 1) and says why in kiln_cuda_error.
     llvm::Value *dims = noDims;
-    if (!info.dynamicDim.empty()) {
+    if (!info.symbolic() && !info.dynamicDim.empty()) {
       // One item of the dynamic batch.
       llvm::Constant *one = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>{1});
       auto *g = new llvm::GlobalVariable(m, one->getType(), true,

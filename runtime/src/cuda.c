@@ -594,7 +594,8 @@ static int hostBytes(const kiln_model_desc *model, const int64_t *dims, int64_t 
   int dynamic = model->abi_version >= 2 && model->num_dynamic_dims > 0;
   if (dynamic && !dims)
     return fail(KILN_STATUS_INVALID_ARGUMENT,
-                "dims is NULL, but the model has dynamic dims%s", "");
+                "dims is NULL, but the model has dynamic dims: NAME_run_dims takes "
+                "their values%s", "");
   int32_t maxRank = 1;
   for (int32_t i = 0; i < nin + nout; ++i) {
     const kiln_tensor_desc *t = i < nin ? &model->inputs[i] : &model->outputs[i - nin];

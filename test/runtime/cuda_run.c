@@ -137,8 +137,8 @@ int main(int argc, char **argv) {
     }
     int64_t negative = -1;
     report("run_dims -1", desc->run_dims(&negative, inputs, outputs, NULL));
-    report("run_dims NULL", desc->run_dims(NULL, inputs, outputs, NULL));
     report("run", desc->run(inputs, outputs, NULL));
+    report("run_dims NULL", desc->run_dims(NULL, inputs, outputs, NULL));
     mem_alloc_fn memAlloc = driverMemAlloc();
     snprintf(symbol, sizeof symbol, "%s_run_dims_device", argv[2]);
     run_dims_fn runDevice;
