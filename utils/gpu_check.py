@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.join(HERE, "models"))
 
 import conformance  # noqa: E402  (read_list, read_tolerances, numbered)
 import ptx_check  # noqa: E402  (input_shapes)
-from gpu_carry import compare, torch_median_ms  # noqa: E402
+from gpu_carry_run import compare, torch_median_ms  # noqa: E402
 
 START = time.time()
 
@@ -188,7 +188,7 @@ def main():
                          "--rtol", "1e-3", "--atol", "1e-4", "--save-outputs", saved])
                 # Also within rtol of the output's scale: random weights can
                 # make outputs tiny (mobilenet_v2's ~1e-9), where atol checks
-                # nothing (gpu_carry.compare, models.py do the same).
+                # nothing (gpu_carry_run.compare, models.py do the same).
                 got = os.path.join(saved, "output.npy")
                 why = (compare(np.load(got), np.load(out_path), 1e-3, 1e-4, scaled=True)
                        if os.path.exists(got) else "no output")

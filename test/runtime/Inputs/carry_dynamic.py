@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""utils/gpu_carry.py's Library on a --target=cuda library with dynamic
+"""utils/gpu_carry_run.py's Library on a --target=cuda library with dynamic
 dims (test/runtime/gpu-emulate.test): the dims its inputs' shapes give,
 the outputs' shapes for them (a dim expression included), and a run
 through NAME_run_dims compared with the expected outputs.
@@ -14,7 +14,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                 "utils"))
-import gpu_carry  # noqa: E402
+import gpu_carry_run  # noqa: E402
 
 
 def main():
@@ -24,14 +24,14 @@ def main():
     ap.add_argument("--input", action="append", default=[])
     ap.add_argument("--expect", action="append", default=[])
     args = ap.parse_args()
-    lib = gpu_carry.Library(os.path.abspath(args.library), args.name)
+    lib = gpu_carry_run.Library(os.path.abspath(args.library), args.name)
     inputs = [np.load(p) for p in args.input]
     dims = lib.dims_of(inputs)
     print("dims", dims)
     print("output shapes", [s for s, _ in lib.shapes(True, dims)])
     outs = lib.run(inputs)
     for i, (got, path) in enumerate(zip(outs, args.expect)):
-        why = gpu_carry.compare(got, np.load(path), 1e-4, 1e-5)
+        why = gpu_carry_run.compare(got, np.load(path), 1e-4, 1e-5)
         print("output %d: %s" % (i, why or "ok"))
 
 
