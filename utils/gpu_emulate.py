@@ -151,7 +151,9 @@ def build(ll_path, out_path, opt="-O1"):
                 f.write('  {"%s", emu_entry_%s, %d},\n' % (name, name, sync))
             f.write("  {0, 0}};\nconst int emu_num_kernels = %d;\n" % len(kernels))
         r = subprocess.run([find_clang(), opt, "-shared", "-fPIC", "-w", "-pthread", ll, table,
-                            os.path.join(HERE, "gpu_emulate_runtime.c"), "-o", out_path],
+                            os.path.join(HERE, "gpu_emulate_runtime.c"),
+                            # llvm.fma and friends become libm calls on the host.
+                            "-lm", "-o", out_path],
                            capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit("gpu_emulate.py: clang failed:\n" + r.stderr[-3000:])
