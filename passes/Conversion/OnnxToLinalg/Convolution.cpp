@@ -166,6 +166,8 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   Value init;
   if (!yType.hasStaticShape()) {
     SmallVector<Value> sizes;
+    if (yType.isDynamicDim(0)) // A symbolic batch: the input's.
+      sizes.push_back(tensor::DimOp::create(b, loc, x, 0));
     for (int64_t i = 0; i < sp; ++i) {
       if (!yType.isDynamicDim(2 + i))
         continue;

@@ -72,7 +72,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.Split",        "onnx.Trilu",     "onnx.Range",     "onnx.Concat",
         "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
         "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger",
-        "onnx.QLinearMatMul"};
+        "onnx.QLinearMatMul", "onnx.BatchNormalization"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);
@@ -328,7 +328,8 @@ struct ConvertOnnxToLinalgPass
           diag << "; the CPU backend does not handle the dynamic dim"
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
-                  "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, reductions, Transpose, "
+                  "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, BatchNormalization, "
+                  "reductions, Transpose, "
                   "Reshape-like ops, Slice, "
                   "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
                   "Trilu, Shape, Size, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul); "

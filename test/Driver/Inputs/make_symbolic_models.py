@@ -435,6 +435,19 @@ def main():
         save(out, f"cnn_hw_y{h}_{w}", y)
     save(out, "cnn_hw_x2_5", rng.standard_normal((1, 2, 2, 5)).astype(np.float32))
 
+    # BatchNormalization (inference) over a dynamic height and width.
+    scale, bias, mean = (rng.standard_normal(3).astype(np.float32) for _ in range(3))
+    var = (rng.random(3) + 0.5).astype(np.float32)
+    model(out, "bn_hw", [n("BatchNormalization", ["x", "s", "b", "m", "v"], ["y"], name="bn",
+                           epsilon=1e-5)],
+          [vi("x", [1, 3, "H", "W"])], [vi("y", [1, 3, "H", "W"])],
+          [init("s", scale), init("b", bias), init("m", mean), init("v", var)])
+    c = lambda a: a.reshape(1, 3, 1, 1)
+    for h, w in ((5, 7), (16, 3)):
+        x = rng.standard_normal((1, 3, h, w)).astype(np.float32)
+        save(out, f"bn_hw_x{h}_{w}", x)
+        save(out, f"bn_hw_y{h}_{w}", (x - c(mean)) / np.sqrt(c(var) + 1e-5) * c(scale) + c(bias))
+
 
 if __name__ == "__main__":
     main()
