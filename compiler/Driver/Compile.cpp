@@ -335,7 +335,20 @@ int compileModel(const CompileRequest &request) {
   bool terminal = llvm::sys::Process::StandardErrIsDisplayed();
   Progress progress(request.input, terminal && !request.quiet,
                     request.timing && !request.quiet);
+  // --target=cuda first keeps a dynamic batch symbolic (each kernel takes
+  // the whole batch); if the model does not compile so (the lowering
+  // refuses a dim that is a product of dims, [N * seq, 256]), again with
+  // the batch run item by item, as on the CPU. Meanwhile the first try's
+  // errors are kept, not printed: the first one says why, in a note after
+  // the second try; its warnings are printed if it succeeds.
+  bool collecting = false;
+  std::string firstError, deferred;
   auto failNow = [&](const llvm::Twine &message) {
+    if (collecting) {
+      if (firstError.empty())
+        firstError = message.str();
+      return 1;
+    }
     progress.clear();
     return fail(message);
   };
@@ -346,72 +359,110 @@ int compileModel(const CompileRequest &request) {
   // Errors are one line each; the op is already named by its node.
   context.printOpOnDiagnostic(false);
   ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+    if (collecting) {
+      if (firstError.empty() && diag.getSeverity() == DiagnosticSeverity::Error) {
+        LocInfo where;
+        describeLoc(diag.getLocation(), where);
+        firstError = (where.isNode ? describeNode(where) + ": " : std::string()) + diag.str();
+      }
+      llvm::raw_string_ostream os(deferred);
+      return writeDiagnostic(diag, os);
+    }
     progress.clear();
     return printDiagnostic(diag);
   });
-  progress.phase("import");
-  OwningOpRef<ModuleOp> module = importOnnxModel(context, request.input, options);
-  if (!module)
-    return 1;
-
-  for (Phase p : {Phase::Onnx, Phase::Lower, Phase::Bufferize, Phase::LLVM}) {
-    if (p > last)
-      break;
-    if (p == Phase::Lower) {
-      // The interface as the onnx phase left it, with the dynamic batch
-      // dim's outputs marked (the lower phase checks them again).
-      PassManager batch(&context);
-      addDynamicBatchCheck(batch);
-      if (failed(batch.run(*module)) || failed(readModelInfo(*module, info)))
-        return 1;
-      for (const std::string &text : request.maxShapes) {
-        auto [name, value] = StringRef(text).split('=');
-        int64_t max = 0;
-        if (value.getAsInteger(10, max) || max < 1 || max > (int64_t(1) << 31) - 1)
-          return failNow("--max-shape " + text + ": expected DIM=VALUE with a value from 1 to "
-                         "2^31 - 1");
-        if (name == info.dynamicDim)
-          return failNow("--max-shape " + text + ": '" + name.str() +
-                         "' is the dynamic batch dim, run one item at a time: its workspace "
-                         "does not grow");
-        StringRef dimName = name;
-        auto it = llvm::find_if(info.symbolicDims, [&](const ModelInfo::SymbolicDim &d) {
-          return d.name == dimName;
-        });
-        if (it == info.symbolicDims.end()) {
-          std::string known;
-          for (const ModelInfo::SymbolicDim &d : info.symbolicDims)
-            known += (known.empty() ? "'" : ", '") + d.name + "'";
-          return failNow("--max-shape " + text + ": the model has no dynamic dim '" +
-                         name.str() + "'" +
-                         (known.empty() ? std::string()
-                                        : " (its dynamic dim" +
-                                              std::string(info.symbolicDims.size() > 1 ? "s: "
-                                                                                       : ": ") +
-                                              known + ")"));
-        }
-        it->max = max;
-      }
-      // The plan is static when every symbolic dim has its largest value.
-      if (!request.maxShapes.empty()) {
-        pipelineOptions.symbolicMax.clear();
-        for (const ModelInfo::SymbolicDim &d : info.symbolicDims) {
-          if (!d.max)
-            return failNow("--max-shape: the dynamic dim '" + d.name +
-                           "' has no largest value; give one for every dynamic dim (a static "
-                           "workspace is planned for all of them)");
-          pipelineOptions.symbolicMax.push_back(d.max);
-        }
-      }
-    }
-    progress.phase(p == Phase::Onnx        ? "onnx"
-                   : p == Phase::Lower     ? "linalg"
-                   : p == Phase::Bufferize ? "bufferize"
-                                           : "llvm");
-    PassManager pm(&context);
-    addPhasePasses(pm, p, pipelineOptions);
-    if (failed(p == Phase::Lower ? lowerForTarget(pm, *module, targetDesc) : pm.run(*module)))
+  OwningOpRef<ModuleOp> module;
+  // Imports the model and runs the phases up to `last`: 0, or the exit
+  // status after an error.
+  auto build = [&]() -> int {
+    progress.phase("import");
+    module = importOnnxModel(context, request.input, options);
+    if (!module)
       return 1;
+    Operation *main = module->lookupSymbol("main");
+    collecting = options.symbolicBatch && main && main->hasAttr("kiln.batch_dim");
+    for (Phase p : {Phase::Onnx, Phase::Lower, Phase::Bufferize, Phase::LLVM}) {
+      if (p > last)
+        break;
+      if (p == Phase::Lower) {
+        // The interface as the onnx phase left it, with the dynamic batch
+        // dim's outputs marked (the lower phase checks them again).
+        PassManager batch(&context);
+        addDynamicBatchCheck(batch);
+        if (failed(batch.run(*module)) || failed(readModelInfo(*module, info)))
+          return 1;
+        for (const std::string &text : request.maxShapes) {
+          auto [name, value] = StringRef(text).split('=');
+          int64_t max = 0;
+          if (value.getAsInteger(10, max) || max < 1 || max > (int64_t(1) << 31) - 1)
+            return failNow("--max-shape " + text + ": expected DIM=VALUE with a value from 1 to "
+                           "2^31 - 1");
+          if (name == info.dynamicDim)
+            return failNow("--max-shape " + text + ": '" + name.str() +
+                           "' is the dynamic batch dim, run one item at a time: its workspace "
+                           "does not grow");
+          StringRef dimName = name;
+          auto it = llvm::find_if(info.symbolicDims, [&](const ModelInfo::SymbolicDim &d) {
+            return d.name == dimName;
+          });
+          if (it == info.symbolicDims.end()) {
+            std::string known;
+            for (const ModelInfo::SymbolicDim &d : info.symbolicDims)
+              known += (known.empty() ? "'" : ", '") + d.name + "'";
+            return failNow("--max-shape " + text + ": the model has no dynamic dim '" +
+                           name.str() + "'" +
+                           (known.empty() ? std::string()
+                                          : " (its dynamic dim" +
+                                                std::string(info.symbolicDims.size() > 1 ? "s: "
+                                                                                         : ": ") +
+                                                known + ")"));
+          }
+          it->max = max;
+        }
+        // The plan is static when every symbolic dim has its largest value.
+        if (!request.maxShapes.empty()) {
+          pipelineOptions.symbolicMax.clear();
+          for (const ModelInfo::SymbolicDim &d : info.symbolicDims) {
+            if (!d.max)
+              return failNow("--max-shape: the dynamic dim '" + d.name +
+                             "' has no largest value; give one for every dynamic dim (a static "
+                             "workspace is planned for all of them)");
+            pipelineOptions.symbolicMax.push_back(d.max);
+          }
+        }
+      }
+      progress.phase(p == Phase::Onnx        ? "onnx"
+                     : p == Phase::Lower     ? "linalg"
+                     : p == Phase::Bufferize ? "bufferize"
+                                             : "llvm");
+      PassManager pm(&context);
+      addPhasePasses(pm, p, pipelineOptions);
+      if (failed(p == Phase::Lower ? lowerForTarget(pm, *module, targetDesc) : pm.run(*module)))
+        return 1;
+    }
+    return 0;
+  };
+  options.symbolicBatch = cuda;
+  ModelInfo start = info;
+  if (int status = build()) {
+    if (!collecting)
+      return status;
+    collecting = false;
+    deferred.clear();
+    options.symbolicBatch = false;
+    info = start;
+    if (int again = build())
+      return again;
+    if (!request.quiet) {
+      progress.clear();
+      llvm::errs() << "kiln: note: " << request.input << ": the dynamic batch runs one item "
+                   << "at a time (" << firstError << ")\n";
+    }
+  }
+  collecting = false;
+  if (!deferred.empty()) {
+    progress.clear();
+    llvm::errs() << deferred;
   }
 
   std::string error;

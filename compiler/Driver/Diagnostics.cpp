@@ -35,9 +35,12 @@ void describeLoc(mlir::Location loc, LocInfo &info) {
 }
 
 mlir::LogicalResult printDiagnostic(mlir::Diagnostic &diag) {
+  return writeDiagnostic(diag, llvm::errs());
+}
+
+mlir::LogicalResult writeDiagnostic(mlir::Diagnostic &diag, llvm::raw_ostream &os) {
   LocInfo info;
   describeLoc(diag.getLocation(), info);
-  llvm::raw_ostream &os = llvm::errs();
   os << "kiln: ";
   switch (diag.getSeverity()) {
   case DiagnosticSeverity::Error: os << "error: "; break;
@@ -51,7 +54,7 @@ mlir::LogicalResult printDiagnostic(mlir::Diagnostic &diag) {
     os << describeNode(info) << ": ";
   os << diag.str() << "\n";
   for (Diagnostic &note : diag.getNotes())
-    (void)printDiagnostic(note);
+    (void)writeDiagnostic(note, os);
   return success();
 }
 

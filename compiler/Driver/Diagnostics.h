@@ -29,8 +29,9 @@ void describeLoc(mlir::Location loc, LocInfo &info);
 /// "node 'NAME' (#INDEX in a subgraph of ...)", or "" for a non-node.
 std::string describeNode(const LocInfo &info);
 
-/// Prints `diag` (and its notes) to stderr in kiln's format.
+/// Prints `diag` (and its notes) to stderr (to `os`) in kiln's format.
 mlir::LogicalResult printDiagnostic(mlir::Diagnostic &diag);
+mlir::LogicalResult writeDiagnostic(mlir::Diagnostic &diag, llvm::raw_ostream &os);
 
 } // namespace kiln
 

@@ -749,6 +749,8 @@ LogicalResult GraphImporter::importMain(ModuleOp module) {
     }
     scopes.back().values[argNames[i]] = entry->getArgument(i);
   }
+  if (!model.symbolicBatch.empty())
+    func->setAttr("kiln.batch_dim", builder.getStringAttr(model.symbolicBatch));
   // On the module too, where lowering a single op (kiln check) sees it.
   if (!symbolicDims.empty())
     module->setAttr("kiln.symbolic_dims", builder.getArrayAttr(symbolicDims));

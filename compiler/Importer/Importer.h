@@ -43,6 +43,11 @@ struct ImportOptions {
   /// inputs carry `kiln.dynamic_dim = "<name>"`; the onnx phase's
   /// kiln-dynamic-batch pass checks that items are independent.
   bool dynamicBatch = true;
+  /// With dynamicBatch: keep that dim symbolic instead (named as declared,
+  /// "batch" when unnamed, one name for every input's), so that the model
+  /// runs a whole batch at once (--target=cuda: the batch one more grid
+  /// dim of each kernel); `main` carries `kiln.batch_dim = "<name>"`.
+  bool symbolicBatch = false;
 };
 
 /// Parses "NAME=1x3x224x224" (or "NAME=1,3,224,224"; "?" for a dim left as

@@ -45,6 +45,9 @@ struct LoadedModel {
   std::map<std::string, std::string> dynamicBatchInputs;
   /// Graph outputs the model declares with that dim leading.
   std::set<std::string> dynamicBatchOutputs;
+  /// The name of a dynamic batch kept symbolic (ImportOptions::
+  /// symbolicBatch); empty when there is none.
+  std::string symbolicBatch;
 };
 
 /// Oldest and newest default-domain opsets the importer accepts.

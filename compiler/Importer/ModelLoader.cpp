@@ -294,7 +294,8 @@ LogicalResult pinInputShapes(MLIRContext &context, LoadedModel &model,
 
 /// Pins the symbolic leading dim of graph inputs to 1 and records it: kiln
 /// runs a model with a dynamic batch one item at a time. All such dims must
-/// be one dim (the same name, or unnamed).
+/// be one dim (the same name, or unnamed). With options.symbolicBatch they
+/// stay symbolic, all named as the named ones are ("batch" when none is).
 LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
                               const ImportOptions &options) {
   if (!options.dynamicBatch)
@@ -304,6 +305,7 @@ LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
   for (const auto &t : graph->initializer())
     initializers.insert(t.name());
   std::string batchName, firstInput;
+  std::vector<::onnx::TensorShapeProto_Dimension *> batchDims;
   for (auto &vi : *graph->mutable_input()) {
     if (initializers.count(vi.name()) || !vi.type().has_tensor_type() ||
         !vi.type().tensor_type().has_shape() ||
@@ -323,9 +325,20 @@ LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
       firstInput = vi.name();
     if (batchName.empty())
       batchName = name;
+    if (options.symbolicBatch) {
+      batchDims.push_back(dim);
+      continue;
+    }
     model.dynamicBatchInputs[vi.name()] = name;
     dim->clear_dim_param();
     dim->set_dim_value(1);
+  }
+  if (options.symbolicBatch) {
+    if (!batchDims.empty())
+      model.symbolicBatch = batchName.empty() ? "batch" : batchName;
+    for (auto *dim : batchDims)
+      dim->set_dim_param(model.symbolicBatch);
+    return success();
   }
   for (auto &[input, name] : model.dynamicBatchInputs)
     name = batchName.empty() ? "batch" : batchName;

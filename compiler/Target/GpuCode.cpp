@@ -133,8 +133,9 @@ LogicalResult addCudaEntryPoints(llvm::Module &m, const ModelInfo &info, std::st
 /// through the runtime's device buffers (sized for the dims, grown when a
 /// run needs more) around NAME_run_dims_device (kiln_cuda_run_host); the
 /// workspace is not used. NAME_run is one batch item (dims NULL for a
-/// static model); a model with symbolic dims has no values for it to run
-/// with: status 1, as on the host, with a message. A dynamic batch of no items is only
+/// static model, one for a dynamic batch, symbolic or not); a model with
+/// other symbolic dims has no values for it to run with: status 1, as on
+/// the host, with a message. A dynamic batch of no items is only
 /// checked (nothing runs, nothing is copied).
 void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
   llvm::LLVMContext &ctx = m.getContext();
@@ -153,9 +154,10 @@ void finishCudaRun(llvm::Module &m, const ModelInfo &info) {
     // No dims: kiln_cuda_run_host refuses them for a model with symbolic
     // dims (status 1) and says why in kiln_cuda_error.
     llvm::Value *dims = noDims;
-    if (!info.symbolic() && !info.dynamicDim.empty()) {
-      // One item of the dynamic batch.
-      llvm::Constant *one = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>{1});
+    if (info.batchOnly() || (!info.symbolic() && !info.dynamicDim.empty())) {
+      // One item of the dynamic batch (run item by item, or symbolic).
+      SmallVector<uint64_t> ones(info.numDynamicDims(), 1);
+      llvm::Constant *one = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(ones));
       auto *g = new llvm::GlobalVariable(m, one->getType(), true,
                                          llvm::GlobalValue::PrivateLinkage, one,
                                          info.name + ".one_item");

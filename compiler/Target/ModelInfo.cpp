@@ -208,9 +208,12 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
     return success();
   };
   // The symbolic dims, in order (kiln-dim-symbols, run before this).
+  auto batch = func->getAttrOfType<StringAttr>("kiln.batch_dim");
   if (auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names"))
-    for (StringRef n : names.getAsValueRange<StringAttr>())
+    for (StringRef n : names.getAsValueRange<StringAttr>()) {
       info.symbolicDims.push_back({n.str()});
+      info.symbolicDims.back().batch = batch && batch.getValue() == n;
+    }
   FunctionType type = func.getFunctionType();
   for (unsigned i = 0; i < type.getNumInputs(); ++i) {
     TensorInfo t;
@@ -448,12 +451,15 @@ typedef struct kiln_model_desc {
     symbolicRanges += std::string(j ? ",\n   " : ",\n   with ") + c.text;
   os << "/* Runs the model: inputs[i] and outputs[i] point at the tensors "
         "above.\n   Returns KILN_STATUS_OK (0) or a status code."
-     << (symbolic ? "\n   This model has the dynamic dim" +
-                        std::string(info.symbolicDims.size() > 1 ? "s " : " ") + quotedNames +
-                        ": call " + n +
-                        "_run_dims() instead\n   (" + n + "_run returns "
-                        "KILN_STATUS_INVALID_ARGUMENT)."
-                  : std::string())
+     << (info.batchOnly()
+             ? "\n   This model has the dynamic batch dim " + quotedNames + ", kept whole: " + n +
+                   "_run runs\n   one item (dims 1), " + n + "_run_dims() any number of them."
+         : symbolic ? "\n   This model has the dynamic dim" +
+                          std::string(info.symbolicDims.size() > 1 ? "s " : " ") + quotedNames +
+                          ": call " + n +
+                          "_run_dims() instead\n   (" + n + "_run returns "
+                          "KILN_STATUS_INVALID_ARGUMENT)."
+                    : std::string())
      << " */\n"
      << "int " << n
      << "_run(const void *const *inputs, void *const *outputs, void *workspace);\n\n";

@@ -86,6 +86,8 @@ struct ModelInfo {
     /// The smallest value the code runs with (1 when it gathers along
     /// the dim, else 0).
     int64_t min = 0;
+    /// A dynamic batch kept symbolic (--target=cuda): NAME_run is one item.
+    bool batch = false;
   };
   std::vector<SymbolicDim> symbolicDims;
   /// c0 + sum c_k dim_k over the symbolic dims.
@@ -101,6 +103,11 @@ struct ModelInfo {
   /// key/value cache output of past + seq tokens), in order of first use.
   std::vector<DimExpression> dimExprs;
   bool symbolic() const { return !symbolicDims.empty(); }
+  /// Whether every symbolic dim is a dynamic batch kept symbolic, so that
+  /// NAME_run has values for them (1).
+  bool batchOnly() const {
+    return symbolic() && llvm::all_of(symbolicDims, [](const SymbolicDim &d) { return d.batch; });
+  }
   int numDynamicDims() const {
     return !dynamicDim.empty() + static_cast<int>(symbolicDims.size());
   }
