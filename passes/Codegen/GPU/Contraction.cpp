@@ -587,16 +587,6 @@ SmallVector<Value> delinearize(OpBuilder &b, Location loc, Value flat,
   return ivs;
 }
 
-int64_t staticProduct(ArrayRef<int64_t> sizes) {
-  int64_t p = 1;
-  for (int64_t s : sizes) {
-    if (ShapedType::isDynamic(s))
-      return ShapedType::kDynamic;
-    p *= s;
-  }
-  return p;
-}
-
 OpFoldResult sizeProduct(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
   int64_t known = 1;
   Value dynamicPart;

@@ -53,10 +53,6 @@ bool lowerTiledContraction(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp 
 llvm::SmallVector<mlir::Value> applyIndexingMap(mlir::OpBuilder &b, mlir::Location loc,
                                                 mlir::AffineMap map, mlir::ValueRange ivs);
 
-/// The product of `sizes`; ShapedType::kDynamic when one of them is
-/// (shared with Reduction.cpp).
-int64_t staticProduct(llvm::ArrayRef<int64_t> sizes);
-
 /// The product of `sizes` where `b` builds: an attribute when all are
 /// constants, else the product of the dynamic ones (times the constants'),
 /// created at `b`'s insertion point.

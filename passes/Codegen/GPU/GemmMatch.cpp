@@ -7,9 +7,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/GPU/GemmMatch.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
-#include "passes/Codegen/GPU/Contraction.h"
 
 #include <limits>
 
@@ -105,7 +105,7 @@ std::optional<Gemm> asGemm(linalg::LinalgOp op) {
     SmallVector<int64_t> dimSizes;
     for (unsigned d : dims)
       dimSizes.push_back(g.sizes[d]);
-    return kiln::staticProduct(dimSizes);
+    return kiln::onnx::product(dimSizes);
   };
   // C's innermost dim is walked by neighbouring threads: make it an N dim.
   if (innermostIn(mc, g.m)) {

@@ -22,6 +22,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/GPU/Reduction.h"
+#include "dialects/Onnx/IR/ShapeHelpers.h"
 #include "passes/Codegen/GPU/Contraction.h"
 #include "passes/Codegen/CPU/Contraction.h"
 
@@ -104,8 +105,8 @@ bool kiln::lowerBlockReduction(RewriterBase &rewriter, linalg::LinalgOp op, bool
   // Sizes may be dynamic: the outputs (`outputs` kDynamic) and steps
   // (`steps` kDynamic) are then counted on the host.
   SmallVector<int64_t> sizes = op.getStaticLoopRanges();
-  int64_t outputs = kiln::staticProduct(ArrayRef(sizes).take_front(numParallel));
-  int64_t steps = kiln::staticProduct(ArrayRef(sizes).drop_front(numParallel));
+  int64_t outputs = kiln::onnx::product(ArrayRef(sizes).take_front(numParallel));
+  int64_t steps = kiln::onnx::product(ArrayRef(sizes).drop_front(numParallel));
   bool dynamicOutputs = ShapedType::isDynamic(outputs);
   bool dynamicSteps = ShapedType::isDynamic(steps);
   if ((!dynamicSteps && steps < kMinSteps) || outputs == 0)
