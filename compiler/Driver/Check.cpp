@@ -120,8 +120,9 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
   if (auto main = parent.lookupSymbol<func::FuncOp>("main"))
     if (auto names = main->getAttrOfType<ArrayAttr>("kiln.symbol_names")) {
       fn->setAttr("kiln.symbol_names", names);
-      if (auto exprs = main->getAttrOfType<ArrayAttr>("kiln.dim_exprs"))
-        fn->setAttr("kiln.dim_exprs", exprs);
+      for (StringRef kind : {"kiln.dim_exprs", "kiln.dim_floors", "kiln.dim_products"})
+        if (auto list = main->getAttrOfType<ArrayAttr>(kind))
+          fn->setAttr(kind, list);
       for (auto [i, v] : llvm::enumerate(external))
         if (SmallVector<int64_t> symbols = onnx::recordedDimSymbols(v); !symbols.empty())
           fn.setArgAttr(i, "kiln.dim_symbols", DenseI64ArrayAttr::get(&context, symbols));

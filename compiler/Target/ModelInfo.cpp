@@ -193,9 +193,14 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
                         << ", a conv's or pool's output size: kiln does not compile graph "
                            "outputs with such dims yet (pin the model's dynamic dims ("
                         << dims << ") with --input-shape)";
+          if (!ids.empty() && !onnx::dimProduct(func, ids[j]).empty())
+            return diag << " is " << onnx::dimIdString(func, ids[j])
+                        << ", a product of dims: kiln does not compile graph outputs with "
+                           "such dims yet (pin the model's dynamic dims ("
+                        << dims << ") with --input-shape)";
           return diag << " is neither one of the model's dynamic dims (" << dims
                       << ") nor a sum of them with whole coefficients (it is a product of "
-                         "two, or a rounded fraction), which kiln does not compile (pin "
+                         "three, or a rounded fraction), which kiln does not compile (pin "
                          "them with --input-shape)";
         }
       }

@@ -14,9 +14,11 @@
 // such a dim is a floor dim, floor((dim + a) / s) by the op's own rule
 // (windowDimFloor), checked against the clones; a floor of a floor folds
 // into one, and other ops pass one on when exactly one of their operands'
-// floor dims has their sizes. Anything else (a product of two dims, a
-// Reshape merging one with another, other roundings) stays unknown (-2),
-// which the lowering and the interface report where it matters. Shape
+// floor dims has their sizes. A Reshape merging two dynamic dims makes a
+// product dim, c * a * b of two dims found before it (symbols first, then
+// expressions, then floor dims), checked against the clones. Anything else
+// (a product of three, a sum of products, other roundings) stays unknown
+// (-2), which the lowering and the interface report where it matters. Shape
 // functions that fail at distinct sizes ([a] + [b]) mean the model needs
 // them equal: an error on that op.
 //
@@ -27,7 +29,9 @@
 //     each expression as [c0, c_0, ..., c_{n-1}] (c0 + sum c_k dim_k);
 //     `kiln.dim_floors`: each floor dim (ids n + E + j after the E
 //     expressions) as [id, a, s] with id a symbol or an expression;
-//     `kiln.dim_constraints`: expressions the entry point checks are >= 0
+//     `kiln.dim_products`: each product dim (ids after the floor dims) as
+//     [c, i, j] for c * dim(i) * dim(j), i and j symbols, expressions or
+//     floor dims; `kiln.dim_constraints`: expressions the entry point checks are >= 0
 //     (those with a negative constant, and each floor dim's input bounded
 //     so that it is at least 1);
 //   - per result `kiln.dim_names` (the name of each `?` dim, the
@@ -56,9 +60,13 @@ namespace {
 
 constexpr int64_t kStatic = -1, kUnknown = -2;
 
-/// Ids of floor dims while probing (renumbered after the expressions once
-/// their count is known).
+/// Ids of floor dims, then of product dims, while probing (renumbered
+/// after the expressions once their counts are known).
 constexpr int64_t kFloorBase = int64_t(1) << 40;
+constexpr int64_t kProductBase = int64_t(1) << 41;
+
+/// The largest factor c of a product dim c * a * b.
+constexpr int64_t kMaxFactor = int64_t(1) << 20;
 
 /// How far clone 1 + k moves dim k: a prime, so that a rounded fraction
 /// of a dim (a stride's) does not pass for a whole coefficient.
@@ -152,38 +160,57 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     for (unsigned i = 0; i < func.getNumArguments(); ++i)
       if (isa<RankedTensorType>(func.getArgument(i).getType()))
         symbols[func.getArgument(i)] = argumentSymbols(func, i, names);
-    SmallVector<SmallVector<int64_t>> exprs;
-    SmallVector<Floor> floors;
-    if (failed(probe(func, names, values, symbols, exprs, floors)))
+    Dims dims;
+    if (failed(probe(func, names, values, symbols, dims)))
       return signalPassFailure();
-    // Floor dims after the expressions.
-    int64_t first = int64_t(names.size() + exprs.size());
+    // Floor dims after the expressions, product dims after them.
+    int64_t firstFloor = int64_t(names.size() + dims.exprs.size());
+    int64_t firstProduct = firstFloor + int64_t(dims.floors.size());
     auto renumber = [&](int64_t &id) {
-      if (id >= kFloorBase)
-        id = first + (id - kFloorBase);
+      if (id >= kProductBase)
+        id = firstProduct + (id - kProductBase);
+      else if (id >= kFloorBase)
+        id = firstFloor + (id - kFloorBase);
     };
     for (auto &entry : symbols)
       for (int64_t &id : entry.second)
         renumber(id);
-    for (Floor &f : floors)
+    for (Floor &f : dims.floors)
       renumber(f[0]);
-    record(func, names, values, symbols, exprs, floors);
+    for (Product &p : dims.products) {
+      renumber(p[1]);
+      renumber(p[2]);
+    }
+    record(func, names, values, symbols, dims);
   }
 
   /// A floor dim: floor((dim(id) + a) / s) as {id, a, s}, with id a
   /// symbol or an expression.
   using Floor = std::array<int64_t, 3>;
+  /// A product dim: c * dim(i) * dim(j) as {c, i, j}, with i and j
+  /// symbols, expressions or floor dims.
+  using Product = std::array<int64_t, 3>;
+
+  /// The dims found so far besides the symbols.
+  struct Dims {
+    SmallVector<SmallVector<int64_t>> exprs;
+    SmallVector<Floor> floors;
+    SmallVector<Product> products;
+  };
 
   /// The size of dim `id` in clone `probe` while probing.
-  static int64_t sizeAt(int64_t id, int64_t probe, int64_t n,
-                        ArrayRef<SmallVector<int64_t>> exprs, ArrayRef<Floor> floors) {
+  static int64_t sizeAt(int64_t id, int64_t probe, int64_t n, const Dims &dims) {
     if (id < n)
       return probeSize(probe, id, n);
-    if (id >= kFloorBase) {
-      const Floor &f = floors[id - kFloorBase];
-      return llvm::divideFloorSigned(sizeAt(f[0], probe, n, exprs, floors) + f[1], f[2]);
+    if (id >= kProductBase) {
+      const Product &p = dims.products[id - kProductBase];
+      return p[0] * sizeAt(p[1], probe, n, dims) * sizeAt(p[2], probe, n, dims);
     }
-    const SmallVector<int64_t> &e = exprs[id - n];
+    if (id >= kFloorBase) {
+      const Floor &f = dims.floors[id - kFloorBase];
+      return llvm::divideFloorSigned(sizeAt(f[0], probe, n, dims) + f[1], f[2]);
+    }
+    const SmallVector<int64_t> &e = dims.exprs[id - n];
     int64_t size = e[0];
     for (int64_t k = 0; k < n; ++k)
       size += e[k + 1] * probeSize(probe, k, n);
@@ -199,20 +226,15 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
   /// probe did not look).
   static int64_t floorId(OpResult result, int64_t d, ArrayRef<int64_t> sizes,
                          const llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
-                         ArrayRef<SmallVector<int64_t>> exprs, SmallVectorImpl<Floor> &floors,
-                         int64_t n) {
+                         Dims &dims, int64_t n) {
     Operation *op = result.getOwner();
-    auto fits = [&](int64_t id) {
-      for (auto [k, size] : llvm::enumerate(sizes))
-        if (sizeAt(id, k, n, exprs, floors) != size)
-          return false;
-      return true;
-    };
+    SmallVector<Floor> &floors = dims.floors;
+    auto fits = [&](int64_t id) { return fitsSizes(id, sizes, n, dims); };
     if (result.getResultNumber() == 0 && d >= 2 && op->getNumOperands())
       if (std::optional<std::pair<int64_t, int64_t>> rule =
               kiln::onnx::windowDimFloor(op, d - 2)) {
         SmallVector<int64_t> in = symbols.lookup(op->getOperand(0));
-        if (d >= int64_t(in.size()) || in[d] < 0)
+        if (d >= int64_t(in.size()) || in[d] < 0 || in[d] >= kProductBase)
           return kUnknown;
         // floor((floor((x + a) / s) + b) / t) is floor((x + a + b s) / (s t)):
         // each floor dim is one of an input dim or expression, and two
@@ -222,12 +244,12 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
           const Floor &g = floors[in[d] - kFloorBase];
           f = {g[0], g[1] + rule->first * g[2], g[2] * rule->second};
         }
-        auto it = llvm::find(floors, f);
-        int64_t id = kFloorBase + (it - floors.begin());
-        if (it == floors.end())
+        int64_t id = kFloorBase + (llvm::find(floors, f) - floors.begin());
+        bool added = id == kFloorBase + int64_t(floors.size());
+        if (added)
           floors.push_back(f);
         if (!fits(id)) {
-          if (it == floors.end())
+          if (added)
             floors.pop_back();
           return kUnknown;
         }
@@ -236,7 +258,7 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     std::optional<int64_t> found;
     for (Value operand : op->getOperands())
       for (int64_t id : symbols.lookup(operand))
-        if (id >= kFloorBase && id != found && fits(id)) {
+        if (id >= kFloorBase && id < kProductBase && id != found && fits(id)) {
           if (found)
             return kUnknown;
           found = id;
@@ -244,13 +266,47 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     return found.value_or(kUnknown);
   }
 
+  /// Whether dim `id` has the sizes `sizes` in the clones.
+  static bool fitsSizes(int64_t id, ArrayRef<int64_t> sizes, int64_t n, const Dims &dims) {
+    for (auto [k, size] : llvm::enumerate(sizes))
+      if (sizeAt(id, k, n, dims) != size)
+        return false;
+    return true;
+  }
+
+  /// The product dim c * a * b with the sizes `sizes` in the clones, for
+  /// a and b (a before b, or the same) symbols, expressions or floor dims
+  /// found so far, in that order; kUnknown when none fits.
+  static int64_t productId(ArrayRef<int64_t> sizes, int64_t n, Dims &dims) {
+    SmallVector<int64_t> factors;
+    for (int64_t k = 0; k < n + int64_t(dims.exprs.size()); ++k)
+      factors.push_back(k);
+    for (size_t j = 0; j < dims.floors.size(); ++j)
+      factors.push_back(kFloorBase + j);
+    for (auto [i, a] : llvm::enumerate(factors))
+      for (int64_t b : ArrayRef(factors).drop_front(i)) {
+        int64_t base = sizeAt(a, 0, n, dims) * sizeAt(b, 0, n, dims);
+        if (base <= 0 || sizes[0] < base || sizes[0] % base || sizes[0] / base > kMaxFactor)
+          continue;
+        Product p{sizes[0] / base, a, b};
+        int64_t id = kProductBase + (llvm::find(dims.products, p) - dims.products.begin());
+        bool added = id == kProductBase + int64_t(dims.products.size());
+        if (added)
+          dims.products.push_back(p);
+        if (fitsSizes(id, sizes, n, dims))
+          return id;
+        if (added)
+          dims.products.pop_back();
+      }
+    return kUnknown;
+  }
+
   /// Runs the shape functions on n + 2 clones with the symbolic dims at
   /// the probe's sizes and reads each `?` off them: a symbol's id, an
   /// expression's (n + its index in `exprs`), or kUnknown.
   LogicalResult probe(func::FuncOp func, ArrayRef<StringAttr> names, ArrayRef<Value> values,
                       llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
-                      SmallVectorImpl<SmallVector<int64_t>> &exprs,
-                      SmallVectorImpl<Floor> &floors) {
+                      Dims &dims) {
     MLIRContext *context = func.getContext();
     int64_t n = names.size();
     SmallVector<SmallVector<RankedTensorType>> typesIn(n + 2);
@@ -347,7 +403,9 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
         std::optional<SmallVector<int64_t>> expr = affineFit(sizes, n);
         int64_t id = kUnknown;
         if (!expr)
-          id = floorId(cast<OpResult>(v), d, sizes, symbols, exprs, floors, n);
+          id = floorId(cast<OpResult>(v), d, sizes, symbols, dims, n);
+        if (!expr && id == kUnknown)
+          id = productId(sizes, n, dims);
         if (expr) {
           // Dim k itself, or an expression.
           for (int64_t k = 0; k < n; ++k) {
@@ -357,10 +415,10 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
               id = k;
           }
           if (id == kUnknown) {
-            auto it = llvm::find(exprs, *expr);
-            id = n + (it - exprs.begin());
-            if (it == exprs.end())
-              exprs.push_back(*expr);
+            auto it = llvm::find(dims.exprs, *expr);
+            id = n + (it - dims.exprs.begin());
+            if (it == dims.exprs.end())
+              dims.exprs.push_back(*expr);
           }
         }
         s.push_back(id);
@@ -373,7 +431,9 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
   /// Writes the symbols onto the ops and @main.
   void record(func::FuncOp func, ArrayRef<StringAttr> names, ArrayRef<Value> values,
               const llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
-              ArrayRef<SmallVector<int64_t>> exprs, ArrayRef<Floor> floors) {
+              const Dims &dims) {
+    ArrayRef<SmallVector<int64_t>> exprs = dims.exprs;
+    ArrayRef<Floor> floors = dims.floors;
     Builder b(func.getContext());
     int64_t n = names.size();
     for (Value v : values) {
@@ -418,6 +478,13 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     func->removeAttr("kiln.dim_floors");
     if (!floorAttrs.empty())
       func->setAttr("kiln.dim_floors", b.getArrayAttr(floorAttrs));
+    // A product of dims that are not negative is not negative.
+    SmallVector<Attribute> productAttrs;
+    for (const Product &p : dims.products)
+      productAttrs.push_back(b.getDenseI64ArrayAttr(p));
+    func->removeAttr("kiln.dim_products");
+    if (!productAttrs.empty())
+      func->setAttr("kiln.dim_products", b.getArrayAttr(productAttrs));
     kiln::onnx::addDimConstraints(func, constraints);
     // The results' dims by name: what the header says and the entry point
     // sizes outputs by.

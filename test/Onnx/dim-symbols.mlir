@@ -67,3 +67,32 @@ func.func @main(%a: tensor<?xf32> {kiln.dim_names = ["S"]},
   %y = "onnx.Add"(%a, %b) : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
   return %y : tensor<?xf32>
 }
+
+// -----
+
+// Reshapes merging two dims: [S, T] flattened is the product S*T (id 5,
+// after the three symbols and the two expressions), [2*S, T] is 2*S*T
+// (the symbols first), [S + 1, T] is T*(S + 1), a product with an
+// expression; three dims merged stay unknown.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME: -> (tensor<?xf32> {kiln.dim_names = ["S*T"]}, tensor<?xf32> {kiln.dim_names = ["2*S*T"]}, tensor<?xf32> {kiln.dim_names = ["T*(S + 1)"]}, tensor<?xf32> {kiln.dim_names = ["?"]})
+// CHECK-SAME: kiln.dim_exprs = [array<i64: 0, 2, 0, 0>, array<i64: 1, 1, 0, 0>]
+// CHECK-SAME: kiln.dim_products = [array<i64: 1, 0, 1>, array<i64: 2, 0, 1>, array<i64: 1, 1, 4>]
+// CHECK-SAME: kiln.result_dim_symbols = [array<i64: 5>, array<i64: 6>, array<i64: 7>, array<i64: -2>]
+func.func @main(%a: tensor<?x4xf32> {kiln.dim_names = ["S", ""]},
+                %b: tensor<4x?xf32> {kiln.dim_names = ["", "T"]},
+                %x: tensor<?x?x?xf32> {kiln.dim_names = ["S", "T", "U"]})
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) {
+  %flat = "onnx.Constant"() {value = dense<[-1]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %m = "onnx.MatMul"(%a, %b) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  %f = "onnx.Reshape"(%m, %flat) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+  %c = "onnx.Concat"(%a, %a) <{axis = 0 : i64}> : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %cm = "onnx.MatMul"(%c, %b) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  %cf = "onnx.Reshape"(%cm, %flat) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+  %cls = "onnx.Constant"() {value = dense<1.0> : tensor<1x4xf32>} : () -> tensor<1x4xf32>
+  %p = "onnx.Concat"(%cls, %a) <{axis = 0 : i64}> : (tensor<1x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  %pm = "onnx.MatMul"(%p, %b) : (tensor<?x4xf32>, tensor<4x?xf32>) -> tensor<?x?xf32>
+  %pf = "onnx.Reshape"(%pm, %flat) : (tensor<?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+  %xf = "onnx.Reshape"(%x, %flat) : (tensor<?x?x?xf32>, tensor<1xi64>) -> tensor<?xf32>
+  return %f, %cf, %pf, %xf : tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>
+}

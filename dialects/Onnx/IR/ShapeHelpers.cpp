@@ -237,11 +237,38 @@ SmallVector<int64_t> dimFloor(Operation *func, int64_t id) {
   return SmallVector<int64_t>(f.asArrayRef());
 }
 
+SmallVector<int64_t> dimProduct(Operation *func, int64_t id) {
+  auto names = func ? func->getAttrOfType<ArrayAttr>("kiln.symbol_names") : ArrayAttr();
+  auto products = func ? func->getAttrOfType<ArrayAttr>("kiln.dim_products") : ArrayAttr();
+  if (!names || !products)
+    return {};
+  int64_t j = id - int64_t(names.size());
+  for (StringRef kind : {"kiln.dim_exprs", "kiln.dim_floors"})
+    if (auto list = func->getAttrOfType<ArrayAttr>(kind))
+      j -= list.size();
+  if (j < 0 || j >= int64_t(products.size()))
+    return {};
+  auto p = dyn_cast<DenseI64ArrayAttr>(products[j]);
+  // Two earlier dims and a positive factor: what kiln-dim-symbols writes.
+  if (!p || p.size() != 3 || p[0] < 1 || p[1] < 0 || p[1] >= id || p[2] < 0 || p[2] >= id)
+    return {};
+  return SmallVector<int64_t>(p.asArrayRef());
+}
+
 std::string dimIdString(Operation *func, int64_t id) {
   auto names = func ? func->getAttrOfType<ArrayAttr>("kiln.symbol_names") : ArrayAttr();
   SmallVector<int64_t> expr = dimExpression(func, id);
   if (!expr.empty())
     return dimExprString(expr, names.getValue());
+  if (SmallVector<int64_t> p = dimProduct(func, id); !p.empty()) {
+    // A factor that is a sum is bracketed: 2*(seq + 1)*batch.
+    auto factor = [&](int64_t k) {
+      std::string s = dimIdString(func, k);
+      bool sum = !dimExpression(func, k).empty() && s.find(' ') != std::string::npos;
+      return sum ? "(" + s + ")" : s;
+    };
+    return (p[0] == 1 ? "" : std::to_string(p[0]) + "*") + factor(p[1]) + "*" + factor(p[2]);
+  }
   SmallVector<int64_t> f = dimFloor(func, id);
   if (f.empty())
     return "?";

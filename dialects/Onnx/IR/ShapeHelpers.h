@@ -75,8 +75,15 @@ std::string dimExprString(llvm::ArrayRef<int64_t> expr,
 /// any other id.
 llvm::SmallVector<int64_t> dimFloor(mlir::Operation *func, int64_t id);
 
+/// What product dim `id` is on the function `func` of the model (ids
+/// after the floor dims, the j-th of `func`'s `kiln.dim_products`): {c, i,
+/// j} for c * dim(i) * dim(j), i and j earlier dims (a Reshape merging two
+/// dynamic dims); empty for any other id.
+llvm::SmallVector<int64_t> dimProduct(mlir::Operation *func, int64_t id);
+
 /// Dim `id` of `func` written out: the symbol's name, the expression
-/// ("past + seq"), or the floor ("floor((H + 1)/2)"); "?" for none.
+/// ("past + seq"), the floor ("floor((H + 1)/2)") or the product
+/// ("8*batch*seq"); "?" for none.
 std::string dimIdString(mlir::Operation *func, int64_t id);
 
 /// Adds `constraints` (expressions, as dimExpression gives them, that the

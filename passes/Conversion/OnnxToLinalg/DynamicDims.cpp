@@ -1,9 +1,10 @@
 //===- DynamicDims.cpp - sizes of the model's dynamic dims in lowered code ===//
 //
 // Every `?` the lowering allocates is one of the model's symbolic input
-// dims or an affine expression of them (kiln-dim-symbols says which), and
+// dims, an affine expression of them, a conv's or pool's output size over
+// one, or the product of two such dims (kiln-dim-symbols says which), and
 // its size is `tensor.dim` of the first argument dim of @main that is that
-// symbol, or the expression computed from those. With one symbolic dim and
+// dim, or it is computed from the dims it is made of. With one symbolic dim and
 // no expressions every `?` is it. Else a pattern's tensor.empty is matched
 // against the op it lowers (found by location): when the op involves one
 // symbol only, that one; else the results, then the operands, of the same
@@ -35,6 +36,7 @@ void DimSymbolTable::build(ModuleOp module) {
   numSymbols = 0;
   numExprs = 0;
   numFloors = 0;
+  numProducts = 0;
   main = nullptr;
   module.walk([&](func::FuncOp func) {
     auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
@@ -46,6 +48,8 @@ void DimSymbolTable::build(ModuleOp module) {
     numExprs = exprs ? exprs.size() : 0;
     auto floors = func->getAttrOfType<ArrayAttr>("kiln.dim_floors");
     numFloors = floors ? floors.size() : 0;
+    auto products = func->getAttrOfType<ArrayAttr>("kiln.dim_products");
+    numProducts = products ? products.size() : 0;
   });
   if (!enabled())
     return;
@@ -75,6 +79,10 @@ SmallVector<int64_t> DimSymbolTable::expression(int64_t id) const {
 
 SmallVector<int64_t> DimSymbolTable::floor(int64_t id) const {
   return kiln::onnx::dimFloor(main, id);
+}
+
+SmallVector<int64_t> DimSymbolTable::product(int64_t id) const {
+  return kiln::onnx::dimProduct(main, id);
 }
 
 SmallVector<int64_t> DimSymbolTable::symbolsOf(Value v) const {
@@ -156,6 +164,16 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
     Value sum = arith::AddIOp::create(b, loc, base, arith::ConstantIndexOp::create(b, loc, f[1]));
     return arith::FloorDivSIOp::create(b, loc, sum, arith::ConstantIndexOp::create(b, loc, f[2]));
   }
+  // A Reshape's merged dims: c * dim(i) * dim(j).
+  if (SmallVector<int64_t> p = table->product(symbol); !p.empty()) {
+    Value a = symbolSize(b, loc, p[1]), c = symbolSize(b, loc, p[2]);
+    if (!a || !c)
+      return {};
+    Value size = arith::MulIOp::create(b, loc, a, c);
+    if (p[0] != 1)
+      size = arith::MulIOp::create(b, loc, size, arith::ConstantIndexOp::create(b, loc, p[0]));
+    return size;
+  }
   SmallVector<int64_t> expr = table->expression(symbol);
   if (expr.empty())
     return {};
@@ -198,24 +216,37 @@ void requireNonZero(Operation *op, Value v, int64_t dim) {
   if (table && table->enabled())
     s = table->symbolsOf(v);
   int64_t n = table ? table->numSymbols : 0;
-  SmallVector<int64_t> atLeastOne;
-  // A floor dim is at least 1 already (kiln-dim-symbols' constraints).
-  if (dim < int64_t(s.size()) && s[dim] >= n && !table->floor(s[dim]).empty())
-    return;
-  if (dim < int64_t(s.size()) && s[dim] >= n)
-    atLeastOne = table->expression(s[dim]);
-  if (!atLeastOne.empty()) {
+  // Dim `id` at least 1: a symbol's minimum, or a constraint.
+  std::function<void(int64_t)> require = [&](int64_t id) {
+    if (id < 0) {
+      for (int64_t k = 0; k < std::max<int64_t>(n, 1); ++k)
+        symbols.insert(k);
+      return;
+    }
+    if (id < n || !table) {
+      symbols.insert(id);
+      return;
+    }
+    // A floor dim is at least 1 already (kiln-dim-symbols' constraints).
+    if (!table->floor(id).empty())
+      return;
+    // A product is when both its factors are.
+    if (SmallVector<int64_t> p = table->product(id); !p.empty()) {
+      require(p[1]);
+      require(p[2]);
+      return;
+    }
+    SmallVector<int64_t> atLeastOne = table->expression(id);
+    if (atLeastOne.empty())
+      return require(-1);
     // An expression: at least 1 is a constraint the entry point checks.
     atLeastOne[0] -= 1;
-    kiln::onnx::addDimConstraints(
-        func, {DenseI64ArrayAttr::get(func.getContext(), atLeastOne)});
+    kiln::onnx::addDimConstraints(func,
+                                  {DenseI64ArrayAttr::get(func.getContext(), atLeastOne)});
+  };
+  require(dim < int64_t(s.size()) ? s[dim] : -1);
+  if (symbols.empty())
     return;
-  }
-  if (dim < int64_t(s.size()) && s[dim] >= 0)
-    symbols.insert(s[dim]);
-  else
-    for (int64_t k = 0; k < std::max<int64_t>(table ? table->numSymbols : 0, 1); ++k)
-      symbols.insert(k);
   SmallVector<int64_t> sorted(symbols.begin(), symbols.end());
   llvm::sort(sorted);
   func->setAttr("kiln.symbolic_min", DenseI64ArrayAttr::get(func.getContext(), sorted));

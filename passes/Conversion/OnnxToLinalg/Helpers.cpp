@@ -339,13 +339,28 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
     // Dynamic dims: one collapse or expand when the dims group (inserting
     // or dropping unit dims, merging static ones, merging a dynamic dim
     // with static ones or splitting it); else through one dim, as below,
-    // each `?` of the result sized by dynamicDimSize.
+    // each `?` of the result sized by dynamicDimSize. An expand that
+    // splits a product dim into its two dynamic factors is given their
+    // sizes.
+    auto outputShape = [&] {
+      SmallVector<OpFoldResult> shape;
+      for (int64_t i = 0; i < type.getRank(); ++i)
+        shape.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(b, loc, type, i))
+                                             : b.getIndexAttr(type.getDimSize(i)));
+      return shape;
+    };
     if (src.getRank() > type.getRank()) {
       if (auto groups = getReassociationIndicesForCollapse(src.getShape(), type.getShape()))
         return tensor::CollapseShapeOp::create(b, loc, type, v, *groups);
     } else if (src.getRank() < type.getRank()) {
-      if (auto groups = getReassociationIndicesForCollapse(type.getShape(), src.getShape()))
-        return tensor::ExpandShapeOp::create(b, loc, type, v, *groups);
+      if (auto groups = getReassociationIndicesForCollapse(type.getShape(), src.getShape())) {
+        bool inferred = llvm::all_of(*groups, [&](const ReassociationIndices &g) {
+          return llvm::count_if(g, [&](int64_t i) { return type.isDynamicDim(i); }) <= 1;
+        });
+        if (inferred)
+          return tensor::ExpandShapeOp::create(b, loc, type, v, *groups);
+        return tensor::ExpandShapeOp::create(b, loc, type, v, *groups, outputShape());
+      }
     }
     ReassociationIndices all;
     for (int64_t i = 0; i < src.getRank(); ++i)
@@ -354,14 +369,10 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
     Value flat = tensor::CollapseShapeOp::create(b, loc, flatType, v,
                                                  ArrayRef<ReassociationIndices>{all});
     ReassociationIndices allOut;
-    SmallVector<OpFoldResult> outShape;
-    for (int64_t i = 0; i < type.getRank(); ++i) {
+    for (int64_t i = 0; i < type.getRank(); ++i)
       allOut.push_back(i);
-      outShape.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(b, loc, type, i))
-                                              : b.getIndexAttr(type.getDimSize(i)));
-    }
     return tensor::ExpandShapeOp::create(b, loc, type, flat,
-                                         ArrayRef<ReassociationIndices>{allOut}, outShape);
+                                         ArrayRef<ReassociationIndices>{allOut}, outputShape());
   }
   // Through one dim: collapse to [N], then expand to the target. Rank 0 on
   // either side uses an empty reassociation.

@@ -296,8 +296,9 @@ struct ConvertOnnxToLinalgPass
         std::string type;
         llvm::raw_string_ostream os(type);
         v.getType().print(os);
-        // Each `?` must be one of the dynamic dims or an affine expression
-        // of them (not, say, the product of two after a Reshape).
+        // Each `?` must be one of the dynamic dims, an affine expression of
+        // them, a window's output size or the product of two such dims
+        // (not, say, the product of three after a Reshape).
         if (ready && symbols.numSymbols > 0 && isa<RankedTensorType>(v.getType())) {
           SmallVector<int64_t> s = symbols.symbolsOf(v);
           auto t = cast<RankedTensorType>(v.getType());
@@ -306,10 +307,10 @@ struct ConvertOnnxToLinalgPass
               op->emitError() << name << ": " << what << " #" << i << " has type " << type
                               << "; its dim " << d
                               << " is not one of the model's dynamic dims (" << quoted
-                              << ") nor a sum of them with whole coefficients and a "
-                                 "constant, nor a conv's or pool's output size of one, "
-                                 "which the CPU backend does not handle yet; pin them with "
-                                 "--input-shape";
+                              << "), a sum of them with whole coefficients and a "
+                                 "constant, a conv's or pool's output size of one, nor the "
+                                 "product of two such dims, which kiln does not compile yet; "
+                                 "pin them with --input-shape";
               ok = false;
               return false;
             }

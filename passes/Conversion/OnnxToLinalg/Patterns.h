@@ -189,14 +189,22 @@ public:
   /// How many floor dims (window ops' output sizes) it recorded (ids after
   /// the expressions).
   unsigned numFloors = 0;
+  /// How many product dims (a Reshape merging two dims) it recorded (ids
+  /// after the floor dims).
+  unsigned numProducts = 0;
   /// Whether sizes are looked up (else every `?` is the one symbolic dim).
-  bool enabled() const { return numSymbols > 1 || numExprs > 0 || numFloors > 0; }
+  bool enabled() const {
+    return numSymbols > 1 || numExprs > 0 || numFloors > 0 || numProducts > 0;
+  }
   /// What dim id `id` is, as kiln::onnx::dimExpression reads it off the
   /// function that holds the symbols; empty for none.
   llvm::SmallVector<int64_t> expression(int64_t id) const;
   /// The floor dim `id` is ({id', a, s}, kiln::onnx::dimFloor); empty for
   /// none.
   llvm::SmallVector<int64_t> floor(int64_t id) const;
+  /// The product dim `id` is ({c, i, j}, kiln::onnx::dimProduct); empty
+  /// for none.
+  llvm::SmallVector<int64_t> product(int64_t id) const;
   /// Per op location, the first size that could not be told.
   llvm::DenseMap<mlir::Location, std::string> failures;
 

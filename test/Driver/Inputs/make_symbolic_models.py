@@ -242,12 +242,44 @@ def main():
     model(out, "add_dims",
           [helper.make_node("Add", ["a", "b"], ["y"], name="add")],
           [vi("a", [1, "S"]), vi("b", [1, "T"])], [vi("y", [1, "S"])])
+    # A Reshape merging two dims: [1, S, T] -> [1, S*T], a product dim.
     model(out, "product_dims",
           [helper.make_node("MatMul", ["a", "b"], ["m"], name="matmul"),
            helper.make_node("Reshape", ["m", "flat"], ["f"], name="flatten"),
-           helper.make_node("ReduceSum", ["f", "axis1"], ["y"], name="sum", keepdims=0)],
+           helper.make_node("Softmax", ["f"], ["p"], name="softmax", axis=-1),
+           helper.make_node("Mul", ["p", "f"], ["pf"], name="weigh"),
+           helper.make_node("ReduceSum", ["pf", "axis1"], ["y"], name="sum", keepdims=0)],
           [vi("a", [1, "S", 4]), vi("b", [4, "T"])], [vi("y", [1])],
           [init("flat", np.array([1, -1], np.int64)), init("axis1", np.array([1], np.int64))])
+    for s_, t_ in ((3, 5), (1, 7), (6, 1)):
+        a = rng.standard_normal((1, s_, 4)).astype(np.float32)
+        b = rng.standard_normal((4, t_)).astype(np.float32)
+        save(out, f"product_dims_a{s_}_{t_}", a)
+        save(out, f"product_dims_b{s_}_{t_}", b)
+        f = (a @ b).reshape(1, -1)
+        save(out, f"product_dims_y{s_}_{t_}", (softmax(f) * f).sum(axis=1))
+    # Refused: three dims merged, S*T*U.
+    model(out, "product_three",
+          [helper.make_node("Reshape", ["x", "flat"], ["f"], name="flatten"),
+           helper.make_node("ReduceSum", ["f", "axis1"], ["y"], name="sum", keepdims=0)],
+          [vi("x", [1, "S", "T", "U"])], [vi("y", [1])],
+          [init("flat", np.array([1, -1], np.int64)), init("axis1", np.array([1], np.int64))])
+    # Every token of [1, S, T, 8] as one row of a [S*T, 8] MatMul (how
+    # torch's attention merges the batch with the sequence), split back
+    # to [1, S, T, 8] by the input's own shape.
+    wr = (rng.standard_normal((8, 8)) / 3).astype(np.float32)
+    model(out, "rows",
+          [helper.make_node("Reshape", ["x", "to_rows"], ["r"], name="to_rows"),
+           helper.make_node("MatMul", ["r", "w"], ["m"], name="matmul"),
+           helper.make_node("Relu", ["m"], ["a"], name="relu"),
+           helper.make_node("Shape", ["x"], ["xs"], name="shape"),
+           helper.make_node("Reshape", ["a", "xs"], ["y"], name="from_rows")],
+          [vi("x", [1, "S", "T", 8])], [vi("y", [1, "S", "T", 8])],
+          [init("to_rows", np.array([-1, 8], np.int64)), init("w", wr)])
+    for s_, t_ in ((3, 5), (1, 9), (4, 0)):
+        x = rng.standard_normal((1, s_, t_, 8)).astype(np.float32)
+        save(out, f"rows_x{s_}_{t_}", x)
+        save(out, f"rows_y{s_}_{t_}", np.maximum(x @ wr, 0))
 
     # Dims that are affine expressions of the dims inside the model.
     # A token prepended ([1, 1 + seq, 4]), attention over it, the tokens
@@ -434,6 +466,24 @@ def main():
         save(out, f"cnn_hw_x{h}_{w}", x)
         save(out, f"cnn_hw_y{h}_{w}", y)
     save(out, "cnn_hw_x2_5", rng.standard_normal((1, 2, 2, 5)).astype(np.float32))
+
+    # Attention over the pixels of a dynamic image: a stride-2 conv's
+    # [1, 4, H', W'] flattened to [1, 4, H'*W'] (a product of two floor
+    # dims), a softmax over the pixels, their weighted sum.
+    model(out, "pixels",
+          [n("Conv", ["x", "w1", "b1"], ["c1"], name="conv1", strides=[2, 2]),
+           n("Reshape", ["c1", "flat"], ["f"], name="flatten"),
+           n("Softmax", ["f"], ["p"], name="softmax", axis=-1),
+           n("Mul", ["p", "f"], ["pf"], name="weigh"),
+           n("ReduceSum", ["pf", "axis2"], ["y"], name="sum", keepdims=0)],
+          [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 4])],
+          [init("w1", w1), init("b1", b1), init("flat", np.array([1, 4, -1], np.int64)),
+           init("axis2", np.array([2], np.int64))])
+    for h, w in ((5, 5), (9, 14)):
+        x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        f = conv(x, w1, b1, stride=2).reshape(1, 4, -1)
+        save(out, f"pixels_x{h}_{w}", x)
+        save(out, f"pixels_y{h}_{w}", (softmax(f) * f).sum(axis=2))
 
     # BatchNormalization (inference) over a dynamic height and width.
     scale, bias, mean = (rng.standard_normal(3).astype(np.float32) for _ in range(3))
