@@ -115,6 +115,51 @@ std::optional<SmallVector<int64_t>> partialIntsAt(Value v, int depth) {
     }
     return out;
   }
+  if (auto fill = dyn_cast<ConstantOfShapeOp>(def)) {
+    // torch's expand(n, -1, -1) compares its shape with a vector of -1s
+    // made so: one integer repeated, a known number of times.
+    auto count = of(fill.getInput());
+    auto value = dyn_cast_or_null<DenseIntElementsAttr>(fill.getValueAttr());
+    if (!count || count->size() != 1 || (*count)[0] < 0 || (*count)[0] > 64 ||
+        (fill.getValueAttr() && (!value || value.getNumElements() != 1)))
+      return std::nullopt;
+    int64_t x = value ? (*value.getValues<APInt>().begin()).getSExtValue() : 0;
+    return SmallVector<int64_t>((*count)[0], x);
+  }
+  if (isa<EqualOp>(def)) {
+    // 1 or 0 where both elements are known.
+    auto a = of(def->getOperand(0)), b = of(def->getOperand(1));
+    if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1))
+      return std::nullopt;
+    SmallVector<int64_t> out;
+    for (size_t i = 0, n = std::max(a->size(), b->size()); i < n; ++i) {
+      int64_t x = (*a)[a->size() == 1 ? 0 : i], y = (*b)[b->size() == 1 ? 0 : i];
+      out.push_back(ShapedType::isDynamic(x) || ShapedType::isDynamic(y) ? ShapedType::kDynamic
+                                                                          : int64_t(x == y));
+    }
+    return out;
+  }
+  if (auto where = dyn_cast<WhereOp>(def)) {
+    // The chosen element where the condition is known; with it unknown,
+    // the element both sides agree on.
+    auto c = of(where->getOperand(0)), a = of(where->getOperand(1)),
+         b = of(where->getOperand(2));
+    if (!c || !a || !b)
+      return std::nullopt;
+    size_t n = std::max({c->size(), a->size(), b->size()});
+    for (auto *part : {&*c, &*a, &*b})
+      if (part->size() != n && part->size() != 1)
+        return std::nullopt;
+    auto at = [&](const SmallVector<int64_t> &v, size_t i) { return v[v.size() == 1 ? 0 : i]; };
+    SmallVector<int64_t> out;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t cond = at(*c, i), x = at(*a, i), y = at(*b, i);
+      out.push_back(!ShapedType::isDynamic(cond) ? (cond ? x : y)
+                    : x == y                     ? x
+                                                 : ShapedType::kDynamic);
+    }
+    return out;
+  }
   if (isa<AddOp, SubOp, MulOp, DivOp>(def)) {
     auto a = of(def->getOperand(0)), b = of(def->getOperand(1));
     if (!a || !b || (a->size() != b->size() && a->size() != 1 && b->size() != 1))

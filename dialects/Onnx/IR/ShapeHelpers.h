@@ -37,8 +37,9 @@ std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
 /// The values of a 0-D or 1-D integer tensor that computes a shape, where
 /// they are known at compile time: kDynamic for an element that is not
 /// (a dynamic dim read by Shape). Follows constants, Shape, Gather with
-/// constant indices, Unsqueeze/Squeeze/Reshape/Identity/Cast, Concat and
-/// integer Add/Sub/Mul/Div. None when `v` is not such a computation.
+/// constant indices, Unsqueeze/Squeeze/Reshape/Identity/Cast, Concat,
+/// integer Add/Sub/Mul/Div, and the Equal, Where and ConstantOfShape of
+/// torch's expand(n, -1, -1). None when `v` is not such a computation.
 std::optional<llvm::SmallVector<int64_t>> partialInts(mlir::Value v);
 
 /// True if `v` is absent (`none`).

@@ -438,6 +438,31 @@ func.func @expand(%x: tensor<3x1xf32>, %y: tensor<?x1xf32>) -> (tensor<*xf32>, t
 
 // -----
 
+// torch's cls_token.expand(n, -1, -1) with n read off a dynamic batch:
+// the target [n, -1, -1] has its -1s replaced by 1s (Equal with a
+// ConstantOfShape of -1s, Where), which the shape function follows; the
+// batch's element stays unknown.
+// CHECK-LABEL: func.func @expand_keep_dims(
+// CHECK: "onnx.Where"
+// CHECK: "onnx.Expand"{{.*}} -> tensor<?x1x8xf32>
+func.func @expand_keep_dims(%x: tensor<?x4x8xf32>, %cls: tensor<1x1x8xf32>) -> tensor<*xf32> {
+  %s = "onnx.Shape"(%x) : (tensor<?x4x8xf32>) -> tensor<3xi64>
+  %i0 = "onnx.Constant"() {value = dense<[0]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %n = "onnx.Gather"(%s, %i0) {axis = 0 : i64} : (tensor<3xi64>, tensor<1xi64>) -> tensor<1xi64>
+  %m1 = "onnx.Constant"() {value = dense<[-1, -1]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %t = "onnx.Concat"(%n, %m1) {axis = 0 : i64} : (tensor<1xi64>, tensor<2xi64>) -> tensor<3xi64>
+  %three = "onnx.Constant"() {value = dense<[3]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %ones = "onnx.ConstantOfShape"(%three) {value = dense<[1]> : tensor<1xi64>} : (tensor<1xi64>) -> tensor<3xi64>
+  %minus = "onnx.Constant"() {value = dense<-1> : tensor<i64>} : () -> tensor<i64>
+  %neg = "onnx.Mul"(%ones, %minus) : (tensor<3xi64>, tensor<i64>) -> tensor<3xi64>
+  %eq = "onnx.Equal"(%t, %neg) : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi1>
+  %w = "onnx.Where"(%eq, %ones, %t) : (tensor<3xi1>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %y = "onnx.Expand"(%cls, %w) : (tensor<1x1x8xf32>, tensor<3xi64>) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
+
+// -----
+
 // Range has max(ceil((limit - start) / delta), 0) elements.
 // CHECK-LABEL: func.func @range(
 // CHECK-SAME: -> (tensor<4xi64>, tensor<5xi64>, tensor<0xi64>, tensor<4xf32>, tensor<?xi64>)
