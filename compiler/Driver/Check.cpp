@@ -112,21 +112,31 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
   for (Type t : op->getResultTypes())
     if (!isa<NoneType>(t))
       resultTypes.push_back(t);
+  // With several dynamic dims, one more argument whose dims are the n
+  // dims, so that the lowering finds each one's size (a Reshape splitting
+  // seq*N into seq and N has neither among its operands' dims).
+  auto main = parent.lookupSymbol<func::FuncOp>("main");
+  auto names = main ? main->getAttrOfType<ArrayAttr>("kiln.symbol_names") : ArrayAttr();
+  if (names)
+    argTypes.push_back(RankedTensorType::get(
+        SmallVector<int64_t>(names.size(), ShapedType::kDynamic), Float32Type::get(&context)));
   OpBuilder b(&context);
   b.setInsertionPointToEnd(module->getBody());
   auto fn = func::FuncOp::create(b, loc, "probe", b.getFunctionType(argTypes, resultTypes));
   // With several dynamic dims, which one each `?` of an operand is
   // (kiln-dim-symbols), so that the lowering sizes the op's tensors.
-  if (auto main = parent.lookupSymbol<func::FuncOp>("main"))
-    if (auto names = main->getAttrOfType<ArrayAttr>("kiln.symbol_names")) {
-      fn->setAttr("kiln.symbol_names", names);
-      for (StringRef kind : {"kiln.dim_exprs", "kiln.dim_floors", "kiln.dim_products"})
-        if (auto list = main->getAttrOfType<ArrayAttr>(kind))
-          fn->setAttr(kind, list);
-      for (auto [i, v] : llvm::enumerate(external))
-        if (SmallVector<int64_t> symbols = onnx::recordedDimSymbols(v); !symbols.empty())
-          fn.setArgAttr(i, "kiln.dim_symbols", DenseI64ArrayAttr::get(&context, symbols));
-    }
+  if (names) {
+    fn->setAttr("kiln.symbol_names", names);
+    for (StringRef kind : {"kiln.dim_exprs", "kiln.dim_floors", "kiln.dim_products"})
+      if (auto list = main->getAttrOfType<ArrayAttr>(kind))
+        fn->setAttr(kind, list);
+    for (auto [i, v] : llvm::enumerate(external))
+      if (SmallVector<int64_t> symbols = onnx::recordedDimSymbols(v); !symbols.empty())
+        fn.setArgAttr(i, "kiln.dim_symbols", DenseI64ArrayAttr::get(&context, symbols));
+    fn.setArgAttr(external.size(), "kiln.dim_symbols",
+                  DenseI64ArrayAttr::get(&context, llvm::to_vector(llvm::seq<int64_t>(
+                                                       0, int64_t(names.size())))));
+  }
   Block *entry = fn.addEntryBlock();
   b.setInsertionPointToStart(entry);
   IRMapping map;
@@ -245,130 +255,158 @@ int checkModel(const CheckRequest &request) {
     problems[*row].push_back({describeNode(info), reasonOf(message, qualified)});
   };
 
-  // 2. Import and shape inference.
-  FirstError first{"", UnknownLoc::get(&context)};
+  // Steps 2 to 4 with `options`; for cuda first with a dynamic batch kept
+  // whole, as `kiln compile` does, then, if that fails, item by item.
   OwningOpRef<ModuleOp> module;
-  LogicalResult imported = captureFirstError(context, first, [&]() -> LogicalResult {
-    module = importOnnxModel(context, request.model, options);
-    if (!module)
-      return failure();
-    PassManager pm(&context);
-    addPipelineUpTo(pm, Phase::Onnx);
-    return pm.run(*module);
-  });
-  // A dynamic batch that cannot run one item at a time: the op that mixes
-  // items is the reason.
-  if (succeeded(imported)) {
-    FirstError batchError{"", UnknownLoc::get(&context)};
-    PassManager pm(&context);
-    addDynamicBatchCheck(pm);
-    if (failed(captureFirstError(context, batchError, [&] { return pm.run(*module); }))) {
-      Operation *at = nullptr;
-      (*module)->walk([&](Operation *op) {
-        if (!at && op->getLoc() == batchError.loc && isChecked(op))
-          at = op;
-      });
-      if (at)
-        record(at->getLoc(), at->getName().getStringRef().drop_front(5), batchError.message);
-      else if (general.empty())
-        general = batchError.message;
-    }
-  }
-  if (failed(imported)) {
-    // Name the op the message starts with, if any.
-    std::string message = first.seen ? first.message : "the model does not import";
-    bool named = false;
-    for (size_t i = 0; i < summary.ops.size() && !named; ++i) {
-      const OpSummary &o = summary.ops[i];
-      std::string qualified = o.domain.empty() ? o.opType : o.domain + "." + o.opType;
-      if (StringRef(message).starts_with(qualified + ":") ||
-          StringRef(message).starts_with(qualified + "-")) {
-        LocInfo info;
-        describeLoc(first.loc, info);
-        problems[i].push_back({describeNode(info), reasonOf(message, qualified)});
-        named = true;
-      }
-    }
-    LocInfo info;
-    describeLoc(first.loc, info);
-    // Otherwise the row of the node the message is located at (an op that
-    // expands at import, such as Gradient, names what inside it failed).
-    if (!named)
-      if (std::optional<size_t> row = rowOf(first.loc, ""))
-        problems[*row].push_back(
-            {describeNode(info), reasonOf(message, summary.ops[*row].opType)});
-    general = "the model does not import: " +
-              (info.isNode ? describeNode(info) + ": " : std::string()) + message;
-  } else {
-    // 3. Every op on its own; ops with subgraphs within the whole model.
-    SmallVector<Operation *> ops;
-    (*module)->walk([&](Operation *op) {
-      if (isChecked(op))
-        ops.push_back(op);
-    });
-    std::optional<FirstError> wholeModel;
-    for (Operation *op : ops) {
-      StringRef name = op->getName().getStringRef().drop_front(5);
-      if (op->getNumRegions() == 0) {
-        std::string why = probe(op, *module, context, targetDesc);
-        if (!why.empty())
-          record(op->getLoc(), name, why);
-        continue;
-      }
-      if (!wholeModel) {
-        wholeModel = FirstError{"", UnknownLoc::get(&context)};
-        OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
-        PassManager pm(&context);
-        pm.addPass(createWidenHalfPass());
-        pm.addPass(createConvertOnnxToLinalgPass());
-        (void)captureFirstError(context, *wholeModel,
-                                [&] { return lowerForTarget(pm, *copy, targetDesc); });
-      }
-      if (wholeModel->seen && wholeModel->loc == op->getLoc())
-        record(op->getLoc(), name, wholeModel->message);
-    }
-    // 4. The GPU: the whole model lowered, planned and mapped to kernels;
-    // every op the mapping refuses (a runtime call, a buffer the host
-    // would need from a tensor) is named.
-    bool lowered = llvm::all_of(problems, [](const auto &p) { return p.empty(); });
-    if (cuda && lowered && general.empty()) {
-      OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
-      PipelineOptions gpu;
-      gpu.gpuArch = gpuArch;
+  LogicalResult imported = failure();
+  auto analyze = [&] {
+    // 2. Import and shape inference.
+    FirstError first{"", UnknownLoc::get(&context)};
+    imported = captureFirstError(context, first, [&]() -> LogicalResult {
+      module = importOnnxModel(context, request.model, options);
+      if (!module)
+        return failure();
       PassManager pm(&context);
-      addPhasePasses(pm, Phase::Lower, gpu);
-      addPhasePasses(pm, Phase::Bufferize, gpu);
-      addPhasePasses(pm, Phase::LLVM, gpu);
-      std::vector<FirstError> gpuErrors;
-      LogicalResult mapped = [&] {
-        ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
-          if (diag.getSeverity() == DiagnosticSeverity::Error)
-            gpuErrors.push_back({diag.str(), diag.getLocation(), true});
-          return success();
-        });
-        return pm.run(*copy);
-      }();
-      llvm::DenseSet<std::pair<Operation *, StringRef>> named;
-      for (const FirstError &e : failed(mapped) ? gpuErrors : std::vector<FirstError>()) {
+      addPipelineUpTo(pm, Phase::Onnx);
+      return pm.run(*module);
+    });
+    // A dynamic batch that cannot run one item at a time: the op that mixes
+    // items is the reason.
+    if (succeeded(imported)) {
+      FirstError batchError{"", UnknownLoc::get(&context)};
+      PassManager pm(&context);
+      addDynamicBatchCheck(pm);
+      if (failed(captureFirstError(context, batchError, [&] { return pm.run(*module); }))) {
         Operation *at = nullptr;
         (*module)->walk([&](Operation *op) {
-          if (!at && isChecked(op) && op->getLoc() == e.loc)
+          if (!at && op->getLoc() == batchError.loc && isChecked(op))
             at = op;
         });
-        if (!at) {
-          if (general.empty())
-            general = e.message;
-        } else if (named.insert({at, StringRef(e.message)}).second) {
-          record(at->getLoc(), at->getName().getStringRef().drop_front(5), e.message);
+        if (at)
+          record(at->getLoc(), at->getName().getStringRef().drop_front(5), batchError.message);
+        else if (general.empty())
+          general = batchError.message;
+      }
+    }
+    if (failed(imported)) {
+      // Name the op the message starts with, if any.
+      std::string message = first.seen ? first.message : "the model does not import";
+      bool named = false;
+      for (size_t i = 0; i < summary.ops.size() && !named; ++i) {
+        const OpSummary &o = summary.ops[i];
+        std::string qualified = o.domain.empty() ? o.opType : o.domain + "." + o.opType;
+        if (StringRef(message).starts_with(qualified + ":") ||
+            StringRef(message).starts_with(qualified + "-")) {
+          LocInfo info;
+          describeLoc(first.loc, info);
+          problems[i].push_back({describeNode(info), reasonOf(message, qualified)});
+          named = true;
+        }
+      }
+      LocInfo info;
+      describeLoc(first.loc, info);
+      // Otherwise the row of the node the message is located at (an op that
+      // expands at import, such as Gradient, names what inside it failed).
+      if (!named)
+        if (std::optional<size_t> row = rowOf(first.loc, ""))
+          problems[*row].push_back(
+              {describeNode(info), reasonOf(message, summary.ops[*row].opType)});
+      general = "the model does not import: " +
+                (info.isNode ? describeNode(info) + ": " : std::string()) + message;
+    } else {
+      // 3. Every op on its own; ops with subgraphs within the whole model.
+      SmallVector<Operation *> ops;
+      (*module)->walk([&](Operation *op) {
+        if (isChecked(op))
+          ops.push_back(op);
+      });
+      std::optional<FirstError> wholeModel;
+      for (Operation *op : ops) {
+        StringRef name = op->getName().getStringRef().drop_front(5);
+        if (op->getNumRegions() == 0) {
+          std::string why = probe(op, *module, context, targetDesc);
+          if (!why.empty())
+            record(op->getLoc(), name, why);
+          continue;
+        }
+        if (!wholeModel) {
+          wholeModel = FirstError{"", UnknownLoc::get(&context)};
+          OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
+          PassManager pm(&context);
+          pm.addPass(createWidenHalfPass());
+          pm.addPass(createConvertOnnxToLinalgPass());
+          (void)captureFirstError(context, *wholeModel,
+                                  [&] { return lowerForTarget(pm, *copy, targetDesc); });
+        }
+        if (wholeModel->seen && wholeModel->loc == op->getLoc())
+          record(op->getLoc(), name, wholeModel->message);
+      }
+      // 4. The GPU: the whole model lowered, planned and mapped to kernels;
+      // every op the mapping refuses (a runtime call, a buffer the host
+      // would need from a tensor) is named.
+      bool lowered = llvm::all_of(problems, [](const auto &p) { return p.empty(); });
+      if (cuda && lowered && general.empty()) {
+        OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
+        PipelineOptions gpu;
+        gpu.gpuArch = gpuArch;
+        PassManager pm(&context);
+        addPhasePasses(pm, Phase::Lower, gpu);
+        addPhasePasses(pm, Phase::Bufferize, gpu);
+        addPhasePasses(pm, Phase::LLVM, gpu);
+        std::vector<FirstError> gpuErrors;
+        LogicalResult mapped = [&] {
+          ScopedDiagnosticHandler handler(&context, [&](Diagnostic &diag) {
+            if (diag.getSeverity() == DiagnosticSeverity::Error)
+              gpuErrors.push_back({diag.str(), diag.getLocation(), true});
+            return success();
+          });
+          return pm.run(*copy);
+        }();
+        llvm::DenseSet<std::pair<Operation *, StringRef>> named;
+        for (const FirstError &e : failed(mapped) ? gpuErrors : std::vector<FirstError>()) {
+          Operation *at = nullptr;
+          (*module)->walk([&](Operation *op) {
+            if (!at && isChecked(op) && op->getLoc() == e.loc)
+              at = op;
+          });
+          if (!at) {
+            if (general.empty())
+              general = e.message;
+          } else if (named.insert({at, StringRef(e.message)}).second) {
+            record(at->getLoc(), at->getName().getStringRef().drop_front(5), e.message);
+          }
         }
       }
     }
-  }
-
+  };
+  auto clear = [&] {
+    return general.empty() && llvm::all_of(problems, [](const auto &p) { return p.empty(); });
+  };
+  options.symbolicBatch = cuda;
+  analyze();
+  auto main = module ? (*module).lookupSymbol<func::FuncOp>("main") : func::FuncOp();
+  auto batch = main ? main->getAttrOfType<StringAttr>("kiln.batch_dim") : StringAttr();
   std::vector<std::string> notes;
-  if (succeeded(imported) && module) {
-    auto main = (*module).lookupSymbol<func::FuncOp>("main");
-    for (unsigned i = 0; main && i < main.getNumArguments(); ++i)
+  if (batch && clear()) {
+    notes.push_back("'" + batch.str() + "' is a dynamic batch dim: every GPU kernel takes the "
+                    "whole batch");
+  } else if (batch) {
+    // The first reason the whole batch fails, then the check item by item.
+    std::string why = general;
+    for (size_t i = 0; i < problems.size() && why.empty(); ++i)
+      if (!problems[i].empty())
+        why = (problems[i][0].node.empty() ? "" : problems[i][0].node + ": ") +
+              summary.ops[i].opType + ": " + problems[i][0].reason;
+    for (auto &p : problems)
+      p.clear();
+    general.clear();
+    options.symbolicBatch = false;
+    analyze();
+    notes.push_back("'" + batch.str() + "' is a dynamic batch dim: the whole batch does not "
+                    "compile for the GPU (" + why + "), so kiln compiles the model for one "
+                    "item and runs the items one after another");
+  } else if (succeeded(imported) && main) {
+    for (unsigned i = 0; i < main.getNumArguments(); ++i)
       if (auto dim = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
         notes.push_back("'" + dim.str() + "' is a dynamic batch dim: kiln compiles the model "
                         "for one item and runs the items one after another");

@@ -200,7 +200,11 @@ Value dynamicDimSize(OpBuilder &b, Location loc, RankedTensorType type, int64_t 
          << " is (the CPU backend sizes each dynamic dim from an input dim; pin the dims "
             "with --input-shape)";
     table->failures.try_emplace(loc, text);
-    size = symbolSize(b, loc, 0); // Keeps the IR valid where it can; the pass fails.
+    // Keeps the IR valid (a size of 0 where no dim can stand in); the
+    // pass fails.
+    size = symbolSize(b, loc, 0);
+    if (!size)
+      size = arith::ConstantIndexOp::create(b, loc, 0);
   }
   return size;
 }

@@ -344,9 +344,16 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value v,
     // sizes.
     auto outputShape = [&] {
       SmallVector<OpFoldResult> shape;
-      for (int64_t i = 0; i < type.getRank(); ++i)
-        shape.push_back(type.isDynamicDim(i) ? OpFoldResult(dynamicDimSize(b, loc, type, i))
-                                             : b.getIndexAttr(type.getDimSize(i)));
+      for (int64_t i = 0; i < type.getRank(); ++i) {
+        if (!type.isDynamicDim(i)) {
+          shape.push_back(b.getIndexAttr(type.getDimSize(i)));
+          continue;
+        }
+        // No size (a function without the dims' arguments): the check
+        // after the conversion refuses the op; the IR stays valid.
+        Value size = dynamicDimSize(b, loc, type, i);
+        shape.push_back(size ? size : arith::ConstantIndexOp::create(b, loc, 0).getResult());
+      }
       return shape;
     };
     if (src.getRank() > type.getRank()) {
