@@ -10,6 +10,7 @@ with numpy, onnxruntime and a CUDA PyTorch). Two halves:
              [--conformance-limit N] [--reuse] [--work EXPORTS]
              [--variant-flags V:FLAGS] [--variant-rtol V:RTOL]
              [--half-models resnet50,bert_encoder] [--dynamic-lengths 128,37,5]
+             [--no-whole-batch]
          python3 utils/gpu_carry.py pack DIR     (DIR/files again as the bundle)
   there: python3 utils/gpu_carry.py run DIR [--json F] [--budget S] [--jobs N]
              [--no-graphs]
@@ -38,7 +39,12 @@ conformance tests through NAME_run_dims with the dims their inputs' shapes
 give, then timed at each size: test/Driver's symbolic-dims and
 dynamic-batch models at several sizes each, and the BERT-style encoder
 exported with a symbolic sequence length (three-level weights) at those
-lengths (about 7 MiB of the bundle).
+lengths (about 7 MiB of the bundle). Unless --no-whole-batch, each model
+of --models with three-level weights also travels as one library
+compiled without --input-shape (its export's batch is symbolic, which
+--target=cuda keeps whole), checked and timed like those on the models'
+data at every batch: its ms next to the pinned libraries' `kiln ms` is
+the cost of a dynamic batch.
 
 `run` (gpu_carry_run.py) needs only python3 and numpy (torch for the
 PyTorch times and the kernel profile, onnxruntime for the second
@@ -175,6 +181,10 @@ def prepare(args):
     runs += [(m, b, variants[-1:], True) for m in args.half_models.split(",") if m
              for b in batches]
     ternaries |= set(m for m in args.extra_models.split(",") if m)
+    # Per model of --models with three-level weights: its ONNX file (a
+    # symbolic batch) and its data at each batch, for the whole-batch
+    # library.
+    whole = {}
     for name, batch, builds, half in runs:
         d = os.path.join(files, "data", "models", name)
         os.makedirs(d, exist_ok=True)
@@ -225,6 +235,9 @@ def prepare(args):
         y_npy = os.path.join(d, "output%s_b%d.npy" % ("_f16" if half else "", batch))
         np.save(x_npy, x)
         np.save(y_npy, expected)
+        if name in ternaries and not half and name in args.models.split(","):
+            whole.setdefault(name, (onnx_path, []))[1].append(
+                {"input": [rel(x_npy)], "output": [rel(y_npy)]})
         for n, (variant, k) in enumerate(builds):
             lib = os.path.join(variant, "models", name,
                                "lib%s_b%d.so" % ("_f16" if half else "", batch))
@@ -241,6 +254,16 @@ def prepare(args):
                             "rtol": 1e-2 if half else rtols.get(variant, 1e-3),
                             "atol": 1e-4})
         print("prepare: %s%s batch %d" % (name, " float16" if half else "", batch), flush=True)
+    if args.whole_batch:
+        variant, k = variants[-1]
+        for name, (onnx_path, sets) in whole.items():
+            lib = os.path.join(variant, "models", name, "lib_whole.so")
+            if compile_lib(k, onnx_path, os.path.join(files, lib), [], variant):
+                entries.append({"kind": "conformance", "variant": variant,
+                                "id": "%s:whole/%s" % (variant, name), "lib": lib,
+                                "sets": sets, "rtol": rtols.get(variant, 1e-3), "atol": 1e-4,
+                                "scaled": True, "time": True})
+                print("prepare: %s as a whole dynamic batch" % name, flush=True)
     with open(os.path.join(files, "manifest.json"), "w") as f:
         json.dump({"arch": args.arch, "name": NAME, "entries": entries}, f, indent=1)
     pack(out)
@@ -361,6 +384,9 @@ def main():
                    help="the sequence lengths of the encoder exported with a symbolic length, "
                         "checked (with test/Driver's dynamic models) from one library of the "
                         "last build; empty: none")
+    p.add_argument("--whole-batch", action=argparse.BooleanOptionalAction, default=True,
+                   help="each --models model with three-level weights also as one library "
+                        "with its batch dynamic, timed at every batch (last build)")
     p.add_argument("--half-models", default="",
                    help="models to run as float16 models too (last build; timed against "
                         "torch's .half())")
