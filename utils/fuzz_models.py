@@ -92,9 +92,11 @@ def mutate_input(model, rng):
             t.shape.dim.add().dim_value = rng.choice([1, 2, 3])
     elif len(t.shape.dim):
         d = t.shape.dim[rng.randrange(len(t.shape.dim))]
-        value = rng.choice([0, 1, 2, 7, 1 << 20, None])
+        value = rng.choice([0, 1, 2, 7, 1 << 20, None, None])
         if value is None:
-            d.dim_param = "n"
+            # Two names: dims that vary together, or apart (a Reshape
+            # merging them makes a product dim).
+            d.dim_param = rng.choice(["n", "m"])
         else:
             d.dim_value = value
     else:
