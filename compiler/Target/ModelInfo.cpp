@@ -200,7 +200,7 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
                         << dims << ") with --input-shape)";
           return diag << " is neither one of the model's dynamic dims (" << dims
                       << ") nor a sum of them with whole coefficients (it is a product of "
-                         "three, or a rounded fraction), which kiln does not compile (pin "
+                         "more dims, or a rounded fraction), which kiln does not compile (pin "
                          "them with --input-shape)";
         }
       }

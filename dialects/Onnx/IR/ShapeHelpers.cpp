@@ -123,6 +123,7 @@ std::optional<SmallVector<int64_t>> partialIntsAt(Value v, int depth) {
     if (!count || count->size() != 1 || (*count)[0] < 0 || (*count)[0] > 64 ||
         (fill.getValueAttr() && (!value || value.getNumElements() != 1)))
       return std::nullopt;
+    // Sign-extended as constantInts reads constants (a true is -1 to both).
     int64_t x = value ? (*value.getValues<APInt>().begin()).getSExtValue() : 0;
     return SmallVector<int64_t>((*count)[0], x);
   }
@@ -306,7 +307,7 @@ std::string dimIdString(Operation *func, int64_t id) {
   if (!expr.empty())
     return dimExprString(expr, names.getValue());
   if (SmallVector<int64_t> p = dimProduct(func, id); !p.empty()) {
-    // A factor that is a sum is bracketed: 2*(seq + 1)*batch.
+    // A factor that is a sum is bracketed: T*(S + 1).
     auto factor = [&](int64_t k) {
       std::string s = dimIdString(func, k);
       bool sum = !dimExpression(func, k).empty() && s.find(' ') != std::string::npos;

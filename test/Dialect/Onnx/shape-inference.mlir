@@ -463,6 +463,24 @@ func.func @expand_keep_dims(%x: tensor<?x4x8xf32>, %cls: tensor<1x1x8xf32>) -> t
 
 // -----
 
+// A ConstantOfShape of bools compares with a constant of bools as their
+// values say: Equal gives [true, false, true], which picks [2, 5, 2].
+// CHECK-LABEL: func.func @bool_fill(
+// CHECK: "onnx.Expand"{{.*}} -> tensor<2x5x2xf32>
+func.func @bool_fill(%x: tensor<1x1x1xf32>) -> tensor<*xf32> {
+  %three = "onnx.Constant"() {value = dense<[3]> : tensor<1xi64>} : () -> tensor<1xi64>
+  %ones = "onnx.ConstantOfShape"(%three) {value = dense<[true]> : tensor<1xi1>} : (tensor<1xi64>) -> tensor<3xi1>
+  %pick = "onnx.Constant"() {value = dense<[true, false, true]> : tensor<3xi1>} : () -> tensor<3xi1>
+  %eq = "onnx.Equal"(%ones, %pick) : (tensor<3xi1>, tensor<3xi1>) -> tensor<3xi1>
+  %two = "onnx.Constant"() {value = dense<2> : tensor<3xi64>} : () -> tensor<3xi64>
+  %five = "onnx.Constant"() {value = dense<5> : tensor<3xi64>} : () -> tensor<3xi64>
+  %w = "onnx.Where"(%eq, %two, %five) : (tensor<3xi1>, tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>
+  %y = "onnx.Expand"(%x, %w) : (tensor<1x1x1xf32>, tensor<3xi64>) -> tensor<*xf32>
+  return %y : tensor<*xf32>
+}
+
+// -----
+
 // Range has max(ceil((limit - start) / delta), 0) elements.
 // CHECK-LABEL: func.func @range(
 // CHECK-SAME: -> (tensor<4xi64>, tensor<5xi64>, tensor<0xi64>, tensor<4xf32>, tensor<?xi64>)
