@@ -379,6 +379,7 @@ int checkModel(const CheckRequest &request) {
       }
     }
   };
+  // No problem found: every op supported.
   auto clear = [&] {
     return general.empty() && llvm::all_of(problems, [](const auto &p) { return p.empty(); });
   };
@@ -415,9 +416,7 @@ int checkModel(const CheckRequest &request) {
   }
   // Ops the onnx phase folded away (shape computations) are supported;
   // after an import failure nothing else was checked.
-  bool allSupported = general.empty();
-  for (size_t i = 0; i < summary.ops.size(); ++i)
-    allSupported &= problems[i].empty();
+  bool allSupported = clear();
   auto status = [&](size_t i) -> std::string {
     if (!problems[i].empty())
       return "unsupported";
