@@ -44,8 +44,8 @@ struct Problem {
 };
 
 /// The reason of a diagnostic without its op-name prefix
-/// ("Pad (opset 18): not supported by the CPU backend: mode 'wrap' ..."
-/// -> "not supported by the CPU backend: mode 'wrap' ...").
+/// ("Pad (opset 18): not supported by the CPU backend: mode 'circular' ..."
+/// -> "not supported by the CPU backend: mode 'circular' ...").
 std::string reasonOf(StringRef message, StringRef opType) {
   StringRef rest = message;
   if (rest.consume_front(opType)) {

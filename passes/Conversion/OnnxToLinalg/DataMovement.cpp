@@ -383,8 +383,8 @@ struct ConstantOfShapePattern : public OpConversionPattern<onnx::ConstantOfShape
 };
 
 /// Pad: constant mode with constant pads becomes tensor.pad; other modes
-/// (edge, reflect), run-time pads and negative pads (crops) read every
-/// output element from a computed source index.
+/// (edge, reflect, wrap), run-time pads and negative pads (crops) read
+/// every output element from a computed source index.
 struct PadPattern : public OpConversionPattern<onnx::PadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -392,7 +392,7 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     StringRef mode = op.getMode();
-    if (mode != "constant" && mode != "edge" && mode != "reflect")
+    if (mode != "constant" && mode != "edge" && mode != "reflect" && mode != "wrap")
       return unsupported(rewriter, op, "mode '" + mode.str() + "' is not supported");
     auto type = cast<RankedTensorType>(adaptor.getData().getType());
     RankedTensorType resultType = convertedResultType(*typeConverter, op);
@@ -434,11 +434,11 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
       return unsupported(rewriter, op, "edge/reflect padding of an empty tensor");
     // Leading pads, read at run time (constants fold).
     OpBuilder &b = rewriter;
-    SmallVector<Value> low;
-    for (int64_t d = 0; d < rank; ++d) {
+    SmallVector<Value> low, high;
+    for (int64_t d = 0; d < 2 * rank; ++d) {
       Value v = tensor::ExtractOp::create(
           b, loc, adaptor.getPads(), ValueRange{arith::ConstantIndexOp::create(b, loc, d)});
-      low.push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
+      (d < rank ? low : high).push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
     }
     Value data = adaptor.getData();
     rewriter.replaceOp(op, generateTensor(
@@ -460,6 +460,25 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
               r = arith::SelectOp::create(nb, l, neg, arith::AddIOp::create(nb, l, r, c(period)), r);
               Value upper = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, r, c(dim));
               src = arith::SelectOp::create(nb, l, upper, arith::SubIOp::create(nb, l, c(period), r), r);
+            }
+            if (mode == "wrap") {
+              // Pad-19's wrap: the (cropped, for negative pads) input
+              // repeats, src = start + (out - low) mod n.
+              Value zero = c(0);
+              Value start = arith::MaxSIOp::create(
+                  nb, l, arith::SubIOp::create(nb, l, zero, low[d]), zero);
+              Value cut = arith::MaxSIOp::create(
+                  nb, l, arith::SubIOp::create(nb, l, zero, high[d]), zero);
+              Value n = arith::MaxSIOp::create(
+                  nb, l,
+                  arith::SubIOp::create(nb, l, arith::SubIOp::create(nb, l, c(dim), start), cut),
+                  c(1));
+              Value shifted = arith::SubIOp::create(
+                  nb, l, linalg::IndexOp::create(nb, l, d), arith::MaxSIOp::create(nb, l, low[d], zero));
+              Value r = arith::RemSIOp::create(nb, l, shifted, n);
+              Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, r, zero);
+              r = arith::SelectOp::create(nb, l, neg, arith::AddIOp::create(nb, l, r, n), r);
+              src = arith::AddIOp::create(nb, l, start, r);
             }
             at.push_back(arith::MinSIOp::create(
                 nb, l, arith::MaxSIOp::create(nb, l, src, c(0)),

@@ -50,6 +50,11 @@ double sourceCoordinate(StringRef mode, double x, double scale, int64_t in,
     return out > 1 ? roiStart * (in - 1) +
                          x * (roiEnd - roiStart) * (in - 1) / static_cast<double>(out - 1)
                    : 0.5 * (roiStart + roiEnd) * (in - 1);
+  if (mode == "half_pixel_symmetric") {
+    // Resize-19: half_pixel about the centre, for the rounded output size.
+    double adjustment = out / (scale * in);
+    return in / 2.0 * (1 - adjustment) + (x + 0.5) / scale - 0.5;
+  }
   return (x + 0.5) / scale - 0.5; // half_pixel
 }
 
@@ -177,6 +182,9 @@ RuntimeTaps buildRuntimeTaps(OpBuilder &b, Location l, StringRef mode, StringRef
     x = out > 1 ? add(mul(roiStart, c(in - 1)),
                       mul(xo, div(mul(sub(roiEnd, roiStart), c(in - 1)), c(out - 1))))
                 : mul(mul(c(0.5), add(roiStart, roiEnd)), c(in - 1));
+  else if (coord == "half_pixel_symmetric")
+    x = add(mul(c(in / 2.0), sub(c(1), div(c(out), mul(scale, c(in))))),
+            sub(div(add(xo, c(0.5)), scale), c(0.5)));
   else
     x = sub(div(add(xo, c(0.5)), scale), c(0.5));
   RuntimeTaps t;
@@ -358,6 +366,12 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
     StringRef mode = op.getMode(), coord = op.getCoordinateTransformationMode();
     if (mode != "nearest" && mode != "linear" && mode != "cubic")
       return unsupported(rewriter, op, "mode '" + mode.str() + "' is not supported");
+    if (!llvm::is_contained({"half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                             "align_corners", "asymmetric", "tf_half_pixel_for_nn",
+                             "tf_crop_and_resize"},
+                            coord))
+      return unsupported(rewriter, op,
+                         "coordinate_transformation_mode '" + coord.str() + "' is not supported");
     if (mode != "nearest" && !isSupportedFloat(elem))
       return unsupported(rewriter, op, mode.str() + " resize of " + typeName(elem) +
                                            " is not supported yet");

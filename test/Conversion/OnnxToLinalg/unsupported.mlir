@@ -22,11 +22,11 @@ func.func @two_unsupported(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // A supported op with an attribute value it does not handle: the reason.
-func.func @pad_wrap(%x: tensor<4xf32>) -> tensor<6xf32> {
+func.func @pad_circular(%x: tensor<4xf32>) -> tensor<6xf32> {
   %pads = "onnx.Constant"() <{value = dense<1> : tensor<2xi64>}> : () -> tensor<2xi64>
   %none = onnx.NoValue
-  // expected-error @+1 {{Pad: not supported by the CPU backend: mode 'wrap' is not supported}}
-  %0 = "onnx.Pad"(%x, %pads, %none) <{mode = "wrap"}> : (tensor<4xf32>, tensor<2xi64>, none) -> tensor<6xf32>
+  // expected-error @+1 {{Pad: not supported by the CPU backend: mode 'circular' is not supported}}
+  %0 = "onnx.Pad"(%x, %pads, %none) <{mode = "circular"}> : (tensor<4xf32>, tensor<2xi64>, none) -> tensor<6xf32>
   return %0 : tensor<6xf32>
 }
 
