@@ -472,11 +472,11 @@ LogicalResult GraphImporter::importNode(::onnx::NodeProto &node, int index) {
     return failure();
 
   const ::onnx::OpSchema *schema =
-      ::onnx::OpSchemaRegistry::Schema(state.opType, kMaxOpset, "");
+      ::onnx::OpSchemaRegistry::Schema(state.opType, kLibonnxOpset, "");
   if (!schema || schema->Deprecated() ||
       !RegisteredOperationName::lookup("onnx." + state.opType, &context))
     return emitError(loc) << node.op_type() << "-" << state.opset
-                          << " has no equivalent in opset " << kMaxOpset
+                          << " has no equivalent in opset " << kLibonnxOpset
                           << " that kiln supports";
 
   // Operands: pad trailing optional inputs with `none`.

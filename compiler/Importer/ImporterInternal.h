@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <string>
 
 namespace kiln::importer {
@@ -48,11 +49,26 @@ struct LoadedModel {
   /// The name of a dynamic batch kept symbolic (ImportOptions::
   /// symbolicBatch); empty when there is none.
   std::string symbolicBatch;
+  /// The index each node had in its graph as the file gives it, for the
+  /// graphs whose nodes moved when rewriteNewerOpsets added some (the
+  /// nodes it adds get the index of the node they come from).
+  std::unordered_map<const ::onnx::NodeProto *, int> nodeIndex;
 };
 
 /// Oldest and newest default-domain opsets the importer accepts.
 constexpr int kMinOpset = 1;
-constexpr int kMaxOpset = 17;
+constexpr int kMaxOpset = 22;
+
+/// The newest default-domain opset of libonnx's schemas (Debian's ONNX
+/// 1.12), which are the dialect's: models of a newer opset are rewritten
+/// into it (rewriteNewerOpsets).
+constexpr int kLibonnxOpset = 17;
+
+/// Rewrites the nodes of a model of opset 18 to kMaxOpset whose ops
+/// changed after kLibonnxOpset into their opset-17 form, and sets the
+/// proto's default opset to kLibonnxOpset (model.opsets keeps the declared
+/// one). An error naming the node for what has no such form.
+mlir::LogicalResult rewriteNewerOpsets(mlir::MLIRContext &context, LoadedModel &model);
 
 /// Loads and parses `path`, checks the model header, pins input shapes and
 /// runs ONNX's shape inference. Emits diagnostics on failure.
@@ -65,7 +81,8 @@ mlir::LogicalResult readModelProto(mlir::MLIRContext &context, llvm::StringRef p
                                    LoadedModel &model);
 
 /// The location of node `index` of a graph:
-/// NameLoc(node name, FileLineColLoc(model path, index, 0)).
+/// NameLoc(node name, FileLineColLoc(model path, index, 0)), with the
+/// node's index in the file where model.nodeIndex has it.
 mlir::Location nodeLoc(mlir::MLIRContext &context, const LoadedModel &model,
                        const ::onnx::NodeProto &node, int index);
 

@@ -49,6 +49,8 @@ Location modelLoc(MLIRContext &context, const LoadedModel &model) {
 
 Location nodeLoc(MLIRContext &context, const LoadedModel &model,
                  const ::onnx::NodeProto &node, int index) {
+  if (auto it = model.nodeIndex.find(&node); it != model.nodeIndex.end())
+    index = it->second;
   Location file = FileLineColLoc::get(&context, model.path, index, 0);
   return NameLoc::get(StringAttr::get(&context, node.name()), file);
 }
@@ -115,7 +117,7 @@ LogicalResult checkHeader(MLIRContext &context, LoadedModel &model) {
   // The training ops expand into default-domain ops of the dialect's form:
   // a model of that domain alone gets the newest default opset for them.
   if (!model.opsets.count("") && model.opsets.count(kTrainingDomain))
-    model.opsets[""] = kMaxOpset;
+    model.opsets[""] = kLibonnxOpset;
   // A model without the default domain fails later, at its first node of
   // that domain (or at a node of an unsupported domain).
   auto it = model.opsets.find("");
@@ -583,6 +585,7 @@ LogicalResult loadModel(MLIRContext &context, StringRef path,
            << "cannot open the model: no such file";
   }
   if (failed(parseFile(context, model)) || failed(checkHeader(context, model)) ||
+      failed(rewriteNewerOpsets(context, model)) ||
       failed(checkGraph(context, model, model.proto.graph())) ||
       failed(pinInputShapes(context, model, options)) ||
       failed(pinDynamicBatch(context, model, options)))

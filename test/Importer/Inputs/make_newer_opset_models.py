@@ -1,0 +1,282 @@
+"""Models of opsets 18 to 22 (what torch.onnx's dynamo exporter and recent
+converters write), with numpy references, for newer-opsets.test.
+
+    python3 make_newer_opset_models.py OUTDIR
+
+Debian's onnx (1.12) writes any opset number; its checker and reference
+do not know these opsets, so the references are numpy's.
+"""
+import math
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+F = TensorProto.FLOAT
+
+
+def vi(name, shape, t=F):
+    return helper.make_tensor_value_info(name, t, shape)
+
+
+def init(name, array):
+    return numpy_helper.from_array(np.asarray(array), name)
+
+
+def model(out, name, opset, nodes, inputs, outputs, inits=(), value_info=()):
+    graph = helper.make_graph(nodes, name, inputs, outputs, list(inits),
+                              value_info=list(value_info))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
+                          producer_name="make_newer_opset_models")
+    m.ir_version = 8
+    onnx.save(m, os.path.join(out, name + ".onnx"))
+
+
+def save(out, name, array, dtype=np.float32):
+    np.save(os.path.join(out, name + ".npy"), np.asarray(array).astype(dtype))
+
+
+def group_norm(x, groups, eps):
+    n = x.shape[0]
+    g = x.reshape(n, groups, -1)
+    mean = g.mean(-1, keepdims=True)
+    var = g.var(-1, keepdims=True)
+    return ((g - mean) / np.sqrt(var + eps)).reshape(x.shape)
+
+
+def linear_resize_1d(x, axis, out, scale, coordinate):
+    """ONNX's linear Resize along one axis (taps clamped to the edge)."""
+    n = x.shape[axis]
+    pos = []
+    for o in range(out):
+        if coordinate == "half_pixel_symmetric":
+            adjustment = out / (scale * n)
+            pos.append(n / 2 * (1 - adjustment) + (o + 0.5) / scale - 0.5)
+        else:
+            pos.append((o + 0.5) / scale - 0.5)
+    pos = np.array(pos)
+    lo = np.floor(pos)
+    ratio = pos - lo
+    lo = lo.astype(np.int64)
+    i0 = np.clip(lo, 0, n - 1)
+    i1 = np.clip(lo + 1, 0, n - 1)
+    a = np.take(x, i0, axis=axis)
+    b = np.take(x, i1, axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = out
+    r = ratio.reshape(shape)
+    return a * (1 - r) + b * r
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(18)
+
+    # Reduce ops of opset 18: axes as an initializer, a Constant node, an
+    # empty initializer (all axes), absent with noop_with_empty_axes (the
+    # input as it is).
+    x = rng.standard_normal((2, 3, 4)).astype(np.float32)
+    model(out, "reduce18", 18,
+          [helper.make_node("ReduceMean", ["x", "last"], ["mean"], name="mean", keepdims=1),
+           helper.make_node("Constant", [], ["outer"], name="outer_axes",
+                            value=numpy_helper.from_array(np.array([0, 2], np.int64))),
+           helper.make_node("ReduceMax", ["x", "outer"], ["max"], name="max", keepdims=0),
+           helper.make_node("ReduceSumSquare", ["x"], ["sumsq"], name="sumsq", keepdims=0),
+           helper.make_node("ReduceProd", ["x", "none"], ["prod"], name="prod"),
+           helper.make_node("ReduceL2", ["x", ""], ["same"], name="same",
+                            noop_with_empty_axes=1),
+           helper.make_node("ReduceLogSumExp", ["x", "middle"], ["lse"], name="lse",
+                            keepdims=0)],
+          [vi("x", [2, 3, 4])],
+          [vi("mean", [2, 3, 1]), vi("max", [3]), vi("sumsq", []), vi("prod", [1, 1, 1]),
+           vi("same", [2, 3, 4]), vi("lse", [2, 4])],
+          [init("last", np.array([-1], np.int64)), init("none", np.zeros(0, np.int64)),
+           init("middle", np.array([1], np.int64))])
+    save(out, "reduce18_x", x)
+    save(out, "reduce18_mean", x.mean(-1, keepdims=True))
+    save(out, "reduce18_max", x.max(axis=(0, 2)))
+    save(out, "reduce18_sumsq", np.sum(x * x))
+    save(out, "reduce18_prod", np.prod(x).reshape(1, 1, 1))
+    save(out, "reduce18_same", x)
+    save(out, "reduce18_lse", np.log(np.exp(x).sum(1)))
+
+    # Split-18's num_outputs: an uneven split of a stated dim (7 -> 3, 3, 1)
+    # and of one the model does not state (Neg's output: 5 -> 3, 2).
+    y = rng.standard_normal((7, 5)).astype(np.float32)
+    model(out, "split18", 18,
+          [helper.make_node("Split", ["y"], ["a", "b", "c"], name="thirds", axis=0,
+                            num_outputs=3),
+           helper.make_node("Neg", ["y"], ["n"], name="neg"),
+           helper.make_node("Split", ["n"], ["d", "e"], name="halves", axis=-1,
+                            num_outputs=2)],
+          [vi("y", [7, 5])],
+          [vi("a", None), vi("b", None), vi("c", None), vi("d", None), vi("e", None)])
+    save(out, "split18_y", y)
+    for name, part in zip("abc", (y[0:3], y[3:6], y[6:7])):
+        save(out, "split18_" + name, part)
+    save(out, "split18_d", -y[:, 0:3])
+    save(out, "split18_e", -y[:, 3:5])
+
+    # Pad-18's axes input (pads for the two last axes, one given as -1),
+    # with constant pads and with pads the importer cannot read (an Add:
+    # each dim's pair is gathered from them); Pad-19's wrap (pads no wider
+    # than the input: numpy before 1.25 wraps wider ones wrongly).
+    p = rng.standard_normal((1, 2, 3, 4)).astype(np.float32)
+    model(out, "pad18", 19,
+          [helper.make_node("Pad", ["p", "pads", "", "axes"], ["q"], name="pad_axes",
+                            mode="constant"),
+           helper.make_node("Add", ["pads", "zeros"], ["computed_pads"], name="compute"),
+           helper.make_node("Pad", ["p", "computed_pads", "value", "axes"], ["r"],
+                            name="pad_runtime", mode="constant"),
+           helper.make_node("Pad", ["p", "wrap_pads"], ["w"], name="pad_wrap", mode="wrap"),
+           helper.make_node("Pad", ["p", "crop_pads"], ["wc"], name="crop_wrap", mode="wrap")],
+          [vi("p", [1, 2, 3, 4])],
+          [vi("q", None), vi("r", None), vi("w", None), vi("wc", None)],
+          [init("pads", np.array([1, 0, 2, 3], np.int64)),
+           init("zeros", np.zeros(4, np.int64)),
+           init("axes", np.array([2, -1], np.int64)),
+           init("value", np.array(0.5, np.float32)),
+           init("wrap_pads", np.array([0, 0, 2, 1, 0, 0, 1, 3], np.int64)),
+           init("crop_pads", np.array([0, 0, 0, -1, 0, 0, 0, 2], np.int64))])
+    save(out, "pad18_p", p)
+    save(out, "pad18_q", np.pad(p, [(0, 0), (0, 0), (1, 2), (0, 3)]))
+    save(out, "pad18_r", np.pad(p, [(0, 0), (0, 0), (1, 2), (0, 3)], constant_values=0.5))
+    save(out, "pad18_w", np.pad(p, [(0, 0), (0, 0), (2, 1), (1, 3)], mode="wrap"))
+    # A negative pad crops first; the rest wraps around what is left.
+    save(out, "pad18_wc", np.pad(p[..., 1:], [(0, 0), (0, 0), (0, 0), (0, 2)], mode="wrap"))
+
+    # Resize-18's axes (scales and sizes for H and W only), antialias=0;
+    # Resize-19's half_pixel_symmetric at a scale of 1.5 (5 -> 7).
+    r = rng.standard_normal((1, 2, 3, 5)).astype(np.float32)
+    model(out, "resize19", 19,
+          [helper.make_node("Resize", ["r", "", "scales"], ["up"], name="up", axes=[2, 3],
+                            mode="nearest", antialias=0),
+           helper.make_node("Resize", ["r", "", "", "sizes"], ["sized"], name="sized",
+                            axes=[-1], mode="nearest"),
+           helper.make_node("Resize", ["r", "", "scales15"], ["sym"], name="sym",
+                            axes=[3], mode="linear",
+                            coordinate_transformation_mode="half_pixel_symmetric")],
+          [vi("r", [1, 2, 3, 5])],
+          [vi("up", None), vi("sized", None), vi("sym", None)],
+          [init("scales", np.array([2, 2], np.float32)),
+           init("sizes", np.array([10], np.int64)),
+           init("scales15", np.array([1.5], np.float32))])
+    save(out, "resize19_r", r)
+    save(out, "resize19_up", r.repeat(2, axis=2).repeat(2, axis=3))
+    save(out, "resize19_sized", r.repeat(2, axis=3))
+    save(out, "resize19_sym", linear_resize_1d(r, 3, 7, 1.5, "half_pixel_symmetric"))
+
+    # Ops new since 17 that compose: Mish (18), Gelu (20, both forms),
+    # GroupNormalization with per-group (18) and per-channel (21) scales.
+    g = rng.standard_normal((2, 4, 3, 3)).astype(np.float32)
+    gscale = rng.standard_normal(2).astype(np.float32)
+    gbias = rng.standard_normal(2).astype(np.float32)
+    model(out, "compose20", 20,
+          [helper.make_node("Mish", ["g"], ["mish"], name="mish"),
+           helper.make_node("Gelu", ["g"], ["gelu"], name="gelu"),
+           helper.make_node("Gelu", ["g"], ["gelu_tanh"], name="gelu_tanh",
+                            approximate="tanh"),
+           helper.make_node("GroupNormalization", ["g", "gscale", "gbias"], ["gn"],
+                            name="gn", num_groups=2, epsilon=1e-3)],
+          [vi("g", [2, 4, 3, 3])],
+          [vi("mish", None), vi("gelu", None), vi("gelu_tanh", None), vi("gn", None)],
+          [init("gscale", gscale), init("gbias", gbias)])
+    erf = np.vectorize(math.erf)
+    save(out, "compose20_g", g)
+    save(out, "compose20_mish", g * np.tanh(np.log1p(np.exp(g))))
+    save(out, "compose20_gelu", 0.5 * g * (1 + erf(g / math.sqrt(2))))
+    save(out, "compose20_gelu_tanh",
+         0.5 * g * (1 + np.tanh(math.sqrt(2 / math.pi) * (g + 0.044715 * g ** 3))))
+    per_group = group_norm(g, 2, 1e-3).reshape(2, 2, -1)
+    save(out, "compose20_gn",
+         (per_group * gscale[:, None] + gbias[:, None]).reshape(g.shape))
+
+    cscale = rng.standard_normal(4).astype(np.float32)
+    cbias = rng.standard_normal(4).astype(np.float32)
+    model(out, "groupnorm21", 21,
+          [helper.make_node("GroupNormalization", ["g", "cscale", "cbias"], ["gn"],
+                            name="gn", num_groups=2, stash_type=1)],
+          [vi("g", [2, 4, 3, 3])], [vi("gn", None)],
+          [init("cscale", cscale), init("cbias", cbias)])
+    save(out, "groupnorm21_gn",
+         group_norm(g, 2, 1e-5) * cscale[None, :, None, None] + cbias[None, :, None, None])
+
+    # Attributes that do nothing at their values: LpPool-18 ceil_mode=0,
+    # AveragePool-19 dilations of 1, Cast-19 saturate; QuantizeLinear-21
+    # output_dtype without a zero point; DFT-20's axis input left out (-2).
+    s = rng.standard_normal((1, 1, 4, 4)).astype(np.float32)
+    model(out, "attrs21", 21,
+          [helper.make_node("LpPool", ["s"], ["lp"], name="lp", kernel_shape=[2, 2],
+                            strides=[2, 2], p=2, ceil_mode=0),
+           helper.make_node("AveragePool", ["s"], ["avg"], name="avg", kernel_shape=[2, 2],
+                            dilations=[1, 1]),
+           helper.make_node("Cast", ["s"], ["half"], name="cast", to=TensorProto.FLOAT16,
+                            saturate=1),
+           helper.make_node("QuantizeLinear", ["s", "qscale"], ["q"], name="quantize",
+                            output_dtype=TensorProto.INT8),
+           helper.make_node("DequantizeLinear", ["q", "qscale"], ["dq"], name="dequantize")],
+          [vi("s", [1, 1, 4, 4])],
+          [vi("lp", None), vi("avg", None), vi("half", None, TensorProto.FLOAT16),
+           vi("dq", None)],
+          [init("qscale", np.array(0.02, np.float32))])
+    save(out, "attrs21_s", s)
+    blocks = s.reshape(1, 1, 2, 2, 2, 2).transpose(0, 1, 2, 4, 3, 5)
+    save(out, "attrs21_lp", np.sqrt((blocks ** 2).sum((-1, -2))))
+    windows = np.lib.stride_tricks.sliding_window_view(s, (2, 2), axis=(2, 3))
+    save(out, "attrs21_avg", windows.mean((-1, -2)))
+    save(out, "attrs21_half", s, np.float16)
+    save(out, "attrs21_dq", np.clip(np.round(s / np.float32(0.02)), -128, 127) * np.float32(0.02))
+
+    signal = rng.standard_normal((1, 8, 1)).astype(np.float32)
+    model(out, "dft20", 20,
+          [helper.make_node("DFT", ["signal"], ["spectrum"], name="dft")],
+          [vi("signal", [1, 8, 1])], [vi("spectrum", None)])
+    spectrum = np.fft.fft(signal[..., 0], axis=1)
+    save(out, "dft20_signal", signal)
+    save(out, "dft20_spectrum", np.stack([spectrum.real, spectrum.imag], -1))
+
+    # A Reduce-18 inside an If's branches, its axes a constant of the
+    # enclosing graph.
+    body = lambda op: helper.make_graph(  # noqa: E731
+        [helper.make_node(op, ["x", "branch_axes"], ["out_" + op], name="in_" + op,
+                          keepdims=0)],
+        "branch_" + op, [], [vi("out_" + op, [2, 4])])
+    model(out, "branch18", 18,
+          [helper.make_node("If", ["cond"], ["picked"], name="branch",
+                            then_branch=body("ReduceMean"), else_branch=body("ReduceMin"))],
+          [vi("cond", [], TensorProto.BOOL), vi("x", [2, 3, 4])], [vi("picked", [2, 4])],
+          [init("branch_axes", np.array([1], np.int64))])
+    save(out, "branch18_true", np.array(True), np.bool_)
+    save(out, "branch18_false", np.array(False), np.bool_)
+    save(out, "branch18_mean", x.mean(1))
+    save(out, "branch18_min", x.min(1))
+
+    # Errors. A node after one the importer expands keeps its index (#1).
+    model(out, "bitwise20", 20,
+          [helper.make_node("Gelu", ["i"], ["gi"], name="gelu"),
+           helper.make_node("BitwiseAnd", ["j", "j"], ["k"], name="and")],
+          [vi("i", [4]), vi("j", [4], TensorProto.INT32)], [vi("gi", [4]), vi("k", [4])])
+    model(out, "bad_wrap_mode20", 20,
+          [helper.make_node("Gelu", ["i"], ["gi"], name="gelu"),
+           helper.make_node("Pad", ["gi", "pads"], ["padded"], name="pad", mode="circular")],
+          [vi("i", [4])], [vi("padded", [6])],
+          [init("pads", np.array([1, 1], np.int64))])
+    model(out, "runtime_axes18", 18,
+          [helper.make_node("ReduceMean", ["x", "axes"], ["m"], name="mean")],
+          [vi("x", [2, 3]), vi("axes", [1], TensorProto.INT64)], [vi("m", None)])
+    model(out, "uneven18", 18,
+          [helper.make_node("Split", ["v"], ["a", "b", "c", "d"], name="quarters",
+                            num_outputs=4)],
+          [vi("v", [5])], [vi("a", None), vi("b", None), vi("c", None), vi("d", None)])
+    model(out, "antialias18", 18,
+          [helper.make_node("Resize", ["r", "", "half"], ["down"], name="down",
+                            mode="linear", antialias=1)],
+          [vi("r", [1, 2, 4, 4])], [vi("down", None)],
+          [init("half", np.array([1, 1, 0.5, 0.5], np.float32))])
+
+
+if __name__ == "__main__":
+    main()
