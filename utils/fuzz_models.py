@@ -3,7 +3,7 @@
 refused with an error (exit 1), never crash, hang or exit otherwise.
 
     python3 utils/fuzz_models.py KILN [--seconds 600] [--seed 0] [--jobs 2]
-        [--filter RE] [--keep DIR] [--target TRIPLE]
+        [--filter RE] [--keep DIR] [--target TRIPLE] [--newer-opsets]
 
 Takes the ONNX conformance models (/usr/share/libonnx-testdata/data/node,
 those matching --filter), and for each trial one model with one to three
@@ -16,14 +16,18 @@ random mutations of what a model file can say wrongly:
   - an initializer's dims changed without its data (a size that disagrees
     with the bytes) or its data type;
   - a node's input dropped, repeated or renamed to a tensor nobody makes;
-  - a node's op type swapped for another node's.
+  - a node's op type swapped for another node's;
+  - the model's default opset raised to 18..22 (read in opset-17 forms by
+    the importer), with a node made one of the ops new since 17 or given
+    one of the attributes added since 17 at an odd value.
 
 Each mutated model is compiled (to a shared library, or with --target to
 an object; --target=cuda to a library with its PTX) under a 120-second limit (kiln gives ONNX's inference 60). A
 run that dies of a signal, exits with a code other than 0 or 1, exits 1
 without a message or hits the limit is a finding: the model
 is kept under --keep (default /tmp/kiln-fuzz) with the command and its
-output. Prints a summary; exit status 1 if anything was found.
+output. With --newer-opsets every trial also gets the opset mutation.
+Prints a summary; exit status 1 if anything was found.
 """
 
 import argparse
@@ -141,9 +145,39 @@ def mutate_op_type(model, rng, op_types):
     return True
 
 
-def mutate(model, rng, op_types):
+# Ops and attributes new since opset 17 (compiler/Importer/NewerOpsets.cpp).
+NEWER_OPS = ["Gelu", "Mish", "GroupNormalization", "BitwiseAnd", "BitwiseNot", "Col2Im",
+             "CenterCropPad", "DeformConv", "AffineGrid"]
+NEWER_INT_ATTRS = ["num_outputs", "noop_with_empty_axes", "antialias", "saturate", "block_size",
+                   "output_dtype", "ceil_mode", "num_groups", "stash_type"]
+NEWER_INTS_ATTRS = ["axes", "dilations"]
+
+
+def mutate_newer_opset(model, rng):
+    for o in model.opset_import:
+        if o.domain in ("", "ai.onnx"):
+            o.version = rng.randint(18, 22)
+    if not model.graph.node or rng.random() < 0.3:
+        return True
+    n = rng.choice(model.graph.node)
+    if rng.random() < 0.4:
+        n.op_type = rng.choice(NEWER_OPS)
+    elif rng.random() < 0.7:
+        a = n.attribute.add()
+        a.name = rng.choice(NEWER_INT_ATTRS)
+        a.type = onnx.AttributeProto.INT
+        a.i = odd_int(rng)
+    else:
+        a = n.attribute.add()
+        a.name = rng.choice(NEWER_INTS_ATTRS)
+        a.type = onnx.AttributeProto.INTS
+        a.ints.extend(odd_int(rng) for _ in range(rng.randint(0, 3)))
+    return True
+
+
+def mutate(model, rng, op_types, newer=False):
     m = copy.deepcopy(model)
-    done = 0
+    done = mutate_newer_opset(m, rng) if newer else 0
     for _ in range(rng.randint(1, 3)):
         kind = rng.random()
         if kind < 0.35:
@@ -152,10 +186,12 @@ def mutate(model, rng, op_types):
             done += mutate_input(m, rng)
         elif kind < 0.75:
             done += mutate_initializer(m, rng)
-        elif kind < 0.9:
+        elif kind < 0.85:
             done += mutate_node_inputs(m, rng)
-        else:
+        elif kind < 0.92:
             done += mutate_op_type(m, rng, op_types)
+        else:
+            done += mutate_newer_opset(m, rng)
     return m if done else None
 
 
@@ -188,6 +224,7 @@ def main():
     ap.add_argument("--filter", default="")
     ap.add_argument("--keep", default="/tmp/kiln-fuzz")
     ap.add_argument("--target", default="")
+    ap.add_argument("--newer-opsets", action="store_true")
     args = ap.parse_args()
     names = sorted(d for d in os.listdir(DATA) if re.search(args.filter, d))
     models = {}
@@ -211,7 +248,7 @@ def main():
             nonlocal serial
             while True:
                 name = rng.choice(sorted(models))
-                m = mutate(models[name], rng, op_types)
+                m = mutate(models[name], rng, op_types, args.newer_opsets)
                 if m is not None:
                     break
             serial += 1
