@@ -426,11 +426,12 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
                                        padValue));
       return success();
     }
-    if (resultType.getNumElements() == 0) {
+    if (resultType.hasStaticShape() && resultType.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, resultType));
       return success();
     }
-    if (type.getNumElements() == 0 && mode != "constant")
+    bool emptyInput = type.hasStaticShape() && type.getNumElements() == 0;
+    if (emptyInput && mode != "constant")
       return unsupported(rewriter, op, "edge/reflect padding of an empty tensor");
     // Leading pads, read at run time (constants fold).
     OpBuilder &b = rewriter;
@@ -441,25 +442,39 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
       (d < rank ? low : high).push_back(arith::IndexCastOp::create(b, loc, b.getIndexType(), v));
     }
     Value data = adaptor.getData();
+    // Each input dim's size: a constant, or read from the tensor (a
+    // dynamic dim, which the entry point requires to be at least 1: every
+    // output element reads the input).
+    SmallVector<Value> sizes;
+    for (int64_t d = 0; d < rank; ++d)
+      if (type.isDynamicDim(d))
+        requireNonZero(op, op.getData(), d);
+    for (int64_t d = 0; d < rank; ++d)
+      sizes.push_back(type.isDynamicDim(d)
+                          ? Value(tensor::DimOp::create(b, loc, data, d))
+                          : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))));
     rewriter.replaceOp(op, generateTensor(
         b, loc, resultType, [&](OpBuilder &nb, Location l) -> Value {
           auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };
           Value inside = arith::ConstantIntOp::create(nb, l, 1, 1);
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d) {
-            int64_t dim = type.getDimSize(d);
+            Value dim = sizes[d];
             Value src = arith::SubIOp::create(nb, l, linalg::IndexOp::create(nb, l, d), low[d]);
             Value ge = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, src, c(0));
-            Value lt = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, src, c(dim));
+            Value lt = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, src, dim);
             inside = arith::AndIOp::create(nb, l, inside, arith::AndIOp::create(nb, l, ge, lt));
-            if (mode == "reflect" && dim > 1) {
-              // Mirror without repeating the edge: period 2 * (dim - 1).
-              int64_t period = 2 * (dim - 1);
-              Value r = arith::RemSIOp::create(nb, l, src, c(period));
+            if (mode == "reflect" && (type.isDynamicDim(d) || type.getDimSize(d) > 1)) {
+              // Mirror without repeating the edge: period 2 * (dim - 1)
+              // (a dim of one repeats its element: period 1 reads it).
+              Value period = arith::MaxSIOp::create(
+                  nb, l, arith::MulIOp::create(nb, l, c(2), arith::SubIOp::create(nb, l, dim, c(1))),
+                  c(1));
+              Value r = arith::RemSIOp::create(nb, l, src, period);
               Value neg = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::slt, r, c(0));
-              r = arith::SelectOp::create(nb, l, neg, arith::AddIOp::create(nb, l, r, c(period)), r);
-              Value upper = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, r, c(dim));
-              src = arith::SelectOp::create(nb, l, upper, arith::SubIOp::create(nb, l, c(period), r), r);
+              r = arith::SelectOp::create(nb, l, neg, arith::AddIOp::create(nb, l, r, period), r);
+              Value upper = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::sge, r, dim);
+              src = arith::SelectOp::create(nb, l, upper, arith::SubIOp::create(nb, l, period, r), r);
             }
             if (mode == "wrap") {
               // Pad-19's wrap: the (cropped, for negative pads) input
@@ -470,8 +485,7 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
               Value cut = arith::MaxSIOp::create(
                   nb, l, arith::SubIOp::create(nb, l, zero, high[d]), zero);
               Value n = arith::MaxSIOp::create(
-                  nb, l,
-                  arith::SubIOp::create(nb, l, arith::SubIOp::create(nb, l, c(dim), start), cut),
+                  nb, l, arith::SubIOp::create(nb, l, arith::SubIOp::create(nb, l, dim, start), cut),
                   c(1));
               Value shifted = arith::SubIOp::create(
                   nb, l, linalg::IndexOp::create(nb, l, d), arith::MaxSIOp::create(nb, l, low[d], zero));
@@ -482,10 +496,10 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
             }
             at.push_back(arith::MinSIOp::create(
                 nb, l, arith::MaxSIOp::create(nb, l, src, c(0)),
-                c(std::max<int64_t>(dim - 1, 0))));
+                arith::MaxSIOp::create(nb, l, arith::SubIOp::create(nb, l, dim, c(1)), c(0))));
           }
           Value v;
-          if (type.getNumElements() == 0) {
+          if (emptyInput) {
             v = padValue;
           } else {
             v = tensor::ExtractOp::create(nb, l, data, at);

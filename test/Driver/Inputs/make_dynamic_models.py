@@ -192,19 +192,19 @@ def attention(out, rng):
           [vi("x", ["N", 5, 8])], [vi("y", ["M", 5, 1])], inits=inits)
 
 
-def padded(out, rng):
-    """A reflect Pad over a dynamic batch [N, 2, 4, 4]: item by item the
-    pad's shapes are static; kiln's Pad does not take a dynamic dim, so a
-    whole batch is refused."""
-    model(out, "padded",
-          [helper.make_node("Pad", ["x", "pads"], ["p"], name="pad", mode="reflect"),
-           helper.make_node("Relu", ["p"], ["y"], name="relu")],
-          [vi("x", ["N", 2, 4, 4])], [vi("y", ["N", 2, 6, 6])],
-          inits=[init("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], np.int64))])
+def tiled(out, rng):
+    """A Tile over a dynamic batch [N, 2, 4, 4]: item by item the tile's
+    shapes are static; kiln's Tile does not take a dynamic dim, so a whole
+    batch is refused."""
+    model(out, "tiled",
+          [helper.make_node("Tile", ["x", "repeats"], ["t"], name="tile"),
+           helper.make_node("Relu", ["t"], ["y"], name="relu")],
+          [vi("x", ["N", 2, 4, 4])], [vi("y", ["N", 2, 8, 4])],
+          inits=[init("repeats", np.array([1, 1, 2, 1], np.int64))])
     x = rng.standard_normal((3, 2, 4, 4)).astype(np.float32)
-    y = np.maximum(np.pad(x, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="reflect"), 0)
-    np.save(os.path.join(out, "padded_x.npy"), x)
-    np.save(os.path.join(out, "padded_y.npy"), y.astype(np.float32))
+    y = np.maximum(np.tile(x, (1, 1, 2, 1)), 0)
+    np.save(os.path.join(out, "tiled_x.npy"), x)
+    np.save(os.path.join(out, "tiled_y.npy"), y.astype(np.float32))
 
 
 def main():
@@ -330,7 +330,7 @@ def main():
           inits=[init("scales", np.array([2, 1, 1, 1], np.float32))])
     attention(out, rng)
     masked_attention(out, rng)
-    padded(out, rng)
+    tiled(out, rng)
     # ConstantOfShape of twice the length: the unknown size is not the
     # dynamic dim itself but 2*seq.
     np.save(os.path.join(out, "zeros_twice_x.npy"), np.ones((2, 5), np.float32))

@@ -498,6 +498,27 @@ def main():
         save(out, f"bn_hw_x{h}_{w}", x)
         save(out, f"bn_hw_y{h}_{w}", (x - c(mean)) / np.sqrt(c(var) + 1e-5) * c(scale) + c(bias))
 
+    # Pads over a dynamic height and width, in each mode: [1, 2, H + 6, W + 6].
+    def pads(*p):
+        return init("pads_" + "_".join(map(str, p)).replace("-", "m"), np.array(p, np.int64))
+    reflect, constant, edge, wrap = (pads(0, 0, 1, 2, 0, 0, 2, 1), pads(0, 0, 1, 0, 0, 0, 0, 1),
+                                     pads(0, 0, 0, 1, 0, 0, 1, 0), pads(0, 0, 1, 0, 0, 0, 0, 2))
+    model(out, "pad_hw",
+          [n("Pad", ["x", reflect.name], ["a"], name="reflect", mode="reflect"),
+           n("Pad", ["a", constant.name, "value"], ["b"], name="constant", mode="constant"),
+           n("Pad", ["b", edge.name], ["c"], name="edge", mode="edge"),
+           n("Pad", ["c", wrap.name], ["y"], name="wrap", mode="wrap")],
+          [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 2, "H + 6", "W + 6"])],
+          [reflect, constant, edge, wrap, init("value", np.array(0.25, np.float32))])
+    for h, w in ((3, 5), (1, 1), (6, 2)):
+        x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        a = np.pad(x, [(0, 0), (0, 0), (1, 2), (2, 1)], mode="reflect")
+        b = np.pad(a, [(0, 0), (0, 0), (1, 0), (0, 1)], constant_values=0.25)
+        c = np.pad(b, [(0, 0), (0, 0), (0, 1), (1, 0)], mode="edge")
+        save(out, f"pad_hw_x{h}_{w}", x)
+        save(out, f"pad_hw_y{h}_{w}", np.pad(c, [(0, 0), (0, 0), (1, 0), (0, 2)], mode="wrap"))
+    save(out, "pad_hw_x0_4", np.zeros((1, 2, 0, 4), np.float32))
+
 
 if __name__ == "__main__":
     main()
