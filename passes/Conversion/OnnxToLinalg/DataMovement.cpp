@@ -270,12 +270,35 @@ struct TilePattern : public OpConversionPattern<onnx::TileOp> {
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType type = convertedResultType(*typeConverter, op);
     auto inType = cast<RankedTensorType>(adaptor.getInput().getType());
-    if (inType.getNumElements() == 0 || type.getNumElements() == 0) {
+    if ((inType.hasStaticShape() && inType.getNumElements() == 0) ||
+        (type.hasStaticShape() && type.getNumElements() == 0)) {
       rewriter.replaceOp(op, emptyTensor(rewriter, op.getLoc(), type));
       return success();
     }
     MLIRContext *ctx = rewriter.getContext();
     int64_t rank = type.getRank();
+    if (!inType.hasStaticShape()) {
+      // A dynamic dim repeats with its size read at run time (an empty one
+      // gives an empty result, whose body never runs).
+      Location loc = op.getLoc();
+      Value input = adaptor.getInput();
+      SmallVector<Value> sizes;
+      for (int64_t d = 0; d < rank; ++d)
+        sizes.push_back(inType.isDynamicDim(d) ? Value(tensor::DimOp::create(rewriter, loc, input, d))
+                                               : Value());
+      rewriter.replaceOp(op, generateTensor(rewriter, loc, type,
+                                            [&](OpBuilder &b, Location l) -> Value {
+        SmallVector<Value> at;
+        for (int64_t d = 0; d < rank; ++d) {
+          Value i = linalg::IndexOp::create(b, l, d);
+          Value n = sizes[d] ? sizes[d]
+                             : Value(arith::ConstantIndexOp::create(b, l, inType.getDimSize(d)));
+          at.push_back(arith::RemUIOp::create(b, l, i, n));
+        }
+        return tensor::ExtractOp::create(b, l, input, at);
+      }));
+      return success();
+    }
     SmallVector<AffineExpr> exprs;
     for (int64_t i = 0; i < rank; ++i)
       exprs.push_back(getAffineDimExpr(i, ctx) % inType.getDimSize(i));

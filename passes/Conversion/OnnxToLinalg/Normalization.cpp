@@ -204,6 +204,8 @@ struct InstanceNormPattern : public OpConversionPattern<onnx::InstanceNormalizat
     int64_t rank = type.getRank();
     if (rank < 3)
       return unsupported(rewriter, op, "input must have rank >= 3");
+    if (type.isDynamicDim(1))
+      return unsupported(rewriter, op, "a dynamic channel dim is not supported");
     SmallVector<bool> reduce(rank, true);
     reduce[0] = reduce[1] = false;
     double eps = op.getEpsilonAttr() ? op.getEpsilonAttr().getValueAsDouble() : 1e-5;

@@ -72,7 +72,8 @@ struct ConvertOnnxToLinalgPass
         "onnx.Split",        "onnx.Trilu",     "onnx.Range",     "onnx.Concat",
         "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
         "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger",
-        "onnx.QLinearMatMul", "onnx.BatchNormalization", "onnx.Pad"};
+        "onnx.QLinearMatMul", "onnx.BatchNormalization", "onnx.Pad", "onnx.Tile",
+        "onnx.InstanceNormalization", "onnx.MeanVarianceNormalization"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);
@@ -330,7 +331,7 @@ struct ConvertOnnxToLinalgPass
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
                   "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, BatchNormalization, "
-                  "Pad, "
+                  "InstanceNormalization, MeanVarianceNormalization, Pad, Tile, "
                   "reductions, Transpose, "
                   "Reshape-like ops, Slice, "
                   "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "

@@ -43,11 +43,10 @@ def main():
     model(out, "opset23", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", [4])], [vi("y", [4])], opsets=(("", 23),))
     # A symbolic dim that is not a leading batch dim: Relu handles it,
-    # Tile not yet.
+    # LRN not yet.
     model(out, "dynamic", [helper.make_node("Relu", ["x"], ["r"], name="relu"),
-                           helper.make_node("Tile", ["r", "repeats"], ["y"], name="tile")],
-          [vi("x", [4, "M"])], [vi("y", [8, "M"])],
-          inits=[numpy_helper.from_array(np.array([2, 1], np.int64), "repeats")])
+                           helper.make_node("LRN", ["r"], ["y"], name="lrn", size=3)],
+          [vi("x", [1, 3, "M"])], [vi("y", [1, 3, "M"])])
     # A symbolic batch dim: supported, items one at a time.
     model(out, "batch", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", 4])], [vi("y", ["N", 4])])

@@ -192,19 +192,22 @@ def attention(out, rng):
           [vi("x", ["N", 5, 8])], [vi("y", ["M", 5, 1])], inits=inits)
 
 
-def tiled(out, rng):
-    """A Tile over a dynamic batch [N, 2, 4, 4]: item by item the tile's
-    shapes are static; kiln's Tile does not take a dynamic dim, so a whole
-    batch is refused."""
-    model(out, "tiled",
-          [helper.make_node("Tile", ["x", "repeats"], ["t"], name="tile"),
+def lrn(out, rng):
+    """An LRN over a dynamic batch [N, 2, 4, 4]: item by item its shapes
+    are static; kiln's LRN does not take a dynamic dim, so a whole batch is
+    refused."""
+    model(out, "lrn",
+          [helper.make_node("LRN", ["x"], ["t"], name="lrn", size=3),
            helper.make_node("Relu", ["t"], ["y"], name="relu")],
-          [vi("x", ["N", 2, 4, 4])], [vi("y", ["N", 2, 8, 4])],
-          inits=[init("repeats", np.array([1, 1, 2, 1], np.int64))])
+          [vi("x", ["N", 2, 4, 4])], [vi("y", ["N", 2, 4, 4])])
     x = rng.standard_normal((3, 2, 4, 4)).astype(np.float32)
-    y = np.maximum(np.tile(x, (1, 1, 2, 1)), 0)
-    np.save(os.path.join(out, "tiled_x.npy"), x)
-    np.save(os.path.join(out, "tiled_y.npy"), y.astype(np.float32))
+    # ONNX's LRN: channels c - 1 .. c + 1 for size 3; alpha 1e-4, beta
+    # 0.75, bias 1.
+    sq = np.pad(x * x, ((0, 0), (1, 1), (0, 0), (0, 0)))
+    window = sq[:, 0:2] + sq[:, 1:3] + sq[:, 2:4]
+    y = np.maximum(x / (1 + 1e-4 / 3 * window) ** 0.75, 0)
+    np.save(os.path.join(out, "lrn_x.npy"), x)
+    np.save(os.path.join(out, "lrn_y.npy"), y.astype(np.float32))
 
 
 def main():
@@ -330,7 +333,7 @@ def main():
           inits=[init("scales", np.array([2, 1, 1, 1], np.float32))])
     attention(out, rng)
     masked_attention(out, rng)
-    tiled(out, rng)
+    lrn(out, rng)
     # ConstantOfShape of twice the length: the unknown size is not the
     # dynamic dim itself but 2*seq.
     np.save(os.path.join(out, "zeros_twice_x.npy"), np.ones((2, 5), np.float32))

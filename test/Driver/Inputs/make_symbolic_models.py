@@ -519,6 +519,24 @@ def main():
         save(out, f"pad_hw_y{h}_{w}", np.pad(c, [(0, 0), (0, 0), (1, 0), (0, 2)], mode="wrap"))
     save(out, "pad_hw_x0_4", np.zeros((1, 2, 0, 4), np.float32))
 
+    # InstanceNormalization, MeanVarianceNormalization and Tile over a
+    # dynamic height and width: [1, 3, 2H, W].
+    scale, bias = (rng.standard_normal(3).astype(np.float32) for _ in range(2))
+    model(out, "norm_hw",
+          [n("InstanceNormalization", ["x", "s", "b"], ["a"], name="instance", epsilon=1e-5),
+           n("MeanVarianceNormalization", ["a"], ["m"], name="mvn"),
+           n("Tile", ["m", "repeats"], ["y"], name="tile")],
+          [vi("x", [1, 3, "H", "W"])], [vi("y", [1, 3, "2*H", "W"])],
+          [init("s", scale), init("b", bias), init("repeats", np.array([1, 1, 2, 1], np.int64))])
+    for h, w in ((3, 5), (1, 7), (4, 2)):
+        x = rng.standard_normal((1, 3, h, w)).astype(np.float32)
+        mean = x.mean((2, 3), keepdims=True)
+        a = (x - mean) / np.sqrt(x.var((2, 3), keepdims=True) + 1e-5)
+        a = a * scale.reshape(1, 3, 1, 1) + bias.reshape(1, 3, 1, 1)
+        m = (a - a.mean((0, 2, 3), keepdims=True)) / np.sqrt(a.var((0, 2, 3), keepdims=True) + 1e-9)
+        save(out, f"norm_hw_x{h}_{w}", x)
+        save(out, f"norm_hw_y{h}_{w}", np.tile(m, (1, 1, 2, 1)))
+
 
 if __name__ == "__main__":
     main()
