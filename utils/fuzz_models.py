@@ -17,7 +17,7 @@ random mutations of what a model file can say wrongly:
     with the bytes) or its data type;
   - a node's input dropped, repeated or renamed to a tensor nobody makes;
   - a node's op type swapped for another node's;
-  - the model's default opset raised to 18..22 (read in opset-17 forms by
+  - the model's default opset raised to 18..23 (read in opset-17 forms by
     the importer), with a node made one of the ops new since 17 or given
     one of the attributes added since 17 at an odd value.
 
@@ -156,7 +156,7 @@ NEWER_INTS_ATTRS = ["axes", "dilations"]
 def mutate_newer_opset(model, rng):
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx"):
-            o.version = rng.randint(18, 22)
+            o.version = rng.randint(18, 23)
     if not model.graph.node or rng.random() < 0.3:
         return True
     n = rng.choice(model.graph.node)

@@ -1,8 +1,8 @@
-//===- NewerOpsets.cpp - Nodes of opsets 18 to 22 in their opset-17 form --===//
+//===- NewerOpsets.cpp - Nodes of opsets 18 to 23 in their opset-17 form --===//
 //
 // Debian's libonnx (1.12) knows the default domain up to opset 17: its
 // schemas check the nodes, its shape inference types them, and the onnx
-// dialect is generated from them. A model of opset 18 to 22 (what
+// dialect is generated from them. A model of opset 18 to 23 (what
 // torch.onnx's dynamo exporter and recent converters write) is rewritten
 // here, in the ModelProto, before either runs: each node whose op changed
 // after opset 17 becomes its opset-17 form, and the model then says opset
@@ -19,12 +19,16 @@
 //     `keep_aspect_ratio_policy` "stretch", LpPool-18 `ceil_mode` 0,
 //     AveragePool-19 `dilations` of 1, Cast-19's `saturate` (it only
 //     changes float8 results), QuantizeLinear-21's `output_dtype` (a zero
-//     point of that type) and the Q/DQ `block_size` 0;
+//     point of that type), QuantizeLinear-23's `precision` and
+//     DequantizeLinear-23's `output_dtype` when float, the Q/DQ
+//     `block_size` 0;
 //   - ops new since 17 that compose from older ones: Mish (18), Gelu
-//     (20), GroupNormalization (18, and 21's per-channel scale) become a
-//     few nodes. The nodes added keep the name and index of the node they
-//     come from (LoadedModel::nodeIndex), so messages and `kiln check`
-//     name the user's node.
+//     (20), GroupNormalization (18, and 21's per-channel scale),
+//     RMSNormalization, RotaryEmbedding and Attention (23, after
+//     onnx/reference/ops; Attention without its qk_matmul_output) become
+//     a few nodes. The nodes added keep the name and index of the node
+//     they come from (LoadedModel::nodeIndex), so messages and `kiln
+//     check` name the user's node.
 //
 // What changed after 17 only in the element types an op accepts needs no
 // rewrite (the importer refuses the types it does not know, float8 and
@@ -45,6 +49,7 @@
 #include "llvm/ADT/StringSet.h"
 
 #include <cstring>
+#include <limits>
 #include <optional>
 
 using namespace mlir;
@@ -57,7 +62,7 @@ using ::onnx::GraphProto;
 using ::onnx::NodeProto;
 using ::onnx::TensorProto;
 
-/// Ops new in opsets 18 to 22 that have no opset-17 form, and the opset
+/// Ops new in opsets 18 to 23 that have no opset-17 form, and the opset
 /// each came in.
 const llvm::StringMap<int> kNewWithoutForm = {
     {"BitwiseAnd", 18},   {"BitwiseNot", 18},     {"BitwiseOr", 18},
@@ -244,17 +249,52 @@ private:
   /// Adds a node before the one being rewritten; its output's name.
   std::string add(const std::string &opType, std::vector<std::string> inputs,
                   std::function<void(NodeProto &)> attrs = nullptr) {
+    return addOutputs(opType, std::move(inputs), 1, attrs).front();
+  }
+
+  /// Adds a node with `count` outputs (fresh names, or `named` ones).
+  std::vector<std::string> addOutputs(const std::string &opType, std::vector<std::string> inputs,
+                                      int count, std::function<void(NodeProto &)> attrs = nullptr,
+                                      std::vector<std::string> named = {}) {
     NodeProto n;
     n.set_op_type(opType);
     n.set_name(header.name());
     for (std::string &in : inputs)
       n.add_input(std::move(in));
-    std::string out = fresh(header.name().empty() ? opType : header.name());
-    n.add_output(out);
+    std::vector<std::string> outs = std::move(named);
+    while (int(outs.size()) < count)
+      outs.push_back(fresh(header.name().empty() ? opType : header.name()));
+    for (const std::string &o : outs)
+      n.add_output(o);
     if (attrs)
       attrs(n);
     emitted->push_back(std::move(n));
-    return out;
+    return outs;
+  }
+
+  /// A float scalar of `like`'s element type.
+  std::string scalarLike(float v, const std::string &like) {
+    return add("CastLike", {floatConstant({v}, true), like});
+  }
+
+  /// `x` with `perm` applied.
+  std::string transpose(const std::string &x, llvm::ArrayRef<int64_t> perm) {
+    return add("Transpose", {x}, [&](NodeProto &t) { setInts(t, "perm", perm); });
+  }
+
+  /// Dims [start, end) of `x` (end 0: to the last).
+  std::string shapeOf(const std::string &x, int64_t start, int64_t end = 0) {
+    return add("Shape", {x}, [&](NodeProto &n) {
+      setInt(n, "start", start);
+      if (end)
+        setInt(n, "end", end);
+    });
+  }
+
+  /// Elements [start, end) of `x` along `axis`, every `step`th.
+  std::string slice(const std::string &x, int64_t axis, int64_t start, int64_t end,
+                    int64_t step = 1) {
+    return add("Slice", {x, constant({start}), constant({end}), constant({axis}), constant({step})});
   }
 
   /// A Constant node holding `values` as a 1-D (or scalar) tensor.
@@ -382,6 +422,9 @@ private:
   LogicalResult rewriteMish(NodeProto &node);
   LogicalResult rewriteQuantize(NodeProto &node);
   LogicalResult rewriteDft(NodeProto &node);
+  LogicalResult rewriteRmsNorm(NodeProto &node);
+  LogicalResult rewriteRotary(NodeProto &node);
+  LogicalResult rewriteAttention(NodeProto &node);
   /// Drops attribute `name` when it holds `neutral` (or is absent); an
   /// error naming `why` otherwise.
   LogicalResult dropIfNeutral(NodeProto &node, const std::string &name, int64_t neutral,
@@ -668,6 +711,18 @@ LogicalResult Rewriter::rewriteQuantize(NodeProto &node) {
                            "block_size is not 0: blocked quantisation is not supported")))
     return failure();
   std::optional<AttributeProto> outType = takeAttr(node, "output_dtype");
+  if (node.op_type() == "DequantizeLinear") {
+    // DequantizeLinear-23's output type: kiln's is the scale's, float.
+    if (outType && outType->i() != 0 && outType->i() != TensorProto::FLOAT)
+      return error() << "output_dtype " << dataTypeName(int32_t(outType->i()))
+                     << " is not supported (kiln dequantises to the scale's type)";
+    return success();
+  }
+  // QuantizeLinear-23's precision of x / y_scale: kiln divides in float.
+  if (std::optional<AttributeProto> precision = takeAttr(node, "precision"))
+    if (precision->i() != 0 && precision->i() != TensorProto::FLOAT)
+      return error() << "precision " << dataTypeName(int32_t(precision->i()))
+                     << " is not supported (kiln divides in float)";
   if (!outType || outType->i() == 0 || hasInput(node, 2))
     return success();
   // No zero point: the output type is the zero point's.
@@ -703,9 +758,244 @@ LogicalResult Rewriter::rewriteDft(NodeProto &node) {
   return success();
 }
 
+/// RMSNormalization-23: x / sqrt(mean(x^2 over axis..) + epsilon) * scale.
+LogicalResult Rewriter::rewriteRmsNorm(NodeProto &node) {
+  if (!hasInput(node, 1))
+    return error() << "it takes X and scale";
+  int64_t axis = -1;
+  if (const AttributeProto *a = findAttr(node, "axis"))
+    axis = a->i();
+  float epsilon = 1e-5f;
+  if (const AttributeProto *e = findAttr(node, "epsilon"))
+    epsilon = e->f();
+  std::string x = node.input(0), scale = node.input(1);
+  std::vector<int64_t> axes;
+  if (axis < 0) {
+    if (axis < -64)
+      return error() << "axis " << axis << " is out of range";
+    for (int64_t a = axis; a < 0; ++a)
+      axes.push_back(a);
+  } else {
+    std::optional<int64_t> rank = rankOf(x);
+    if (!rank)
+      return error() << "its axis is " << axis << " and the model does not state the rank of '"
+                     << x << "'";
+    if (axis >= *rank)
+      return error() << "axis " << axis << " is out of range for rank " << *rank;
+    for (int64_t a = axis; a < *rank; ++a)
+      axes.push_back(a);
+  }
+  std::string mean = add("ReduceMean", {add("Mul", {x, x})}, [&](NodeProto &r) {
+    setInts(r, "axes", axes);
+    setInt(r, "keepdims", 1);
+  });
+  std::string rms = add("Sqrt", {add("Add", {mean, scalarLike(epsilon, x)})});
+  return becomes(node, "Mul", {add("Div", {x, rms}), scale});
+}
+
+/// RotaryEmbedding-23 (onnx/reference/ops/op_rotary_embedding.py): X as
+/// [batch, seq, heads, head_size]; its first rotary_embedding_dim values
+/// (all by default) rotated in halves or interleaved pairs by the cos and
+/// sin caches (gathered at position_ids when given).
+LogicalResult Rewriter::rewriteRotary(NodeProto &node) {
+  if (!hasInput(node, 1) || !hasInput(node, 2))
+    return error() << "it takes X, cos_cache and sin_cache";
+  std::string x = node.input(0);
+  std::optional<int64_t> rank = rankOf(x);
+  if (!rank || (*rank != 3 && *rank != 4))
+    return error() << "kiln needs the model to state the rank of '" << x << "' (3 or 4)";
+  int64_t interleaved = 0, dim = 0, heads = 0;
+  if (const AttributeProto *a = findAttr(node, "interleaved"))
+    interleaved = a->i();
+  if (const AttributeProto *a = findAttr(node, "rotary_embedding_dim"))
+    dim = a->i();
+  if (const AttributeProto *a = findAttr(node, "num_heads"))
+    heads = a->i();
+  if (dim < 0 || dim % 2)
+    return error() << "rotary_embedding_dim " << dim << " is not even";
+  if (*rank == 3 && heads < 1)
+    return error() << "a 3-D input needs num_heads";
+  std::string tokens = *rank == 4 ? transpose(x, {0, 2, 1, 3})
+                                  : add("Reshape", {x, constant({0, 0, heads, -1})});
+  std::string rotated = tokens, kept;
+  if (dim > 0) {
+    rotated = slice(tokens, 3, 0, dim);
+    kept = slice(tokens, 3, dim, std::numeric_limits<int64_t>::max());
+  }
+  std::string cos = node.input(1), sin = node.input(2);
+  if (hasInput(node, 3)) {
+    cos = add("Gather", {cos, node.input(3)});
+    sin = add("Gather", {sin, node.input(3)});
+  }
+  std::string two = constant({2});
+  cos = add("Unsqueeze", {cos, two});
+  sin = add("Unsqueeze", {sin, two});
+  std::string x1, x2;
+  if (interleaved) {
+    x1 = slice(rotated, 3, 0, std::numeric_limits<int64_t>::max(), 2);
+    x2 = slice(rotated, 3, 1, std::numeric_limits<int64_t>::max(), 2);
+  } else {
+    std::vector<std::string> halves =
+        addOutputs("Split", {rotated}, 2, [](NodeProto &n) { setInt(n, "axis", 3); });
+    x1 = halves[0];
+    x2 = halves[1];
+  }
+  std::string real = add("Sub", {add("Mul", {cos, x1}), add("Mul", {sin, x2})});
+  std::string imag = add("Add", {add("Mul", {sin, x1}), add("Mul", {cos, x2})});
+  std::string joined;
+  if (interleaved) {
+    std::string last = constant({-1});
+    std::string pairs = add("Concat", {add("Unsqueeze", {real, last}), add("Unsqueeze", {imag, last})},
+                            [](NodeProto &c) { setInt(c, "axis", -1); });
+    joined = add("Reshape", {pairs, add("Shape", {rotated})});
+  } else {
+    joined = add("Concat", {real, imag}, [](NodeProto &c) { setInt(c, "axis", -1); });
+  }
+  if (dim > 0)
+    joined = add("Concat", {joined, kept}, [](NodeProto &c) { setInt(c, "axis", -1); });
+  if (*rank == 3)
+    return becomes(node, "Reshape", {joined, add("Shape", {x})});
+  (void)becomes(node, "Transpose", {joined});
+  setInts(node, "perm", {0, 2, 1, 3});
+  return success();
+}
+
+/// Attention-23 as MatMul, Softmax, MatMul over [batch, heads, seq, size]
+/// (onnx/reference/ops/op_attention.py): 3-D inputs split into heads;
+/// past keys and values prepended (present_key/present_value are those);
+/// grouped key/value heads repeated, each one for q_num_heads /
+/// kv_num_heads query heads in turn; scores scaled (1/sqrt(head_size) by
+/// default), softcapped, then masked (attn_mask: bool keeps, float adds;
+/// is_causal: key j for query i when j <= i + the past's length).
+LogicalResult Rewriter::rewriteAttention(NodeProto &node) {
+  if (!hasInput(node, 1) || !hasInput(node, 2))
+    return error() << "it takes Q, K and V";
+  if (node.output_size() > 3 && !node.output(3).empty())
+    return error() << "its qk_matmul_output output is not supported";
+  if (hasInput(node, 4) != hasInput(node, 5))
+    return error() << "past_key and past_value go together";
+  std::string q = node.input(0), k = node.input(1), v = node.input(2);
+  std::optional<int64_t> rank = rankOf(q);
+  if (!rank || (*rank != 3 && *rank != 4))
+    return error() << "kiln needs the model to state the rank of '" << q << "' (3 or 4)";
+  int64_t causal = 0, qHeads = 0, kvHeads = 0;
+  float softcap = 0;
+  std::optional<float> scale;
+  if (const AttributeProto *a = findAttr(node, "is_causal"))
+    causal = a->i();
+  if (const AttributeProto *a = findAttr(node, "q_num_heads"))
+    qHeads = a->i();
+  if (const AttributeProto *a = findAttr(node, "kv_num_heads"))
+    kvHeads = a->i();
+  if (const AttributeProto *a = findAttr(node, "softcap"))
+    softcap = a->f();
+  if (const AttributeProto *a = findAttr(node, "scale"))
+    scale = a->f();
+  if (causal && hasInput(node, 3))
+    return error() << "is_causal and attn_mask are not both allowed in opset 23";
+  if (*rank == 3) {
+    if (qHeads < 1 || kvHeads < 1)
+      return error() << "3-D inputs need q_num_heads and kv_num_heads";
+    auto heads = [&](const std::string &t, int64_t n) {
+      return transpose(add("Reshape", {t, constant({0, 0, n, -1})}), {0, 2, 1, 3});
+    };
+    q = heads(q, qHeads);
+    k = heads(k, kvHeads);
+    v = heads(v, kvHeads);
+  } else {
+    qHeads = staticDim(q, 1).value_or(0);
+    kvHeads = staticDim(k, 1).value_or(0);
+  }
+  if (hasInput(node, 4)) {
+    auto concat = [&](const std::string &past, const std::string &now) {
+      return add("Concat", {past, now}, [](NodeProto &c) { setInt(c, "axis", 2); });
+    };
+    k = concat(node.input(4), k);
+    v = concat(node.input(5), v);
+  }
+  for (auto [i, value] : {std::pair<int, std::string>{1, k}, {2, v}})
+    if (node.output_size() > i && !node.output(i).empty())
+      addOutputs("Identity", {value}, 1, nullptr, {node.output(i)});
+  if (qHeads > 0 && kvHeads > 0 && qHeads != kvHeads) {
+    if (qHeads % kvHeads)
+      return error() << "q_num_heads " << qHeads << " is not a multiple of kv_num_heads "
+                     << kvHeads;
+    int64_t reps = qHeads / kvHeads;
+    auto repeat = [&](const std::string &t) {
+      std::string tiled = add("Tile", {add("Unsqueeze", {t, constant({2})}),
+                                       constant({1, 1, reps, 1, 1})});
+      std::string shape = add("Concat", {constant({0, qHeads}), shapeOf(t, 2)},
+                              [](NodeProto &c) { setInt(c, "axis", 0); });
+      return add("Reshape", {tiled, shape});
+    };
+    k = repeat(k);
+    v = repeat(v);
+  }
+  std::string scores = add("MatMul", {q, transpose(k, {0, 1, 3, 2})});
+  std::string factor;
+  if (scale) {
+    factor = scalarLike(*scale, q);
+  } else {
+    std::string size = add("CastLike", {shapeOf(q, 3, 4), q});
+    factor = add("Reciprocal", {add("Sqrt", {size})});
+  }
+  scores = add("Mul", {scores, factor});
+  if (softcap > 0) {
+    std::string cap = scalarLike(softcap, q);
+    scores = add("Mul", {add("Tanh", {add("Div", {scores, cap})}), cap});
+  }
+  std::string minusInf = scalarLike(-std::numeric_limits<float>::infinity(), q);
+  std::string zero = scalarLike(0.f, q);
+  if (hasInput(node, 3)) {
+    std::string mask = node.input(3);
+    // A bool mask keeps where true; a float mask adds. Bool: as the model
+    // declares it, or made by a comparison or a Cast to bool.
+    bool isBool = false;
+    static const llvm::StringSet<> comparisons = {
+        "Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual", "Not", "And", "Or", "Xor",
+        "IsNaN", "IsInf"};
+    for (auto it = scopes.rbegin(); it != scopes.rend() && !isBool; ++it) {
+      for (const auto *list : {&(*it)->input(), &(*it)->value_info()})
+        for (const auto &vi : *list)
+          if (vi.name() == mask && vi.type().tensor_type().elem_type() == TensorProto::BOOL)
+            isBool = true;
+      for (const TensorProto &t : (*it)->initializer())
+        if (t.name() == mask && t.data_type() == TensorProto::BOOL)
+          isBool = true;
+      for (const NodeProto &n : (*it)->node())
+        if (llvm::is_contained(n.output(), mask)) {
+          const AttributeProto *to = findAttr(n, "to");
+          isBool |= comparisons.contains(n.op_type()) ||
+                    (n.op_type() == "Cast" && to && to->i() == TensorProto::BOOL);
+        }
+    }
+    std::string bias = isBool ? add("Where", {mask, zero, minusInf}) : mask;
+    scores = add("Add", {scores, bias});
+  } else if (causal) {
+    auto scalarDim = [&](const std::string &t, int64_t d) {
+      return add("Squeeze", {shapeOf(t, d, d + 1), constant({0})});
+    };
+    std::string rows = add("Range", {constant({0}, true), scalarDim(q, 2), constant({1}, true)});
+    std::string cols = add("Range", {constant({0}, true), scalarDim(k, 2), constant({1}, true)});
+    if (hasInput(node, 4))
+      rows = add("Add", {rows, scalarDim(node.input(4), 2)});
+    std::string hidden = add("Less", {add("Unsqueeze", {rows, constant({1})}),
+                                      add("Unsqueeze", {cols, constant({0})})});
+    scores = add("Add", {scores, add("Where", {hidden, minusInf, zero})});
+  }
+  std::string probs = add("Softmax", {scores}, [](NodeProto &n) { setInt(n, "axis", -1); });
+  std::string out = add("MatMul", {probs, v});
+  while (node.output_size() > 1)
+    node.mutable_output()->RemoveLast();
+  if (*rank == 3)
+    return becomes(node, "Reshape", {transpose(out, {0, 2, 1, 3}), constant({0, 0, -1})});
+  return becomes(node, "Identity", {out});
+}
+
 LogicalResult Rewriter::rewriteNode(NodeProto &node) {
   const std::string &op = node.op_type();
-  if (llvm::is_contained({"Split", "Pad", "Resize", "GroupNormalization", "Gelu", "Mish", "DFT"},
+  if (llvm::is_contained({"Split", "Pad", "Resize", "GroupNormalization", "Gelu", "Mish", "DFT",
+                          "RMSNormalization", "RotaryEmbedding", "Attention"},
                          op) &&
       !hasInput(node, 0))
     return error() << "its first input is missing";
@@ -727,6 +1017,12 @@ LogicalResult Rewriter::rewriteNode(NodeProto &node) {
     return rewriteGelu(node);
   if (op == "Mish")
     return rewriteMish(node);
+  if (op == "RMSNormalization")
+    return rewriteRmsNorm(node);
+  if (op == "RotaryEmbedding")
+    return rewriteRotary(node);
+  if (op == "Attention")
+    return rewriteAttention(node);
   if (op == "QuantizeLinear" || op == "DequantizeLinear")
     return rewriteQuantize(node);
   if (op == "DFT")

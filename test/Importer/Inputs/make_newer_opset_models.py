@@ -1,4 +1,4 @@
-"""Models of opsets 18 to 22 (what torch.onnx's dynamo exporter and recent
+"""Models of opsets 18 to 23 (what torch.onnx's dynamo exporter and recent
 converters write), with numpy references, for newer-opsets.test.
 
     python3 make_newer_opset_models.py OUTDIR
@@ -36,6 +36,11 @@ def model(out, name, opset, nodes, inputs, outputs, inits=(), value_info=()):
 
 def save(out, name, array, dtype=np.float32):
     np.save(os.path.join(out, name + ".npy"), np.asarray(array).astype(dtype))
+
+
+def softmax(x):
+    e = np.exp(x - x.max(-1, keepdims=True))
+    return e / e.sum(-1, keepdims=True)
 
 
 def group_norm(x, groups, eps):
@@ -203,6 +208,18 @@ def main():
           [init("cscale", cscale), init("cbias", cbias)])
     save(out, "groupnorm21_gn",
          group_norm(g, 2, 1e-5) * cscale[None, :, None, None] + cbias[None, :, None, None])
+    # The same over a dynamic height and width: its [N, G, -1] view holds
+    # the product 2 * H * W.
+    model(out, "groupnorm21_hw", 21,
+          [helper.make_node("GroupNormalization", ["g", "cscale", "cbias"], ["gn"],
+                            name="gn", num_groups=2)],
+          [vi("g", [1, 4, "H", "W"])], [vi("gn", [1, 4, "H", "W"])],
+          [init("cscale", cscale), init("cbias", cbias)])
+    for h, w in ((3, 5), (6, 1)):
+        image = rng.standard_normal((1, 4, h, w)).astype(np.float32)
+        save(out, f"groupnorm21_hw_x{h}_{w}", image)
+        save(out, f"groupnorm21_hw_y{h}_{w}",
+             group_norm(image, 2, 1e-5) * cscale[None, :, None, None] + cbias[None, :, None, None])
 
     # Attributes that do nothing at their values: LpPool-18 ceil_mode=0,
     # AveragePool-19 dilations of 1, Cast-19 saturate; QuantizeLinear-21
@@ -254,6 +271,120 @@ def main():
     save(out, "branch18_mean", x.mean(1))
     save(out, "branch18_min", x.min(1))
 
+    # Opset 23: RMSNormalization (the last axis; axes 1.. of a stated
+    # rank), RotaryEmbedding (4-D in halves with position ids and a partial
+    # rotation; 3-D interleaved), Attention (4-D with a float mask and a
+    # scale; 3-D grouped heads, causal, softcapped; past keys and values
+    # with a bool mask, and the present ones as outputs).
+    t = rng.standard_normal((2, 3, 8)).astype(np.float32)
+    w8 = rng.standard_normal(8).astype(np.float32)
+    w38 = rng.standard_normal((3, 8)).astype(np.float32)
+    model(out, "rms23", 23,
+          [helper.make_node("RMSNormalization", ["t", "w8"], ["last"], name="last"),
+           helper.make_node("RMSNormalization", ["t", "w38"], ["from1"], name="from1", axis=1,
+                            epsilon=1e-3)],
+          [vi("t", [2, 3, 8])], [vi("last", None), vi("from1", None)],
+          [init("w8", w8), init("w38", w38)])
+    save(out, "rms23_t", t)
+    save(out, "rms23_last", t / np.sqrt((t * t).mean(-1, keepdims=True) + 1e-5) * w8)
+    save(out, "rms23_from1", t / np.sqrt((t * t).mean((1, 2), keepdims=True) + 1e-3) * w38)
+
+    def rotary(x, cos, sin, pos, interleaved, dim, heads):
+        shape = x.shape
+        x = x.transpose(0, 2, 1, 3) if x.ndim == 4 else x.reshape(shape[0], shape[1], heads, -1)
+        dim = dim or x.shape[3]
+        rot, keep = x[..., :dim], x[..., dim:]
+        if pos is not None:
+            cos, sin = cos[pos], sin[pos]
+        cos, sin = cos[:, :, None, :], sin[:, :, None, :]
+        x1, x2 = (rot[..., 0::2], rot[..., 1::2]) if interleaved else np.split(rot, 2, -1)
+        real, imag = cos * x1 - sin * x2, sin * x1 + cos * x2
+        if interleaved:
+            rot = np.stack([real, imag], -1).reshape(rot.shape)
+        else:
+            rot = np.concatenate([real, imag], -1)
+        y = np.concatenate([rot, keep], -1)
+        return y.reshape(shape) if len(shape) == 3 else y.transpose(0, 2, 1, 3)
+
+    r4 = rng.standard_normal((2, 2, 3, 8)).astype(np.float32)   # [B, H, S, D]
+    angles = rng.standard_normal((10, 2)).astype(np.float32)    # rotary dim 4
+    pos = np.array([[0, 3, 9], [1, 1, 2]], np.int64)
+    r3 = rng.standard_normal((2, 3, 8)).astype(np.float32)      # [B, S, 2 heads * 4]
+    angles3 = rng.standard_normal((2, 3, 2)).astype(np.float32)
+    model(out, "rotary23", 23,
+          [helper.make_node("RotaryEmbedding", ["r4", "cos", "sin", "pos"], ["y4"], name="rope4",
+                            rotary_embedding_dim=4),
+           helper.make_node("RotaryEmbedding", ["r3", "cos3", "sin3"], ["y3"], name="rope3",
+                            interleaved=1, num_heads=2)],
+          [vi("r4", [2, 2, 3, 8]), vi("r3", [2, 3, 8])], [vi("y4", None), vi("y3", None)],
+          [init("cos", np.cos(angles)), init("sin", np.sin(angles)), init("pos", pos),
+           init("cos3", np.cos(angles3)), init("sin3", np.sin(angles3))])
+    save(out, "rotary23_r4", r4)
+    save(out, "rotary23_r3", r3)
+    save(out, "rotary23_y4", rotary(r4, np.cos(angles), np.sin(angles), pos, 0, 4, 0))
+    save(out, "rotary23_y3", rotary(r3, np.cos(angles3), np.sin(angles3), None, 1, 0, 2))
+
+    def attention(q, k, v, mask=None, past=None, scale=None, causal=False, qh=None, kvh=None,
+                  softcap=0.0):
+        three = q.ndim == 3
+        if three:
+            split = lambda t, h: t.reshape(t.shape[0], t.shape[1], h, -1).transpose(0, 2, 1, 3)  # noqa: E731
+            q, k, v = split(q, qh), split(k, kvh), split(v, kvh)
+        scale = 1 / np.sqrt(q.shape[3]) if scale is None else scale
+        if past is not None:
+            k = np.concatenate([past[0], k], 2)
+            v = np.concatenate([past[1], v], 2)
+        present = (k, v)
+        bias = np.zeros((q.shape[2], k.shape[2]), np.float32)
+        if causal:
+            offset = 0 if past is None else past[0].shape[2]
+            i = np.arange(q.shape[2])[:, None] + offset
+            bias = np.where(np.arange(k.shape[2])[None, :] > i, -np.inf, 0).astype(np.float32)
+        if mask is not None:
+            bias = bias + (np.where(mask, 0, -np.inf) if mask.dtype == np.bool_ else mask)
+        if q.shape[1] != k.shape[1]:
+            k = np.repeat(k, q.shape[1] // k.shape[1], 1)
+            v = np.repeat(v, q.shape[1] // v.shape[1], 1)
+        s = (q @ k.transpose(0, 1, 3, 2)) * scale
+        if softcap > 0:
+            s = np.tanh(s / softcap) * softcap
+        y = softmax(s + bias) @ v
+        if three:
+            y = y.transpose(0, 2, 1, 3).reshape(y.shape[0], y.shape[2], -1)
+        return y, present
+
+    q4, k4, v4 = (rng.standard_normal((1, 2, s, 4)).astype(np.float32) for s in (3, 5, 5))
+    fmask = rng.standard_normal((3, 5)).astype(np.float32)
+    q3 = rng.standard_normal((2, 4, 8)).astype(np.float32)   # 4 query heads of 2
+    k3, v3 = (rng.standard_normal((2, 4, 4)).astype(np.float32) for _ in range(2))  # 2 kv heads
+    qp = rng.standard_normal((1, 2, 2, 4)).astype(np.float32)
+    kp, vp = (rng.standard_normal((1, 2, 2, 4)).astype(np.float32) for _ in range(2))
+    pk, pv = (rng.standard_normal((1, 2, 3, 4)).astype(np.float32) for _ in range(2))
+    bmask = np.array([[True, False, True, True, True], [True, True, True, False, True]])
+    model(out, "attention23", 23,
+          [helper.make_node("Attention", ["q4", "k4", "v4", "fmask"], ["a4"], name="masked",
+                            scale=0.3),
+           helper.make_node("Attention", ["q3", "k3", "v3"], ["a3"], name="grouped",
+                            q_num_heads=4, kv_num_heads=2, is_causal=1, softcap=2.0),
+           helper.make_node("Attention", ["qp", "kp", "vp", "bmask", "pk", "pv"],
+                            ["ap", "present_k", "present_v"], name="cached")],
+          [vi("q4", [1, 2, 3, 4]), vi("k4", [1, 2, 5, 4]), vi("v4", [1, 2, 5, 4]),
+           vi("q3", [2, 4, 8]), vi("k3", [2, 4, 4]), vi("v3", [2, 4, 4]),
+           vi("qp", [1, 2, 2, 4]), vi("kp", [1, 2, 2, 4]), vi("vp", [1, 2, 2, 4]),
+           vi("pk", [1, 2, 3, 4]), vi("pv", [1, 2, 3, 4])],
+          [vi("a4", None), vi("a3", None), vi("ap", None), vi("present_k", None),
+           vi("present_v", None)],
+          [init("fmask", fmask), init("bmask", bmask)])
+    for name, array in (("q4", q4), ("k4", k4), ("v4", v4), ("q3", q3), ("k3", k3), ("v3", v3),
+                        ("qp", qp), ("kp", kp), ("vp", vp), ("pk", pk), ("pv", pv)):
+        save(out, "attention23_" + name, array)
+    save(out, "attention23_a4", attention(q4, k4, v4, mask=fmask, scale=0.3)[0])
+    save(out, "attention23_a3", attention(q3, k3, v3, causal=True, qh=4, kvh=2, softcap=2.0)[0])
+    yp, (present_k, present_v) = attention(qp, kp, vp, mask=bmask, past=(pk, pv))
+    save(out, "attention23_ap", yp)
+    save(out, "attention23_present_k", present_k)
+    save(out, "attention23_present_v", present_v)
+
     # Errors. A node after one the importer expands keeps its index (#1).
     model(out, "bitwise20", 20,
           [helper.make_node("Gelu", ["i"], ["gi"], name="gelu"),
@@ -271,6 +402,9 @@ def main():
           [helper.make_node("Split", ["v"], ["a", "b", "c", "d"], name="quarters",
                             num_outputs=4)],
           [vi("v", [5])], [vi("a", None), vi("b", None), vi("c", None), vi("d", None)])
+    model(out, "qk_output23", 23,
+          [helper.make_node("Attention", ["q", "q", "q"], ["y", "", "", "qk"], name="attend")],
+          [vi("q", [1, 2, 3, 4])], [vi("y", None), vi("qk", None)])
     model(out, "antialias18", 18,
           [helper.make_node("Resize", ["r", "", "half"], ["down"], name="down",
                             mode="linear", antialias=1)],
