@@ -147,9 +147,12 @@ def mutate_op_type(model, rng, op_types):
 
 # Ops and attributes new since opset 17 (compiler/Importer/NewerOpsets.cpp).
 NEWER_OPS = ["Gelu", "Mish", "GroupNormalization", "BitwiseAnd", "BitwiseNot", "Col2Im",
-             "CenterCropPad", "DeformConv", "AffineGrid"]
+             "CenterCropPad", "DeformConv", "AffineGrid", "RMSNormalization", "RotaryEmbedding",
+             "Attention"]
 NEWER_INT_ATTRS = ["num_outputs", "noop_with_empty_axes", "antialias", "saturate", "block_size",
-                   "output_dtype", "ceil_mode", "num_groups", "stash_type"]
+                   "output_dtype", "ceil_mode", "num_groups", "stash_type", "precision",
+                   "is_causal", "q_num_heads", "kv_num_heads", "num_heads", "interleaved",
+                   "rotary_embedding_dim"]
 NEWER_INTS_ATTRS = ["axes", "dilations"]
 
 
