@@ -90,10 +90,17 @@ bool isChecked(Operation *op) {
   return !isa<onnx::NoValueOp, onnx::YieldOp>(op) && !op->hasTrait<OpTrait::ConstantLike>();
 }
 
+/// The lowering's options for the target: refusals name its backend.
+ConvertOnnxToLinalgPassOptions loweringFor(bool cuda) {
+  ConvertOnnxToLinalgPassOptions options;
+  options.backend = cuda ? "GPU" : "CPU";
+  return options;
+}
+
 /// Lowers `op` alone; the first error's reason, or "" when it lowers and
 /// the target can run what it lowered to.
 std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
-                  const TargetDescription &target) {
+                  const TargetDescription &target, bool cuda) {
   Location loc = op->getLoc();
   OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
   for (NamedAttribute a : parent->getAttrs())
@@ -155,12 +162,13 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
   PassManager pm(&context);
   // float16/bfloat16 ops compute in f32 between Casts, as when compiling.
   pm.addPass(createWidenHalfPass());
-  pm.addPass(createConvertOnnxToLinalgPass());
+  pm.addPass(createConvertOnnxToLinalgPass(loweringFor(cuda)));
   FirstError first{"", loc};
   if (succeeded(captureFirstError(context, first,
                                   [&] { return lowerForTarget(pm, *module, target); })))
     return "";
-  return first.seen ? first.message : "not supported by the CPU backend";
+  return first.seen ? first.message
+                    : std::string("not supported by the ") + (cuda ? "GPU" : "CPU") + " backend";
 }
 
 std::string join(const std::vector<std::string> &dims) {
@@ -324,7 +332,7 @@ int checkModel(const CheckRequest &request) {
       for (Operation *op : ops) {
         StringRef name = op->getName().getStringRef().drop_front(5);
         if (op->getNumRegions() == 0) {
-          std::string why = probe(op, *module, context, targetDesc);
+          std::string why = probe(op, *module, context, targetDesc, cuda);
           if (!why.empty())
             record(op->getLoc(), name, why);
           continue;
@@ -334,7 +342,7 @@ int checkModel(const CheckRequest &request) {
           OwningOpRef<ModuleOp> copy(cast<ModuleOp>((*module)->clone()));
           PassManager pm(&context);
           pm.addPass(createWidenHalfPass());
-          pm.addPass(createConvertOnnxToLinalgPass());
+          pm.addPass(createConvertOnnxToLinalgPass(loweringFor(cuda)));
           (void)captureFirstError(context, *wholeModel,
                                   [&] { return lowerForTarget(pm, *copy, targetDesc); });
         }

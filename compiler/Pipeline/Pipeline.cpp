@@ -142,6 +142,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
       // vectors, not for firmware's small memories.
       ConvertOnnxToLinalgPassOptions lower;
       lower.winograd = options.vectorBits >= 256;
+      lower.backend = options.gpuArch.empty() ? "CPU" : "GPU";
       pm.addPass(createConvertOnnxToLinalgPass(lower));
     }
     pm.addPass(createCanonicalizerPass());

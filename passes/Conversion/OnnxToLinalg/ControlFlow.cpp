@@ -33,7 +33,8 @@ namespace onnx = kiln::onnx;
 namespace {
 
 LogicalResult refuse(Operation *op, const Twine &why) {
-  return op->emitError() << onnx::opLabel(op) << ": not supported by the CPU backend: " << why;
+  return op->emitError() << onnx::opLabel(op) << ": not supported by " << backendName() << ": "
+                         << why;
 }
 
 bool allStatic(TypeRange types) {

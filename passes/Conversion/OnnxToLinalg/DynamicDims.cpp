@@ -197,8 +197,8 @@ Value dynamicDimSize(OpBuilder &b, Location loc, RankedTensorType type, int64_t 
          << " is a dynamic dim that no input of the function has";
     else
       os << "cannot tell which of the model's dynamic dims dim " << dim << " of " << type
-         << " is (the CPU backend sizes each dynamic dim from an input dim; pin the dims "
-            "with --input-shape)";
+         << " is (" << backendName()
+         << " sizes each dynamic dim from an input dim; pin the dims with --input-shape)";
     table->failures.try_emplace(loc, text);
     // Keeps the IR valid (a size of 0 where no dim can stand in); the
     // pass fails.

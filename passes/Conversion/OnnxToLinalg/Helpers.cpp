@@ -28,6 +28,13 @@ namespace {
 thread_local llvm::DenseMap<Operation *, std::string> *failureLog = nullptr;
 } // namespace
 
+namespace {
+std::string backend = "CPU";
+} // namespace
+
+std::string backendName() { return "the " + backend + " backend"; }
+void setBackendName(StringRef name) { backend = name.str(); }
+
 void setFailureLog(llvm::DenseMap<Operation *, std::string> *log) {
   failureLog = log;
 }

@@ -49,6 +49,7 @@ struct ConvertOnnxToLinalgPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     MLIRContext *context = &getContext();
+    setBackendName(backend);
     // If/Loop/Scan become scf around their subgraphs' onnx ops first.
     if (failed(lowerControlFlow(module)))
       return signalPassFailure();
@@ -155,7 +156,8 @@ struct ConvertOnnxToLinalgPass
     setFailureLog(nullptr);
     if (succeeded(result) && !symbols.failures.empty()) {
       for (auto &[loc, why] : symbols.failures)
-        emitError(loc) << symbols.labelAt(loc) << ": not supported by the CPU backend: " << why;
+        emitError(loc) << symbols.labelAt(loc) << ": not supported by " << backendName() << ": "
+                       << why;
       return signalPassFailure();
     }
     if (failed(result)) {
@@ -166,7 +168,7 @@ struct ConvertOnnxToLinalgPass
                               : std::string("this combination of attributes "
                                             "and types is not supported yet");
         failedOp->emitError() << kiln::onnx::opLabel(failedOp)
-                              << ": not supported by the CPU backend: " << why;
+                              << ": not supported by " << backendName() << ": " << why;
       } else {
         module.emitError("lowering onnx to linalg failed");
       }
@@ -240,9 +242,9 @@ struct ConvertOnnxToLinalgPass
         return;
       for (Type t : op->getResultTypes())
         if (!isa<NoneType>(t) && isa<TensorType>(t) && !isStaticTensor(t)) {
-          op->emitError() << "control flow with a dynamic shape is not supported by the "
-                             "CPU backend yet (pin the model's input shapes with "
-                             "--input-shape)";
+          op->emitError() << "control flow with a dynamic shape is not supported by "
+                          << backendName()
+                          << " yet (pin the model's input shapes with --input-shape)";
           ok = false;
           return;
         }
@@ -269,7 +271,7 @@ struct ConvertOnnxToLinalgPass
       std::string name = kiln::onnx::opLabel(op);
       if (!lowered.contains(op->getName().getStringRef())) {
         op->emitError() << name
-                        << ": operator not supported by the CPU backend yet";
+                        << ": operator not supported by " << backendName() << " yet";
         ok = false;
         return;
       }
@@ -277,7 +279,8 @@ struct ConvertOnnxToLinalgPass
           (llvm::any_of(op->getOperandTypes(), isStringType) ||
            llvm::any_of(op->getResultTypes(), isStringType))) {
         op->emitError() << name
-                        << ": string tensors are not supported by the CPU backend in this op "
+                        << ": string tensors are not supported by " << backendName()
+                        << " in this op "
                            "yet (they are in Cast, CastLike, StringNormalizer and in Identity, "
                            "Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Gather, Concat, "
                            "Slice, Shape, Size)";
@@ -321,13 +324,13 @@ struct ConvertOnnxToLinalgPass
         auto diag = op->emitError() << name << ": " << what << " #" << i << " has type "
                                     << type;
         if (dynamicNames->empty() && inputsStatic(op))
-          diag << "; its size depends on values computed at run time, which the CPU "
-                  "backend does not support yet (sizes must follow from the input shapes)";
+          diag << "; its size depends on values computed at run time, which " << backendName()
+               << " does not support yet (sizes must follow from the input shapes)";
         else if (dynamicNames->empty())
           diag << "; only static shapes are supported (pin the model's input shapes "
                   "with --input-shape)";
         else
-          diag << "; the CPU backend does not handle the dynamic dim"
+          diag << "; " << backendName() << " does not handle the dynamic dim"
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
                   "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, BatchNormalization, "

@@ -23,7 +23,11 @@ def ConvertOnnxToLinalgPass : Pass<"convert-onnx-to-linalg", "mlir::ModuleOp"> {
            "3x3 stride-1 convs with constant weights and at least 64 input "
            "and output channels as Winograd F(2x2, 3x3) (Winograd.cpp): "
            "2.25x fewer multiplies, 16 transformed copies of the input and "
-           "of the products in the workspace">
+           "of the products in the workspace">,
+    Option<"backend", "backend", "std::string", /*default=*/"\"CPU\"",
+           "The backend the lowered code is for, as refusals name it "
+           "(\"not supported by the GPU backend\" for --target=cuda, which "
+           "lowers with the same patterns)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",

@@ -114,6 +114,11 @@ mlir::LogicalResult unsupported(mlir::ConversionPatternRewriter &rewriter,
 /// Where unsupported() records reasons while the pass runs (nullptr: off).
 void setFailureLog(llvm::DenseMap<mlir::Operation *, std::string> *log);
 
+/// "the CPU backend" or "the GPU backend": the pass's `backend` option, as
+/// refusals name it (set while the pass runs).
+std::string backendName();
+void setBackendName(llvm::StringRef name);
+
 //===----------------------------------------------------------------------===//
 // Element types
 //===----------------------------------------------------------------------===//
