@@ -51,6 +51,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <type_traits>
 
 using namespace mlir;
 
@@ -76,9 +77,11 @@ const llvm::StringSet<> kReduceOps = {
     "ReduceL1",   "ReduceL2",  "ReduceLogSum", "ReduceLogSumExp", "ReduceMax",
     "ReduceMean", "ReduceMin", "ReduceProd",   "ReduceSumSquare"};
 
-/// The values of a small integer or float tensor, as doubles; nullopt for
-/// other types or data kept outside the model file.
-std::optional<std::vector<double>> tensorValues(const TensorProto &t) {
+/// The values of a small integer tensor (T = int64_t), or of a small
+/// integer or float one (T = double); nullopt for other types or data kept
+/// outside the model file.
+template <typename T>
+std::optional<std::vector<T>> tensorValues(const TensorProto &t) {
   if (t.data_location() == TensorProto::EXTERNAL)
     return std::nullopt;
   int64_t count = 1;
@@ -89,15 +92,15 @@ std::optional<std::vector<double>> tensorValues(const TensorProto &t) {
     if (count > 4096)
       return std::nullopt;
   }
-  std::vector<double> out;
+  std::vector<T> out;
   auto fromRaw = [&](auto zero) -> bool {
-    using T = decltype(zero);
-    if (t.raw_data().size() != size_t(count) * sizeof(T))
+    using S = decltype(zero);
+    if (t.raw_data().size() != size_t(count) * sizeof(S))
       return false;
     for (int64_t i = 0; i < count; ++i) {
-      T v;
-      std::memcpy(&v, t.raw_data().data() + i * sizeof(T), sizeof(T));
-      out.push_back(double(v));
+      S v;
+      std::memcpy(&v, t.raw_data().data() + i * sizeof(S), sizeof(S));
+      out.push_back(T(v));
     }
     return true;
   };
@@ -107,19 +110,21 @@ std::optional<std::vector<double>> tensorValues(const TensorProto &t) {
     if (raw)
       return fromRaw(int64_t(0)) ? std::optional(out) : std::nullopt;
     for (int64_t v : t.int64_data())
-      out.push_back(double(v));
+      out.push_back(T(v));
     break;
   case TensorProto::INT32:
     if (raw)
       return fromRaw(int32_t(0)) ? std::optional(out) : std::nullopt;
     for (int32_t v : t.int32_data())
-      out.push_back(double(v));
+      out.push_back(T(v));
     break;
   case TensorProto::FLOAT:
+    if (!std::is_floating_point_v<T>)
+      return std::nullopt;
     if (raw)
       return fromRaw(float(0)) ? std::optional(out) : std::nullopt;
     for (float v : t.float_data())
-      out.push_back(double(v));
+      out.push_back(T(v));
     break;
   default:
     return std::nullopt;
@@ -323,25 +328,28 @@ private:
   }
 
   /// The values of `name` when an initializer or a Constant node of this
-  /// graph or an enclosing one holds them.
-  std::optional<std::vector<double>> constantValues(const std::string &name) {
+  /// graph or an enclosing one holds them (T as for tensorValues).
+  template <typename T>
+  std::optional<std::vector<T>> constantValues(const std::string &name) {
     for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
       for (const TensorProto &t : (*it)->initializer())
         if (t.name() == name)
-          return tensorValues(t);
+          return tensorValues<T>(t);
       for (const NodeProto &n : (*it)->node()) {
         if (n.op_type() != "Constant" || n.output_size() != 1 || n.output(0) != name)
           continue;
         if (const AttributeProto *a = findAttr(n, "value"))
-          return tensorValues(a->t());
+          return tensorValues<T>(a->t());
         if (const AttributeProto *a = findAttr(n, "value_ints"))
-          return std::vector<double>(a->ints().begin(), a->ints().end());
+          return std::vector<T>(a->ints().begin(), a->ints().end());
         if (const AttributeProto *a = findAttr(n, "value_int"))
-          return std::vector<double>{double(a->i())};
-        if (const AttributeProto *a = findAttr(n, "value_floats"))
-          return std::vector<double>(a->floats().begin(), a->floats().end());
-        if (const AttributeProto *a = findAttr(n, "value_float"))
-          return std::vector<double>{double(a->f())};
+          return std::vector<T>{T(a->i())};
+        if constexpr (std::is_floating_point_v<T>) {
+          if (const AttributeProto *a = findAttr(n, "value_floats"))
+            return std::vector<T>(a->floats().begin(), a->floats().end());
+          if (const AttributeProto *a = findAttr(n, "value_float"))
+            return std::vector<T>{T(a->f())};
+        }
         return std::nullopt;
       }
       // The current node's added constants.
@@ -349,16 +357,17 @@ private:
         for (const NodeProto &n : *emitted)
           if (n.op_type() == "Constant" && n.output(0) == name)
             if (const AttributeProto *a = findAttr(n, "value"))
-              return tensorValues(a->t());
+              return tensorValues<T>(a->t());
     }
     return std::nullopt;
   }
 
   std::optional<std::vector<int64_t>> constantInts(const std::string &name) {
-    std::optional<std::vector<double>> v = constantValues(name);
-    if (!v)
-      return std::nullopt;
-    return std::vector<int64_t>(v->begin(), v->end());
+    return constantValues<int64_t>(name);
+  }
+
+  std::optional<std::vector<double>> constantFloats(const std::string &name) {
+    return constantValues<double>(name);
   }
 
   /// The rank of `name` when the model states it (a graph input, an
@@ -576,7 +585,7 @@ LogicalResult Rewriter::rewriteResize(NodeProto &node) {
   if (antialias && antialias->i() != 0 && mode != "nearest") {
     // The filter only widens when the image shrinks.
     std::optional<std::vector<double>> scales =
-        hasInput(node, 2) ? constantValues(node.input(2)) : std::nullopt;
+        hasInput(node, 2) ? constantFloats(node.input(2)) : std::nullopt;
     if (!scales || llvm::any_of(*scales, [](double s) { return s < 1; }))
       return error() << "antialias=1 (a wider filter when downscaling) is not supported; "
                         "kiln resizes without it only where the scales are constant and "
@@ -600,7 +609,7 @@ LogicalResult Rewriter::rewriteResize(NodeProto &node) {
     which[a] = j;
   }
   if (hasInput(node, 1)) {
-    std::optional<std::vector<double>> roi = constantValues(node.input(1));
+    std::optional<std::vector<double>> roi = constantFloats(node.input(1));
     if (!roi || int64_t(roi->size()) != 2 * k)
       return error() << "with 'axes', kiln needs the roi constant, 2 values per axis";
     std::vector<float> full(size_t(2 * r));
@@ -611,7 +620,7 @@ LogicalResult Rewriter::rewriteResize(NodeProto &node) {
     node.set_input(1, floatConstant(full));
   }
   if (hasInput(node, 2)) {
-    std::optional<std::vector<double>> scales = constantValues(node.input(2));
+    std::optional<std::vector<double>> scales = constantFloats(node.input(2));
     if (!scales || int64_t(scales->size()) != k)
       return error() << "with 'axes', kiln needs the scales constant, one per axis";
     std::vector<float> full(size_t(r), 1.f);
