@@ -92,46 +92,38 @@ std::optional<std::vector<T>> tensorValues(const TensorProto &t) {
     if (count > 4096)
       return std::nullopt;
   }
-  std::vector<T> out;
-  auto fromRaw = [&](auto zero) -> bool {
+  // The values of a tensor whose elements are S: raw bytes, or `field`.
+  auto read = [&](auto zero, const auto &field) -> std::optional<std::vector<T>> {
     using S = decltype(zero);
-    if (t.raw_data().size() != size_t(count) * sizeof(S))
-      return false;
-    for (int64_t i = 0; i < count; ++i) {
-      S v;
-      std::memcpy(&v, t.raw_data().data() + i * sizeof(S), sizeof(S));
-      out.push_back(T(v));
+    std::vector<T> out;
+    if (t.has_raw_data()) {
+      if (t.raw_data().size() != size_t(count) * sizeof(S))
+        return std::nullopt;
+      for (int64_t i = 0; i < count; ++i) {
+        S v;
+        std::memcpy(&v, t.raw_data().data() + i * sizeof(S), sizeof(S));
+        out.push_back(T(v));
+      }
+    } else {
+      for (auto v : field)
+        out.push_back(T(v));
     }
-    return true;
+    if (int64_t(out.size()) != count)
+      return std::nullopt;
+    return out;
   };
-  bool raw = t.has_raw_data();
   switch (t.data_type()) {
   case TensorProto::INT64:
-    if (raw)
-      return fromRaw(int64_t(0)) ? std::optional(out) : std::nullopt;
-    for (int64_t v : t.int64_data())
-      out.push_back(T(v));
-    break;
+    return read(int64_t(0), t.int64_data());
   case TensorProto::INT32:
-    if (raw)
-      return fromRaw(int32_t(0)) ? std::optional(out) : std::nullopt;
-    for (int32_t v : t.int32_data())
-      out.push_back(T(v));
-    break;
+    return read(int32_t(0), t.int32_data());
   case TensorProto::FLOAT:
     if (!std::is_floating_point_v<T>)
       return std::nullopt;
-    if (raw)
-      return fromRaw(float(0)) ? std::optional(out) : std::nullopt;
-    for (float v : t.float_data())
-      out.push_back(T(v));
-    break;
+    return read(float(0), t.float_data());
   default:
     return std::nullopt;
   }
-  if (int64_t(out.size()) != count)
-    return std::nullopt;
-  return out;
 }
 
 const AttributeProto *findAttr(const NodeProto &node, const std::string &name) {
@@ -302,29 +294,29 @@ private:
     return add("Slice", {x, constant({start}), constant({end}), constant({axis}), constant({step})});
   }
 
-  /// A Constant node holding `values` as a 1-D (or scalar) tensor.
-  std::string constant(llvm::ArrayRef<int64_t> values, bool scalar = false) {
+  /// A Constant node holding `values` (int64 or float) as a 1-D (or
+  /// scalar) tensor.
+  template <typename T>
+  std::string constantNode(llvm::ArrayRef<T> values, bool scalar) {
+    constexpr bool isFloat = std::is_same_v<T, float>;
     return add("Constant", {}, [&](NodeProto &n) {
-      AttributeProto *a = setAttr(n, "value", AttributeProto::TENSOR);
-      TensorProto *t = a->mutable_t();
-      t->set_data_type(TensorProto::INT64);
+      TensorProto *t = setAttr(n, "value", AttributeProto::TENSOR)->mutable_t();
+      t->set_data_type(isFloat ? TensorProto::FLOAT : TensorProto::INT64);
       if (!scalar)
         t->add_dims(int64_t(values.size()));
-      for (int64_t v : values)
-        t->add_int64_data(v);
+      for (T v : values) {
+        if constexpr (isFloat)
+          t->add_float_data(v);
+        else
+          t->add_int64_data(v);
+      }
     });
   }
-
+  std::string constant(llvm::ArrayRef<int64_t> values, bool scalar = false) {
+    return constantNode(values, scalar);
+  }
   std::string floatConstant(llvm::ArrayRef<float> values, bool scalar = false) {
-    return add("Constant", {}, [&](NodeProto &n) {
-      AttributeProto *a = setAttr(n, "value", AttributeProto::TENSOR);
-      TensorProto *t = a->mutable_t();
-      t->set_data_type(TensorProto::FLOAT);
-      if (!scalar)
-        t->add_dims(int64_t(values.size()));
-      for (float v : values)
-        t->add_float_data(v);
-    });
+    return constantNode(values, scalar);
   }
 
   /// The values of `name` when an initializer or a Constant node of this
@@ -1003,39 +995,36 @@ LogicalResult Rewriter::rewriteAttention(NodeProto &node) {
 
 LogicalResult Rewriter::rewriteNode(NodeProto &node) {
   const std::string &op = node.op_type();
-  if (llvm::is_contained({"Split", "Pad", "Resize", "GroupNormalization", "Gelu", "Mish", "DFT",
-                          "RMSNormalization", "RotaryEmbedding", "Attention"},
-                         op) &&
-      !hasInput(node, 0))
-    return error() << "its first input is missing";
   if (auto it = kNewWithoutForm.find(op); it != kNewWithoutForm.end())
     return error() << "operator not supported by kiln yet (new in opset " << it->second
                    << "; kiln reads opsets after 17 in their opset-17 forms, and this op "
                       "has none)";
   if (kReduceOps.contains(op))
     return rewriteReduce(node);
-  if (op == "Split")
-    return rewriteSplit(node);
-  if (op == "Pad")
-    return rewritePad(node);
-  if (op == "Resize")
-    return rewriteResize(node);
-  if (op == "GroupNormalization")
-    return rewriteGroupNorm(node);
-  if (op == "Gelu")
-    return rewriteGelu(node);
-  if (op == "Mish")
-    return rewriteMish(node);
-  if (op == "RMSNormalization")
-    return rewriteRmsNorm(node);
-  if (op == "RotaryEmbedding")
-    return rewriteRotary(node);
-  if (op == "Attention")
-    return rewriteAttention(node);
+  // The ops rewritten from their first input on.
+  using Rewrite = LogicalResult (Rewriter::*)(NodeProto &);
+  static const llvm::StringMap<Rewrite> fromInput = {
+      {"Split", &Rewriter::rewriteSplit},
+      {"Pad", &Rewriter::rewritePad},
+      {"Resize", &Rewriter::rewriteResize},
+      {"GroupNormalization", &Rewriter::rewriteGroupNorm},
+      {"Gelu", &Rewriter::rewriteGelu},
+      {"Mish", &Rewriter::rewriteMish},
+      {"RMSNormalization", &Rewriter::rewriteRmsNorm},
+      {"RotaryEmbedding", &Rewriter::rewriteRotary},
+      {"Attention", &Rewriter::rewriteAttention}};
+  if (auto it = fromInput.find(op); it != fromInput.end()) {
+    if (!hasInput(node, 0))
+      return error() << "its first input is missing";
+    return (this->*it->second)(node);
+  }
   if (op == "QuantizeLinear" || op == "DequantizeLinear")
     return rewriteQuantize(node);
-  if (op == "DFT")
-    return model.opsets[""] >= 20 ? rewriteDft(node) : success();
+  if (op == "DFT" && model.opsets[""] >= 20) {
+    if (!hasInput(node, 0))
+      return error() << "its first input is missing";
+    return rewriteDft(node);
+  }
   if (op == "Cast" || op == "CastLike") {
     takeAttr(node, "saturate");
     return success();
