@@ -1,8 +1,10 @@
 //===- OpsetNormalize.cpp - Older opset forms to the dialect's form -------===//
 //
-// The one place where opset differences are handled. The onnx dialect has
-// each op in its newest interface (opset <= 17); a node from an older opset
-// is rewritten here before the op is built:
+// The one place where older opsets' differences are handled. The onnx
+// dialect has each op in its opset-17 interface; a node from an older
+// opset is rewritten here before the op is built (nodes of opsets 18 to 23
+// are rewritten earlier, in the ModelProto, by NewerOpsets.cpp, because
+// libonnx's checks and inference already need them in opset-17 form):
 //
 //   - attributes that later became inputs (Squeeze/Unsqueeze/ReduceSum axes,
 //     Slice-1 starts/ends/axes, Pad pads/value, Split split, Clip min/max,
