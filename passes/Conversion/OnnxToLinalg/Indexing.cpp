@@ -45,7 +45,7 @@ Value argExtreme(OpBuilder &b, Location loc, Value x, int64_t axis, bool isMax,
   int64_t rank = type.getRank();
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineExpr> outExprs;
-  SmallVector<int64_t> outShape;
+  SmallVector<int64_t> outShape, kept;
   SmallVector<utils::IteratorType> iters;
   for (int64_t i = 0; i < rank; ++i) {
     if (i == axis) {
@@ -55,14 +55,22 @@ Value argExtreme(OpBuilder &b, Location loc, Value x, int64_t axis, bool isMax,
     iters.push_back(utils::IteratorType::parallel);
     outExprs.push_back(getAffineDimExpr(i, ctx));
     outShape.push_back(type.getDimSize(i));
+    kept.push_back(i);
   }
   Type et = type.getElementType();
   auto valType = RankedTensorType::get(outShape, et);
   auto idxType = RankedTensorType::get(outShape, b.getI64Type());
   TypedAttr init = isMax ? lowestValue(et, isUnsigned) : highestValue(et, isUnsigned);
-  Value vals = filledTensor(b, loc, valType, arith::ConstantOp::create(b, loc, init));
-  Value idxs = filledTensor(b, loc, idxType,
-                            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(-1)));
+  // The running best value and index, sized like x without the axis (its
+  // dynamic dims read from x).
+  SmallVector<Value> sizes = dynamicSizesOf(b, loc, x, kept);
+  auto filled = [&](RankedTensorType t, TypedAttr value) {
+    return linalg::FillOp::create(b, loc, arith::ConstantOp::create(b, loc, value).getResult(),
+                                  emptyTensor(b, loc, t, sizes))
+        .getResult(0);
+  };
+  Value vals = filled(valType, init);
+  Value idxs = filled(idxType, b.getI64IntegerAttr(-1));
   AffineMap outMap = AffineMap::get(rank, 0, outExprs, ctx);
   auto generic = linalg::GenericOp::create(
       b, loc, TypeRange{valType, idxType}, ValueRange{x}, ValueRange{vals, idxs},

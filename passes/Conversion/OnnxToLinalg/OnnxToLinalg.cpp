@@ -74,7 +74,8 @@ struct ConvertOnnxToLinalgPass
         "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
         "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger",
         "onnx.QLinearMatMul", "onnx.BatchNormalization", "onnx.Pad", "onnx.Tile",
-        "onnx.InstanceNormalization", "onnx.MeanVarianceNormalization"};
+        "onnx.InstanceNormalization", "onnx.MeanVarianceNormalization", "onnx.ArgMax",
+        "onnx.ArgMin"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);
@@ -334,7 +335,7 @@ struct ConvertOnnxToLinalgPass
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
                   "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, BatchNormalization, "
-                  "InstanceNormalization, MeanVarianceNormalization, Pad, Tile, "
+                  "InstanceNormalization, MeanVarianceNormalization, Pad, Tile, ArgMax, ArgMin, "
                   "reductions, Transpose, "
                   "Reshape-like ops, Slice, "
                   "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "

@@ -519,6 +519,20 @@ def main():
         save(out, f"pad_hw_y{h}_{w}", np.pad(c, [(0, 0), (0, 0), (1, 0), (0, 2)], mode="wrap"))
     save(out, "pad_hw_x0_4", np.zeros((1, 2, 0, 4), np.float32))
 
+    # ArgMax along the static last axis of [1, seq, 8] and ArgMin along seq
+    # itself (indices, int64).
+    model(out, "arg_seq",
+          [n("ArgMax", ["x"], ["best"], name="argmax", axis=-1, keepdims=0),
+           n("ArgMin", ["x"], ["first"], name="argmin", axis=1, keepdims=1)],
+          [vi("x", [1, "seq", 8])],
+          [vi("best", [1, "seq"], TensorProto.INT64), vi("first", [1, 1, 8], TensorProto.INT64)])
+    for seq in (1, 6):
+        x = rng.standard_normal((1, seq, 8)).astype(np.float32)
+        save(out, f"arg_seq_x{seq}", x)
+        np.save(os.path.join(out, f"arg_seq_best{seq}.npy"), x.argmax(-1).astype(np.int64))
+        np.save(os.path.join(out, f"arg_seq_first{seq}.npy"),
+                x.argmin(1).reshape(1, 1, 8).astype(np.int64))
+
     # InstanceNormalization, MeanVarianceNormalization and Tile over a
     # dynamic height and width: [1, 3, 2H, W].
     scale, bias = (rng.standard_normal(3).astype(np.float32) for _ in range(2))
