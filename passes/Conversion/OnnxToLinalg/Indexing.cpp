@@ -502,6 +502,8 @@ struct CumSumPattern : public OpConversionPattern<onnx::CumSumOp> {
     Value x = adaptor.getX();
     auto type = cast<RankedTensorType>(x.getType());
     int64_t rank = type.getRank();
+    if (!type.hasStaticShape())
+      return unsupported(rewriter, op, "an axis known only at run time over dynamic dims");
     if (type.getNumElements() == 0) {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
       return success();

@@ -75,7 +75,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger",
         "onnx.QLinearMatMul", "onnx.BatchNormalization", "onnx.Pad", "onnx.Tile",
         "onnx.InstanceNormalization", "onnx.MeanVarianceNormalization", "onnx.ArgMax",
-        "onnx.ArgMin"};
+        "onnx.ArgMin", "onnx.CumSum"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);
@@ -335,7 +335,7 @@ struct ConvertOnnxToLinalgPass
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
                   "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, BatchNormalization, "
-                  "InstanceNormalization, MeanVarianceNormalization, Pad, Tile, ArgMax, ArgMin, "
+                  "InstanceNormalization, MeanVarianceNormalization, Pad, Tile, ArgMax, ArgMin, CumSum, "
                   "reductions, Transpose, "
                   "Reshape-like ops, Slice, "
                   "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "

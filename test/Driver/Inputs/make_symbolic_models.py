@@ -533,6 +533,18 @@ def main():
         np.save(os.path.join(out, f"arg_seq_first{seq}.npy"),
                 x.argmin(1).reshape(1, 1, 8).astype(np.int64))
 
+    # Positions from a padding mask over a dynamic length, as RoBERTa's
+    # export computes them: CumSum(mask) * mask.
+    model(out, "positions",
+          [n("CumSum", ["mask", "axis"], ["c"], name="cumsum"),
+           n("Mul", ["c", "mask"], ["y"], name="keep")],
+          [vi("mask", [1, "seq"], TensorProto.INT64)], [vi("y", [1, "seq"], TensorProto.INT64)],
+          [init("axis", np.array(1, np.int64))])
+    for seq in (1, 7):
+        mask = (rng.random((1, seq)) < 0.7).astype(np.int64)
+        np.save(os.path.join(out, f"positions_mask{seq}.npy"), mask)
+        np.save(os.path.join(out, f"positions_y{seq}.npy"), np.cumsum(mask, 1) * mask)
+
     # InstanceNormalization, MeanVarianceNormalization and Tile over a
     # dynamic height and width: [1, 3, 2H, W].
     scale, bias = (rng.standard_normal(3).astype(np.float32) for _ in range(2))
