@@ -168,7 +168,7 @@ std::string probe(Operation *op, ModuleOp parent, MLIRContext &context,
                                   [&] { return lowerForTarget(pm, *module, target); })))
     return "";
   return first.seen ? first.message
-                    : std::string("not supported by the ") + (cuda ? "GPU" : "CPU") + " backend";
+                    : "not supported by the " + loweringFor(cuda).backend + " backend";
 }
 
 std::string join(const std::vector<std::string> &dims) {

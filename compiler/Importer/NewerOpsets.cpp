@@ -362,55 +362,45 @@ private:
     return constantValues<double>(name);
   }
 
-  /// The rank of `name` when the model states it (a graph input, an
-  /// initializer, a value_info or graph output, a Constant).
-  std::optional<int64_t> rankOf(const std::string &name) {
+  /// The dims of `name` when the model states its shape (an initializer, a
+  /// graph input, value_info or output, a Constant), -1 for a dim it
+  /// leaves unknown.
+  std::optional<std::vector<int64_t>> statedDims(const std::string &name) {
     for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
       const GraphProto &g = **it;
       for (const TensorProto &t : g.initializer())
         if (t.name() == name)
-          return t.dims_size();
-      auto fromInfo = [&](const ::onnx::ValueInfoProto &vi) -> std::optional<int64_t> {
-        if (vi.name() == name && vi.type().has_tensor_type() &&
-            vi.type().tensor_type().has_shape())
-          return vi.type().tensor_type().shape().dim_size();
-        return std::nullopt;
-      };
-      for (const auto &vi : g.input())
-        if (auto r = fromInfo(vi))
-          return r;
-      for (const auto &vi : g.value_info())
-        if (auto r = fromInfo(vi))
-          return r;
-      for (const auto &vi : g.output())
-        if (auto r = fromInfo(vi))
-          return r;
+          return std::vector<int64_t>(t.dims().begin(), t.dims().end());
+      for (const auto *list : {&g.input(), &g.value_info(), &g.output()})
+        for (const auto &vi : *list)
+          if (vi.name() == name && vi.type().has_tensor_type() &&
+              vi.type().tensor_type().has_shape()) {
+            std::vector<int64_t> dims;
+            for (const auto &dim : vi.type().tensor_type().shape().dim())
+              dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+            return dims;
+          }
       for (const NodeProto &n : g.node())
         if (n.op_type() == "Constant" && n.output_size() == 1 && n.output(0) == name)
           if (const AttributeProto *a = findAttr(n, "value"))
-            return a->t().dims_size();
+            return std::vector<int64_t>(a->t().dims().begin(), a->t().dims().end());
     }
+    return std::nullopt;
+  }
+
+  /// The rank of `name` when the model states it.
+  std::optional<int64_t> rankOf(const std::string &name) {
+    if (std::optional<std::vector<int64_t>> dims = statedDims(name))
+      return int64_t(dims->size());
     return std::nullopt;
   }
 
   /// Dim `d` of `name` when the model states it.
   std::optional<int64_t> staticDim(const std::string &name, int64_t d) {
-    for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
-      const GraphProto &g = **it;
-      for (const TensorProto &t : g.initializer())
-        if (t.name() == name)
-          return d < t.dims_size() ? std::optional(t.dims(int(d))) : std::nullopt;
-      for (const auto *list : {&g.input(), &g.value_info(), &g.output()})
-        for (const auto &vi : *list)
-          if (vi.name() == name && vi.type().has_tensor_type() &&
-              vi.type().tensor_type().has_shape()) {
-            const auto &shape = vi.type().tensor_type().shape();
-            if (d < shape.dim_size() && shape.dim(int(d)).has_dim_value())
-              return shape.dim(int(d)).dim_value();
-            return std::nullopt;
-          }
-    }
-    return std::nullopt;
+    std::optional<std::vector<int64_t>> dims = statedDims(name);
+    if (!dims || d < 0 || d >= int64_t(dims->size()) || (*dims)[d] < 0)
+      return std::nullopt;
+    return (*dims)[d];
   }
 
   LogicalResult rewriteNode(NodeProto &node);

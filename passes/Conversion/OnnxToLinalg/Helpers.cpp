@@ -26,10 +26,7 @@ OnnxTypeConverter::OnnxTypeConverter() {
 
 namespace {
 thread_local llvm::DenseMap<Operation *, std::string> *failureLog = nullptr;
-} // namespace
-
-namespace {
-std::string backend = "CPU";
+thread_local std::string backend = "CPU";
 } // namespace
 
 std::string backendName() { return "the " + backend + " backend"; }
