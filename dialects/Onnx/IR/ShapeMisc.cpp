@@ -81,7 +81,9 @@ LogicalResult ResizeOp::inferShapes() {
     return success();
   size_t rank = in->size();
   if (!isNone(getSizes())) {
-    auto sizes = constantInts(getSizes());
+    // Known in part: torch's `interpolate(x, size=y.shape[2:])` reads the
+    // sizes of another tensor with Shape; its unknown elements stay `?`.
+    auto sizes = partialInts(getSizes());
     if (!sizes)
       return refineRank(*this, getY(), rank);
     if (sizes->size() != rank)

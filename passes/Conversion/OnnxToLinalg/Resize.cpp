@@ -1,13 +1,20 @@
-//===- Resize.cpp - Resize -> linalg.generic with compile-time tap tables --===//
+//===- Resize.cpp - Resize -> linalg.generic over tap tables or computed taps ===//
 //
-// Shapes are static, so every output position's source taps and weights
-// are known at compile time. For each resized dim this computes, in double
-// precision and following the ONNX reference's rules, a table of tap
-// indices and weights (1 tap for nearest, 2 for linear, 4 for cubic;
-// exclude_outside renormalises; out-of-range taps read the edge) and, for
-// tf_crop_and_resize, which positions extrapolate. The generic over the
-// output reads the tables and blends tensor.extract'ed taps. Dims the
-// resize leaves alone read their own position.
+// With static shapes and constant scales every output position's source
+// taps and weights are known at compile time. For each resized dim this
+// computes, in double precision and following the ONNX reference's rules,
+// a table of tap indices and weights (1 tap for nearest, 2 for linear, 4
+// for cubic; exclude_outside renormalises; out-of-range taps read the
+// edge) and, for tf_crop_and_resize, which positions extrapolate. The
+// generic over the output reads the tables and blends tensor.extract'ed
+// taps. Dims the resize leaves alone read their own position.
+//
+// Scales or a roi given at run time, and dynamic dims (an upsampling of a
+// feature map whose size follows the image's, or to the size of another
+// one read by Shape), build the same tables at run time instead: per
+// resized dim, a generic over its output positions computes the taps by
+// the same rules in f64 from the sizes and scale read then
+// (buildRuntimeTaps), and the generic over the output reads them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,17 +156,24 @@ std::optional<SmallVector<double>> floatsOf(Value v) {
   return out;
 }
 
-/// The same rules as buildTable, as IR, for a scale (and roi) known only at
-/// run time: the taps of output position `o` along a dim of sizes in/out.
+/// One resized dim's sizes and scale as values, for taps computed at run
+/// time: f64 `in` and `out`, and the last input index as i64.
+struct DimSizes {
+  Value in, out, last;
+};
+
+/// The same rules as buildTable, as IR, for a scale (and roi) or sizes
+/// known only at run time: the taps of output position `o` along a dim.
+/// Static sizes come in as constants, and their tests fold.
 struct RuntimeTaps {
-  SmallVector<Value> index;  ///< index values
+  SmallVector<Value> index;  ///< i64, clamped to the dim
   SmallVector<Value> weight; ///< f64
   Value valid;               ///< i1, or null
 };
 
 RuntimeTaps buildRuntimeTaps(OpBuilder &b, Location l, StringRef mode, StringRef coord,
                              StringRef nearestMode, double cubicA, bool excludeOutside,
-                             Value o, Value scale, int64_t in, int64_t out, Value roiStart,
+                             Value o, Value scale, const DimSizes &size, Value roiStart,
                              Value roiEnd) {
   Type f64 = b.getF64Type();
   auto c = [&](double v) { return arith::ConstantOp::create(b, l, b.getFloatAttr(f64, v)).getResult(); };
@@ -167,57 +181,66 @@ RuntimeTaps buildRuntimeTaps(OpBuilder &b, Location l, StringRef mode, StringRef
   auto sub = [&](Value x, Value y) { return arith::SubFOp::create(b, l, x, y).getResult(); };
   auto mul = [&](Value x, Value y) { return arith::MulFOp::create(b, l, x, y).getResult(); };
   auto div = [&](Value x, Value y) { return arith::DivFOp::create(b, l, x, y).getResult(); };
+  auto cmp = [&](arith::CmpFPredicate p, Value x, Value y) {
+    return arith::CmpFOp::create(b, l, p, x, y).getResult();
+  };
+  auto select = [&](Value cond, Value x, Value y) {
+    return arith::SelectOp::create(b, l, cond, x, y).getResult();
+  };
+  Value in = size.in, out = size.out, inLess1 = sub(size.in, c(1));
   Value xo = arith::SIToFPOp::create(b, l, f64,
                                      arith::IndexCastOp::create(b, l, b.getI64Type(), o));
   Value x;
   if (coord == "pytorch_half_pixel")
-    x = out > 1 ? sub(div(add(xo, c(0.5)), scale), c(0.5)) : c(0);
+    x = select(cmp(arith::CmpFPredicate::OGT, out, c(1)),
+               sub(div(add(xo, c(0.5)), scale), c(0.5)), c(0));
   else if (coord == "align_corners")
-    x = out == 1 ? c(0) : div(mul(xo, c(in - 1)), sub(mul(c(in), scale), c(1)));
+    x = select(cmp(arith::CmpFPredicate::OEQ, out, c(1)), c(0),
+               div(mul(xo, inLess1), sub(mul(in, scale), c(1))));
   else if (coord == "asymmetric")
     x = div(xo, scale);
   else if (coord == "tf_half_pixel_for_nn")
     x = div(add(xo, c(0.5)), scale);
   else if (coord == "tf_crop_and_resize")
-    x = out > 1 ? add(mul(roiStart, c(in - 1)),
-                      mul(xo, div(mul(sub(roiEnd, roiStart), c(in - 1)), c(out - 1))))
-                : mul(mul(c(0.5), add(roiStart, roiEnd)), c(in - 1));
+    x = select(cmp(arith::CmpFPredicate::OGT, out, c(1)),
+               add(mul(roiStart, inLess1),
+                   mul(xo, div(mul(sub(roiEnd, roiStart), inLess1), sub(out, c(1))))),
+               mul(mul(c(0.5), add(roiStart, roiEnd)), inLess1));
   else if (coord == "half_pixel_symmetric")
-    x = add(mul(c(in / 2.0), sub(c(1), div(c(out), mul(scale, c(in))))),
+    x = add(mul(div(in, c(2)), sub(c(1), div(out, mul(scale, in)))),
             sub(div(add(xo, c(0.5)), scale), c(0.5)));
   else
     x = sub(div(add(xo, c(0.5)), scale), c(0.5));
   RuntimeTaps t;
   if (coord == "tf_crop_and_resize")
-    t.valid = arith::AndIOp::create(
-        b, l, arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, x, c(0)),
-        arith::CmpFOp::create(b, l, arith::CmpFPredicate::OLE, x, c(in - 1)));
+    t.valid = arith::AndIOp::create(b, l, cmp(arith::CmpFPredicate::OGE, x, c(0)),
+                                    cmp(arith::CmpFPredicate::OLE, x, inLess1));
   Value fl = math::FloorOp::create(b, l, x);
   Value ratio = sub(x, fl);
   Value i0 = arith::FPToSIOp::create(b, l, b.getI64Type(), fl);
   auto i64c = [&](int64_t v) {
     return arith::ConstantOp::create(b, l, b.getI64IntegerAttr(v)).getResult();
   };
-  Value isInt = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OEQ, ratio, c(0));
+  Value isInt = cmp(arith::CmpFPredicate::OEQ, ratio, c(0));
   SmallVector<Value> idx, w;
   if (mode == "nearest") {
     Value up;
     if (nearestMode == "round_prefer_ceil")
-      up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGE, ratio, c(0.5));
+      up = cmp(arith::CmpFPredicate::OGE, ratio, c(0.5));
     else if (nearestMode == "floor")
       up = arith::ConstantIntOp::create(b, l, 0, 1);
     else if (nearestMode == "ceil")
       up = arith::ConstantIntOp::create(b, l, 1, 1);
     else
-      up = arith::CmpFOp::create(b, l, arith::CmpFPredicate::OGT, ratio, c(0.5));
+      up = cmp(arith::CmpFPredicate::OGT, ratio, c(0.5));
     up = arith::AndIOp::create(b, l, up, arith::XOrIOp::create(
                                               b, l, isInt, arith::ConstantIntOp::create(b, l, 1, 1)));
-    idx.push_back(arith::SelectOp::create(b, l, up, arith::AddIOp::create(b, l, i0, i64c(1)), i0));
+    idx.push_back(select(up, arith::AddIOp::create(b, l, i0, i64c(1)), i0));
     w.push_back(c(1));
   } else {
     // Integral coordinates take the taps below, with ratio 1.
-    i0 = arith::SelectOp::create(b, l, isInt, arith::SubIOp::create(b, l, i0, i64c(1)), i0);
-    ratio = arith::SelectOp::create(b, l, isInt, c(1), ratio);
+    i0 = select(isInt, arith::SubIOp::create(b, l, i0, i64c(1)), i0);
+    ratio = select(isInt, c(1), ratio);
     if (mode == "linear") {
       idx = {i0, arith::AddIOp::create(b, l, i0, i64c(1))};
       w = {sub(c(1), ratio), ratio};
@@ -240,19 +263,17 @@ RuntimeTaps buildRuntimeTaps(OpBuilder &b, Location l, StringRef mode, StringRef
     for (size_t k = 0; k < idx.size(); ++k) {
       Value inside = arith::AndIOp::create(
           b, l, arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, idx[k], i64c(0)),
-          arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, idx[k], i64c(in)));
-      w[k] = arith::SelectOp::create(b, l, inside, w[k], c(0));
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::sle, idx[k], size.last));
+      w[k] = select(inside, w[k], c(0));
       sum = add(sum, w[k]);
     }
-    Value nz = arith::CmpFOp::create(b, l, arith::CmpFPredicate::ONE, sum, c(0));
+    Value nz = cmp(arith::CmpFPredicate::ONE, sum, c(0));
     for (Value &v : w)
-      v = arith::SelectOp::create(b, l, nz, div(v, sum), v);
+      v = select(nz, div(v, sum), v);
   }
-  for (Value i : idx) {
-    Value clamped = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, i, i64c(0)),
-                                           i64c(in - 1));
-    t.index.push_back(arith::IndexCastOp::create(b, l, b.getIndexType(), clamped));
-  }
+  for (Value i : idx)
+    t.index.push_back(
+        arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, i, i64c(0)), size.last));
   t.weight = w;
   return t;
 }
@@ -260,11 +281,28 @@ RuntimeTaps buildRuntimeTaps(OpBuilder &b, Location l, StringRef mode, StringRef
 struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  /// Scales or roi given at run time: the taps are computed in the generic
-  /// (f64) with the same rules. Dims whose size does not change are read
-  /// in place (their scale is taken to be 1).
-  LogicalResult runtimeResize(onnx::ResizeOp op, OpAdaptor adaptor,
-                              ConversionPatternRewriter &rewriter, bool runtimeScales) const {
+  /// Whether dim `d` of the output is the input's own (the same size, or
+  /// the same dynamic dim).
+  static bool sameDim(onnx::ResizeOp op, RankedTensorType xType, RankedTensorType yType,
+                      int64_t d) {
+    if (!xType.isDynamicDim(d) || !yType.isDynamicDim(d))
+      return xType.getDimSize(d) == yType.getDimSize(d);
+    SmallVector<int64_t> sx = onnx::recordedDimSymbols(op.getX());
+    SmallVector<int64_t> sy = onnx::recordedDimSymbols(op.getY());
+    if (sx.empty() && sy.empty())
+      return true; // One dynamic dim and nothing made of it: every `?` is it.
+    return d < int64_t(sx.size()) && d < int64_t(sy.size()) && sx[d] >= 0 && sx[d] == sy[d];
+  }
+
+  /// Taps computed in the generic (f64) by buildTable's rules, where no
+  /// table can be built at compile time: scales or roi given at run time,
+  /// or dims whose size is known only then. `scales` are the constant
+  /// scales given, or empty: then each dim's is out / in (its sizes), or
+  /// read at run time. A dim that keeps its size at scale 1 is read in
+  /// place.
+  LogicalResult computedResize(onnx::ResizeOp op, OpAdaptor adaptor,
+                               ConversionPatternRewriter &rewriter, bool runtimeScales,
+                               ArrayRef<double> scales) const {
     Location loc = op.getLoc();
     Value x = adaptor.getX();
     auto xType = cast<RankedTensorType>(x.getType());
@@ -280,6 +318,9 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
         op.getExtrapolationValueAttr() ? op.getExtrapolationValueAttr().getValueAsDouble() : 0.0;
     OpBuilder &b = rewriter;
     Type f64 = b.getF64Type();
+    auto f64c = [&](double v) -> Value {
+      return arith::ConstantOp::create(b, loc, b.getFloatAttr(f64, v));
+    };
     auto readF64 = [&](Value t, int64_t i) -> Value {
       Value v = tensor::ExtractOp::create(b, loc, t, ValueRange{arith::ConstantIndexOp::create(b, loc, i)});
       if (v.getType() != f64)
@@ -287,40 +328,109 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
       return v;
     };
     SmallVector<Value> scale(rank), roiStart(rank), roiEnd(rank);
+    SmallVector<DimSizes> sizes(rank);
     SmallVector<bool> resized(rank);
     for (int64_t d = 0; d < rank; ++d) {
-      int64_t in = xType.getDimSize(d), out = yType.getDimSize(d);
       // With run-time scales even a dim that keeps its size may move its
-      // samples (floor(in * 1.2) can equal in): resize every dim.
-      resized[d] = runtimeScales || in != out || crop;
-      scale[d] = runtimeScales ? readF64(adaptor.getScales(), d)
-                               : arith::ConstantOp::create(
-                                     b, loc, b.getFloatAttr(f64, static_cast<double>(out) / in));
+      // samples (floor(in * 1.2) can equal in): resize every dim. So does
+      // tf_half_pixel_for_nn at scale 1 (it reads o + 0.5).
+      resized[d] = runtimeScales || crop || coord == "tf_half_pixel_for_nn" ||
+                   !sameDim(op, xType, yType, d) || (!scales.empty() && scales[d] != 1.0);
+      if (!resized[d])
+        continue;
+      // Static sizes as constants; dynamic ones read at run time.
+      auto i64 = [&](Value index) -> Value {
+        return arith::IndexCastOp::create(b, loc, b.getI64Type(), index);
+      };
+      if (xType.isDynamicDim(d)) {
+        // Taps clamp to [0, in - 1]: an empty input has none to read.
+        requireNonZero(op, op.getX(), d);
+        Value in = i64(tensor::DimOp::create(b, loc, x, d));
+        sizes[d].in = arith::SIToFPOp::create(b, loc, f64, in);
+        sizes[d].last = arith::SubIOp::create(
+            b, loc, in, arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(1)));
+      } else {
+        sizes[d].in = f64c(xType.getDimSize(d));
+        sizes[d].last =
+            arith::ConstantOp::create(b, loc, b.getI64IntegerAttr(xType.getDimSize(d) - 1));
+      }
+      sizes[d].out = yType.isDynamicDim(d)
+                         ? Value(arith::SIToFPOp::create(
+                               b, loc, f64, i64(dynamicDimSize(b, loc, yType, d))))
+                         : f64c(yType.getDimSize(d));
+      if (runtimeScales)
+        scale[d] = readF64(adaptor.getScales(), d);
+      else if (!scales.empty())
+        scale[d] = f64c(scales[d]);
+      else
+        scale[d] = arith::DivFOp::create(b, loc, sizes[d].out, sizes[d].in);
       if (crop) {
         roiStart[d] = readF64(adaptor.getRoi(), d);
         roiEnd[d] = readF64(adaptor.getRoi(), d + rank);
       }
     }
-    bool isFloat = isa<FloatType>(et);
+    // Nearest reads one tap with weight 1: no weights to multiply.
+    bool weighted = isa<FloatType>(et) && mode != "nearest";
+    int64_t numTaps = mode == "nearest" ? 1 : mode == "linear" ? 2 : 4;
+    // Each resized dim's taps for every output position along it, computed
+    // once at run time into small tables (the static path's, built before
+    // the resize reads them): an i64 index and a weight (of the element
+    // type) per tap, and for a crop whether the position extrapolates.
+    SmallVector<SmallVector<Value>> index(rank), weight(rank);
+    SmallVector<Value> valid(rank);
+    for (int64_t d = 0; d < rank; ++d) {
+      if (!resized[d])
+        continue;
+      SmallVector<Value> outSizes;
+      if (yType.isDynamicDim(d))
+        outSizes.push_back(dynamicDimSize(b, loc, yType, d));
+      SmallVector<Value> inits;
+      auto table = [&](Type t) {
+        auto type = RankedTensorType::get({yType.getDimSize(d)}, t);
+        inits.push_back(emptyTensor(b, loc, type, outSizes));
+      };
+      for (int64_t k = 0; k < numTaps; ++k)
+        table(b.getI64Type());
+      if (weighted)
+        for (int64_t k = 0; k < numTaps; ++k)
+          table(et);
+      if (crop)
+        table(b.getI1Type());
+      auto generic = linalg::GenericOp::create(
+          b, loc, ValueRange(inits).getTypes(), ValueRange{}, inits,
+          SmallVector<AffineMap>(inits.size(), b.getMultiDimIdentityMap(1)),
+          {utils::IteratorType::parallel}, [&](OpBuilder &nb, Location l, ValueRange) {
+            RuntimeTaps t = buildRuntimeTaps(
+                nb, l, mode, coord, op.getNearestMode(), cubicA, op.getExcludeOutside() != 0,
+                linalg::IndexOp::create(nb, l, 0), scale[d], sizes[d], roiStart[d], roiEnd[d]);
+            SmallVector<Value> yields(t.index);
+            if (weighted)
+              for (Value w : t.weight)
+                yields.push_back(et.isF64() ? w : Value(arith::TruncFOp::create(nb, l, et, w)));
+            if (crop)
+              yields.push_back(t.valid);
+            linalg::YieldOp::create(nb, l, yields);
+          });
+      ValueRange tables = generic.getResults();
+      index[d].assign(tables.begin(), tables.begin() + numTaps);
+      if (weighted)
+        weight[d].assign(tables.begin() + numTaps, tables.begin() + 2 * numTaps);
+      if (crop)
+        valid[d] = tables.back();
+    }
     rewriter.replaceOp(op, generateTensor(
         b, loc, yType, [&](OpBuilder &nb, Location l) -> Value {
           SmallVector<Value> pos;
-          SmallVector<RuntimeTaps> taps(rank);
           int64_t combos = 1;
-          Value valid;
           for (int64_t d = 0; d < rank; ++d) {
             pos.push_back(linalg::IndexOp::create(nb, l, d));
-            if (!resized[d])
-              continue;
-            taps[d] = buildRuntimeTaps(nb, l, mode, coord, op.getNearestMode(), cubicA,
-                                       op.getExcludeOutside() != 0, pos[d], scale[d],
-                                       xType.getDimSize(d), yType.getDimSize(d), roiStart[d],
-                                       roiEnd[d]);
-            combos *= taps[d].index.size();
-            if (taps[d].valid)
-              valid = valid ? Value(arith::AndIOp::create(nb, l, valid, taps[d].valid))
-                            : taps[d].valid;
+            if (resized[d])
+              combos *= numTaps;
           }
+          auto read = [&](Value table, int64_t d) -> Value {
+            return tensor::ExtractOp::create(nb, l, table, ValueRange{pos[d]});
+          };
+          // Every combination of taps of the resized dims.
           Value acc;
           for (int64_t c = 0; c < combos; ++c) {
             SmallVector<Value> at(pos);
@@ -329,25 +439,26 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
             for (int64_t d = 0; d < rank; ++d) {
               if (!resized[d])
                 continue;
-              int64_t n = taps[d].index.size(), t = rem % n;
-              rem /= n;
-              at[d] = taps[d].index[t];
-              w = w ? Value(arith::MulFOp::create(nb, l, w, taps[d].weight[t])) : taps[d].weight[t];
+              int64_t tap = rem % numTaps;
+              rem /= numTaps;
+              at[d] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), read(index[d][tap], d));
+              if (weighted) {
+                Value wd = read(weight[d][tap], d);
+                w = w ? Value(arith::MulFOp::create(nb, l, w, wd)) : wd;
+              }
             }
             Value v = tensor::ExtractOp::create(nb, l, x, at);
-            if (!isFloat) {
-              acc = v;
+            if (!weighted) {
+              acc = v; // nearest: one tap
               break;
             }
-            Value term = v;
-            if (w) {
-              Value wt = et.isF64() ? w : Value(arith::TruncFOp::create(nb, l, et, w));
-              term = arith::MulFOp::create(nb, l, v, wt);
-            }
+            Value term = w ? Value(arith::MulFOp::create(nb, l, v, w)) : v;
             acc = acc ? Value(arith::AddFOp::create(nb, l, acc, term)) : term;
           }
-          if (valid)
-            acc = arith::SelectOp::create(nb, l, valid, acc, scalarConstant(nb, l, et, extrapolation));
+          for (int64_t d = 0; d < rank; ++d)
+            if (valid[d])
+              acc = arith::SelectOp::create(nb, l, read(valid[d], d), acc,
+                                            scalarConstant(nb, l, et, extrapolation));
           return acc;
         }));
     return success();
@@ -377,7 +488,8 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
                                            " is not supported yet");
     if (mode == "nearest" && !isSupportedFloat(elem) && !isSupportedInt(elem) && !isBool(elem))
       return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
-    if (xType.getNumElements() == 0 || yType.getNumElements() == 0)
+    bool dynamic = !xType.hasStaticShape() || !yType.hasStaticShape();
+    if (!dynamic && (xType.getNumElements() == 0 || yType.getNumElements() == 0))
       return unsupported(rewriter, op, "empty tensors are not supported");
     // Scales: the given ones, else output / input.
     SmallVector<double> scales;
@@ -392,13 +504,13 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
     }
     bool runtimeRoi = coord == "tf_crop_and_resize" &&
                       (onnx::isNone(op.getRoi()) || !floatsOf(op.getRoi()));
-    if (runtimeScales || runtimeRoi)
-      return runtimeResize(op, adaptor, rewriter, runtimeScales);
+    if (!scales.empty() && static_cast<int64_t>(scales.size()) != rank)
+      return unsupported(rewriter, op, "scales must have one value per dim");
+    if (runtimeScales || runtimeRoi || dynamic)
+      return computedResize(op, adaptor, rewriter, runtimeScales, scales);
     if (scales.empty())
       for (int64_t d = 0; d < rank; ++d)
         scales.push_back(static_cast<double>(yType.getDimSize(d)) / xType.getDimSize(d));
-    if (static_cast<int64_t>(scales.size()) != rank)
-      return unsupported(rewriter, op, "scales must have one value per dim");
     SmallVector<double> roi;
     if (coord == "tf_crop_and_resize") {
       auto r = onnx::isNone(op.getRoi()) ? std::nullopt : floatsOf(op.getRoi());

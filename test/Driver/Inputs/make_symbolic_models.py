@@ -22,6 +22,42 @@ def save(out, name, array):
     np.save(os.path.join(out, name + ".npy"), array.astype(np.float32))
 
 
+def resize_1d(x, axis, out, scale, mode, coordinate, nearest="round_prefer_floor", a=-0.75):
+    """ONNX's Resize along one axis (taps clamped to the edge), in float64."""
+    n = x.shape[axis]
+    o = np.arange(out, dtype=np.float64)
+    if coordinate == "asymmetric":
+        pos = o / scale
+    elif coordinate == "align_corners":
+        pos = o * (n - 1) / (n * scale - 1) if out > 1 else np.zeros(out)
+    elif coordinate == "pytorch_half_pixel":
+        pos = (o + 0.5) / scale - 0.5 if out > 1 else np.zeros(out)
+    else:  # half_pixel
+        pos = (o + 0.5) / scale - 0.5
+    lo = np.floor(pos)
+    ratio = pos - lo
+    lo = lo.astype(np.int64)
+    take = lambda i: np.take(x.astype(np.float64), np.clip(i, 0, n - 1), axis=axis)
+    shape = [1] * x.ndim
+    shape[axis] = out
+    if mode == "nearest":
+        up = {"floor": ratio < 0, "ceil": ratio > 0, "round_prefer_floor": ratio > 0.5,
+              "round_prefer_ceil": ratio >= 0.5}[nearest]
+        return take(lo + up)
+    # Integral positions take the taps below, with ratio 1.
+    whole = ratio == 0
+    lo = np.where(whole, lo - 1, lo)
+    r = np.where(whole, 1.0, ratio).reshape(shape)
+    if mode == "linear":
+        return take(lo) * (1 - r) + take(lo + 1) * r
+    def outer(v):
+        return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+    def inner(v):
+        return ((a + 2) * v - (a + 3)) * v * v + 1
+    return (take(lo - 1) * outer(r + 1) + take(lo) * inner(r) + take(lo + 1) * inner(1 - r) +
+            take(lo + 2) * outer(2 - r))
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -562,6 +598,61 @@ def main():
         m = (a - a.mean((0, 2, 3), keepdims=True)) / np.sqrt(a.var((0, 2, 3), keepdims=True) + 1e-9)
         save(out, f"norm_hw_x{h}_{w}", x)
         save(out, f"norm_hw_y{h}_{w}", np.tile(m, (1, 1, 2, 1)))
+
+    # Resize over a dynamic height and width: torch's nearest Upsample
+    # (asymmetric, floor) by 2, then a bilinear one of the width by 1.5
+    # (pytorch_half_pixel; 2W * 1.5 = 3W), and a bicubic one of the
+    # height by 3 with align_corners: [1, 2, 2H, 3W] and [1, 2, 3H, W].
+    resize = lambda inputs, output, name, mode, coordinate, **kw: n(
+        "Resize", inputs, [output], name=name, mode=mode,
+        coordinate_transformation_mode=coordinate, **kw)
+    model(out, "resize_hw",
+          [resize(["x", "", "up2"], "a", "upsample", "nearest", "asymmetric", nearest_mode="floor"),
+           resize(["a", "", "wide"], "y", "widen", "linear", "pytorch_half_pixel"),
+           resize(["x", "", "tall"], "z", "stretch", "cubic", "align_corners")],
+          [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 2, "2*H", "3*W"]), vi("z", [1, 2, "3*H", "W"])],
+          [init("up2", np.array([1, 1, 2, 2], np.float32)),
+           init("wide", np.array([1, 1, 1, 1.5], np.float32)),
+           init("tall", np.array([1, 1, 3, 1], np.float32))])
+    for h, w in ((3, 4), (1, 1), (5, 2)):
+        x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        a = resize_1d(resize_1d(x, 2, 2 * h, 2, "nearest", "asymmetric", "floor"),
+                      3, 2 * w, 2, "nearest", "asymmetric", "floor")
+        save(out, f"resize_hw_x{h}_{w}", x)
+        save(out, f"resize_hw_y{h}_{w}", resize_1d(a, 3, 3 * w, 1.5, "linear", "pytorch_half_pixel"))
+        save(out, f"resize_hw_z{h}_{w}", resize_1d(x, 2, 3 * h, 3, "cubic", "align_corners"))
+
+    # A scale of 1.5 over H: floor(1.5 * H) is no dim kiln sizes.
+    model(out, "resize_frac", [resize(["x", "", "frac"], "y", "stretch", "linear", "half_pixel")],
+          [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 2, None, "W"])],
+          [init("frac", np.array([1, 1, 1.5, 1], np.float32))])
+
+    # A feature pyramid's top-down step, as torchvision's FPN exports it:
+    # the coarse map (a stride-2 conv's) resized to the lateral map's size,
+    # read with Shape (`interpolate(top, size=lateral.shape[-2:])`), and
+    # added to it.
+    w3 = (rng.standard_normal((4, 2, 3, 3)) / 3).astype(np.float32)
+    w1 = rng.standard_normal((4, 2, 1, 1)).astype(np.float32)
+    model(out, "fpn_hw",
+          [n("Conv", ["x", "w3"], ["top"], name="coarse", strides=[2, 2], pads=[1, 1, 1, 1]),
+           n("Conv", ["x", "w1"], ["lateral"], name="lateral"),
+           n("Shape", ["top"], ["top_shape"], name="top_shape"),
+           n("Slice", ["top_shape", "zero", "two"], ["nc"], name="nc"),
+           n("Shape", ["lateral"], ["lateral_shape"], name="lateral_shape"),
+           n("Slice", ["lateral_shape", "two", "four"], ["hw"], name="hw"),
+           n("Concat", ["nc", "hw"], ["size"], name="size", axis=0),
+           resize(["top", "", "", "size"], "up", "upsample", "linear", "half_pixel"),
+           n("Add", ["up", "lateral"], ["y"], name="merge")],
+          [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 4, "H", "W"])],
+          [init("w3", w3), init("w1", w1), init("zero", np.array([0], np.int64)),
+           init("two", np.array([2], np.int64)), init("four", np.array([4], np.int64))])
+    for h, w in ((5, 8), (1, 3), (6, 6)):
+        x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        top = conv(x, w3, stride=2, pad=1)
+        up = resize_1d(resize_1d(top, 2, h, h / top.shape[2], "linear", "half_pixel"),
+                       3, w, w / top.shape[3], "linear", "half_pixel")
+        save(out, f"fpn_hw_x{h}_{w}", x)
+        save(out, f"fpn_hw_y{h}_{w}", up + conv(x, w1))
 
 
 if __name__ == "__main__":
