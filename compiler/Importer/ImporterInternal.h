@@ -50,8 +50,9 @@ struct LoadedModel {
   /// symbolicBatch); empty when there is none.
   std::string symbolicBatch;
   /// The index each node had in its graph as the file gives it, for the
-  /// graphs whose nodes moved when rewriteNewerOpsets added some (the
-  /// nodes it adds get the index of the node they come from).
+  /// graphs whose nodes moved when inlineLocalFunctions or
+  /// rewriteNewerOpsets added some (the nodes they add get the index of
+  /// the node they come from: the call, the node rewritten).
   std::unordered_map<const ::onnx::NodeProto *, int> nodeIndex;
 };
 
@@ -63,6 +64,11 @@ constexpr int kMaxOpset = 23;
 /// 1.12), which are the dialect's: models of a newer opset are rewritten
 /// into it (rewriteNewerOpsets).
 constexpr int kLibonnxOpset = 17;
+
+/// Replaces every call of a model-local function (ModelProto.functions)
+/// by the function's body, recursively, and drops the functions. An error
+/// naming the call for what cannot be inlined.
+mlir::LogicalResult inlineLocalFunctions(mlir::MLIRContext &context, LoadedModel &model);
 
 /// Rewrites the nodes of a model of opset 18 to kMaxOpset whose ops
 /// changed after kLibonnxOpset into their opset-17 form, and sets the

@@ -585,6 +585,7 @@ LogicalResult loadModel(MLIRContext &context, StringRef path,
            << "cannot open the model: no such file";
   }
   if (failed(parseFile(context, model)) || failed(checkHeader(context, model)) ||
+      failed(inlineLocalFunctions(context, model)) ||
       failed(rewriteNewerOpsets(context, model)) ||
       failed(checkGraph(context, model, model.proto.graph())) ||
       failed(pinInputShapes(context, model, options)) ||

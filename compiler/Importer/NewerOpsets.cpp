@@ -1054,13 +1054,16 @@ LogicalResult Rewriter::rewriteGraph(GraphProto &graph) {
     std::vector<NodeProto *> own(static_cast<size_t>(count));
     graph.mutable_node()->UnsafeArenaExtractSubrange(0, count, own.data());
     for (int i = 0; i < count; ++i) {
+      // The index in the user's file (a local function's call had it).
+      auto known = model.nodeIndex.find(own[size_t(i)]);
+      int index = known == model.nodeIndex.end() ? i : known->second;
       for (NodeProto &n : added[size_t(i)]) {
         NodeProto *extra = graph.add_node();
         extra->Swap(&n);
-        model.nodeIndex[extra] = i;
+        model.nodeIndex[extra] = index;
       }
       graph.mutable_node()->AddAllocated(own[size_t(i)]);
-      model.nodeIndex[own[size_t(i)]] = i;
+      model.nodeIndex[own[size_t(i)]] = index;
     }
   }
   // Then the graphs inside the nodes, which see this graph's constants.

@@ -88,6 +88,12 @@ bool writeQdqModel(const std::string &input, const std::string &output,
       return false;
     }
   }
+  if (model.functions_size() > 0) {
+    // The quantised nodes are numbered in the graph with the calls inlined.
+    error = "--emit=onnx: '" + input + "' has model-local functions, which the QDQ export "
+            "does not write yet (compile it with --quantize=int8 to a library instead)";
+    return false;
+  }
   ::onnx::GraphProto &graph = *model.mutable_graph();
   for (const ::onnx::TensorProto &t : graph.initializer())
     if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
