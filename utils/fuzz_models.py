@@ -19,7 +19,11 @@ random mutations of what a model file can say wrongly:
   - a node's op type swapped for another node's;
   - the model's default opset raised to 18..23 (read in opset-17 forms by
     the importer), with a node made one of the ops new since 17 or given
-    one of the attributes added since 17 at an odd value.
+    one of the attributes added since 17 at an odd value;
+  - one to three nodes moved into a model-local function the graph calls
+    (attributes from the call at random), sometimes with a defect (an
+    input dropped, a call of itself, a name it does not have, another
+    opset).
 
 Each mutated model is compiled (to a shared library, or with --target to
 an object; --target=cuda to a library with its PTX) under a 120-second limit (kiln gives ONNX's inference 60). A
@@ -178,6 +182,66 @@ def mutate_newer_opset(model, rng):
     return True
 
 
+def mutate_local_function(model, rng, defects=True):
+    """Moves one to three nodes into a model-local function that the graph
+    calls, their attributes taken from the call's at random; sometimes
+    also a defect: an input dropped, the function calling itself, a body
+    reading a name it has not, another opset."""
+    g = model.graph
+    if not g.node:
+        return False
+    i = rng.randrange(len(g.node))
+    k = rng.randint(1, min(3, len(g.node) - i))
+    body = [copy.deepcopy(n) for n in g.node[i:i + k]]
+    produced = [o for n in body for o in n.output if o]
+    reads = []
+    for n in body:
+        for x in n.input:
+            if x and x not in produced and x not in reads:
+                reads.append(x)
+    rename = {x: "in%d" % j for j, x in enumerate(reads)}
+    rename.update({o: "out%d" % j for j, o in enumerate(produced)})
+    f = onnx.FunctionProto()
+    f.name, f.domain = "Fn%d" % len(model.functions), "fuzz.fn"
+    f.input.extend(rename[x] for x in reads)
+    f.output.extend(rename[o] for o in produced)
+    call = onnx.NodeProto()
+    call.op_type, call.domain, call.name = f.name, f.domain, "call%d" % i
+    call.input.extend(reads)
+    call.output.extend(produced)
+    for n in body:
+        n.input[:] = [rename.get(x, x) for x in n.input]
+        n.output[:] = [rename.get(o, o) for o in n.output]
+        for a in n.attribute:
+            if rng.random() < 0.5 and not a.ref_attr_name:
+                given = call.attribute.add()
+                given.CopyFrom(a)
+                given.name = "%s_%s" % (n.op_type, a.name)
+                kind = a.type
+                a.Clear()
+                a.name, a.type, a.ref_attr_name = given.name.split("_", 1)[1], kind, given.name
+                f.attribute.append(given.name)
+    f.node.extend(body)
+    default = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
+    f.opset_import.add(domain="", version=default[0] if default else 17)
+    defect = rng.random() if defects else 1
+    if defect < 0.05 and call.input:
+        del call.input[-1]
+    elif defect < 0.08:
+        f.node.add(op_type=f.name, domain=f.domain, input=list(f.input[:1]), output=["again"])
+        f.opset_import.add(domain=f.domain, version=1)
+    elif defect < 0.11 and f.node:
+        f.node[0].input.append("nowhere")
+    elif defect < 0.13:
+        f.opset_import[0].version = rng.randint(1, 23)
+    del g.node[i:i + k]
+    g.node.insert(i, call)
+    if not any(o.domain == "fuzz.fn" for o in model.opset_import):
+        model.opset_import.add(domain="fuzz.fn", version=1)
+    model.functions.append(f)
+    return True
+
+
 def mutate(model, rng, op_types, newer=False):
     m = copy.deepcopy(model)
     done = mutate_newer_opset(m, rng) if newer else 0
@@ -191,8 +255,10 @@ def mutate(model, rng, op_types, newer=False):
             done += mutate_initializer(m, rng)
         elif kind < 0.85:
             done += mutate_node_inputs(m, rng)
-        elif kind < 0.92:
+        elif kind < 0.9:
             done += mutate_op_type(m, rng, op_types)
+        elif kind < 0.95:
+            done += mutate_local_function(m, rng)
         else:
             done += mutate_newer_opset(m, rng)
     return m if done else None
