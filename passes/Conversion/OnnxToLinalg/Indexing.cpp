@@ -606,7 +606,10 @@ struct CumSumPattern : public OpConversionPattern<onnx::CumSumOp> {
   }
 };
 
-/// DepthToSpace / SpaceToDepth: reshape, transpose, reshape.
+/// DepthToSpace / SpaceToDepth: reshape, transpose, reshape. DepthToSpace
+/// takes a dynamic batch, height and width (ESPCN's PixelShuffle over an
+/// image of any size): they pass through the first reshape, and the last
+/// merges each with the static block size.
 struct DepthToSpacePattern : public OpConversionPattern<onnx::DepthToSpaceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -615,8 +618,10 @@ struct DepthToSpacePattern : public OpConversionPattern<onnx::DepthToSpaceOp> {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(adaptor.getInput().getType());
     int64_t b = op.getBlocksize();
-    if (type.getRank() != 4 || b < 1 || type.getDimSize(1) % (b * b) != 0)
-      return unsupported(rewriter, op, "needs a 4-D input whose channels divide by blocksize^2");
+    if (type.getRank() != 4 || b < 1 || type.isDynamicDim(1) ||
+        type.getDimSize(1) % (b * b) != 0)
+      return unsupported(rewriter, op,
+                         "needs a 4-D input whose channels (static) divide by blocksize^2");
     int64_t n = type.getDimSize(0), c = type.getDimSize(1), h = type.getDimSize(2),
             w = type.getDimSize(3), cb = c / (b * b);
     bool crd = op.getMode() == "CRD";

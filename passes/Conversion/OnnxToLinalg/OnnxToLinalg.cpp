@@ -75,7 +75,7 @@ struct ConvertOnnxToLinalgPass
         "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger",
         "onnx.QLinearMatMul", "onnx.BatchNormalization", "onnx.Pad", "onnx.Tile",
         "onnx.InstanceNormalization", "onnx.MeanVarianceNormalization", "onnx.ArgMax",
-        "onnx.ArgMin", "onnx.CumSum", "onnx.Resize"};
+        "onnx.ArgMin", "onnx.CumSum", "onnx.Resize", "onnx.DepthToSpace"};
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);
@@ -336,7 +336,7 @@ struct ConvertOnnxToLinalgPass
                << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
                   "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, BatchNormalization, "
                   "InstanceNormalization, MeanVarianceNormalization, Pad, Tile, ArgMax, ArgMin, CumSum, "
-                  "Resize, reductions, Transpose, "
+                  "Resize, DepthToSpace, reductions, Transpose, "
                   "Reshape-like ops, Slice, "
                   "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
                   "Trilu, Shape, Size, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul); "

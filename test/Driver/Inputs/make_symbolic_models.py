@@ -622,6 +622,32 @@ def main():
         save(out, f"resize_hw_y{h}_{w}", resize_1d(a, 3, 3 * w, 1.5, "linear", "pytorch_half_pixel"))
         save(out, f"resize_hw_z{h}_{w}", resize_1d(x, 2, 3 * h, 3, "cubic", "align_corners"))
 
+    # A super-resolution tail over a dynamic height and width (ESPCN's
+    # PixelShuffle, which torch exports as DepthToSpace in CRD mode): a 3x3
+    # conv to 8 channels, DepthToSpace by 2 in CRD and DCR mode:
+    # [1, 2, 2H, 2W].
+    wsr = (rng.standard_normal((8, 2, 3, 3)) / 3).astype(np.float32)
+    model(out, "shuffle_hw",
+          [n("Conv", ["x", "wsr"], ["f"], name="conv", pads=[1, 1, 1, 1]),
+           n("DepthToSpace", ["f"], ["y"], name="shuffle", blocksize=2, mode="CRD"),
+           n("DepthToSpace", ["f"], ["z"], name="shuffle_dcr", blocksize=2, mode="DCR")],
+          [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 2, "2*H", "2*W"]), vi("z", [1, 2, "2*H", "2*W"])],
+          [init("wsr", wsr)])
+
+    def depth_to_space(f, b, mode):
+        nn, c, h, w = f.shape
+        if mode == "CRD":
+            t = f.reshape(nn, c // (b * b), b, b, h, w).transpose(0, 1, 4, 2, 5, 3)
+        else:
+            t = f.reshape(nn, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+        return t.reshape(nn, c // (b * b), h * b, w * b)
+    for h, w in ((3, 5), (1, 1), (4, 2)):
+        x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        f = conv(x, wsr, pad=1)
+        save(out, f"shuffle_hw_x{h}_{w}", x)
+        save(out, f"shuffle_hw_y{h}_{w}", depth_to_space(f, 2, "CRD"))
+        save(out, f"shuffle_hw_z{h}_{w}", depth_to_space(f, 2, "DCR"))
+
     # A scale of 1.5 over H: floor(1.5 * H) is no dim kiln sizes.
     model(out, "resize_frac", [resize(["x", "", "frac"], "y", "stretch", "linear", "half_pixel")],
           [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 2, None, "W"])],
