@@ -14,7 +14,9 @@
 // such a dim is a floor dim, floor((dim + a) / s) by the op's own rule
 // (windowDimFloor), checked against the clones; a floor of a floor folds
 // into one, and other ops pass one on when exactly one of their operands'
-// floor dims has their sizes. A Reshape merging two dynamic dims makes a
+// floor dims has their sizes. A Resize whose sizes read a dim of another
+// value with Shape (torchvision's `interpolate(x, size=f.shape[-2:])`)
+// has that value's dim there, when it has the same sizes. A Reshape merging two dynamic dims makes a
 // product dim, c * a * b of two dims found before it (symbols first, then
 // expressions, then floor dims), checked against the clones. Anything else
 // (a product of three, a sum of products, other roundings) stays unknown
@@ -266,6 +268,26 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
     return found.value_or(kUnknown);
   }
 
+  /// The dim that dim `d` of a Resize's result `v` is when its sizes read
+  /// it with Shape from another value (torchvision's FPN and LRASPP:
+  /// `interpolate(x, size=feature.shape[-2:])`): that value's, if it has
+  /// the sizes `sizes` in the clones; else kUnknown.
+  static int64_t readDimId(Value v, int64_t d, ArrayRef<int64_t> sizes,
+                           const llvm::DenseMap<Value, SmallVector<int64_t>> &symbols,
+                           const Dims &dims, int64_t n) {
+    auto resize = v.getDefiningOp<kiln::onnx::ResizeOp>();
+    if (!resize || kiln::onnx::isNone(resize.getSizes()))
+      return kUnknown;
+    auto source = kiln::onnx::shapeElementSource(resize.getSizes(), d);
+    if (!source)
+      return kUnknown;
+    auto it = symbols.find(source->first);
+    if (it == symbols.end() || source->second >= int64_t(it->second.size()))
+      return kUnknown;
+    int64_t id = it->second[source->second];
+    return id >= 0 && fitsSizes(id, sizes, n, dims) ? id : kUnknown;
+  }
+
   /// Whether dim `id` has the sizes `sizes` in the clones.
   static bool fitsSizes(int64_t id, ArrayRef<int64_t> sizes, int64_t n, const Dims &dims) {
     for (auto [k, size] : llvm::enumerate(sizes))
@@ -403,6 +425,8 @@ struct DimSymbolsPass : public kiln::onnx::impl::OnnxDimSymbolsPassBase<DimSymbo
         std::optional<SmallVector<int64_t>> expr = affineFit(sizes, n);
         int64_t id = kUnknown;
         if (!expr)
+          id = readDimId(v, d, sizes, symbols, dims, n);
+        if (!expr && id == kUnknown)
           id = floorId(cast<OpResult>(v), d, sizes, symbols, dims, n);
         if (!expr && id == kUnknown)
           id = productId(sizes, n, dims);

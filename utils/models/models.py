@@ -106,6 +106,26 @@ def torchvision_model(name):
     return make
 
 
+def segmentation_model(name):
+    """A torchvision segmentation network (5 classes) returning its "out"
+    map: upsampled to the input's size with `interpolate(size=...)`."""
+    def make():
+        import torch
+        import torchvision
+
+        class Out(torch.nn.Module):
+            def __init__(self, model):
+                super().__init__()
+                self.model = model
+
+            def forward(self, x):
+                return self.model(x)["out"]
+        model = getattr(torchvision.models.segmentation, name)(
+            weights=None, weights_backbone=None, num_classes=5)
+        return Out(model), torch.randn(1, 3, 224, 224)
+    return make
+
+
 # name -> builder returning (module, example input).
 MODELS = {
     "resnet18": torchvision_model("resnet18"),
@@ -117,6 +137,7 @@ MODELS = {
     "convnext_tiny": torchvision_model("convnext_tiny"),
     "vit_b_16": torchvision_model("vit_b_16"),
     "bert_encoder": bert_encoder,
+    "lraspp_mobilenet_v3": segmentation_model("lraspp_mobilenet_v3_large"),
 }
 
 

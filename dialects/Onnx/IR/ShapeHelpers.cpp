@@ -190,6 +190,77 @@ std::optional<SmallVector<int64_t>> partialIntsAt(Value v, int depth) {
 
 std::optional<SmallVector<int64_t>> partialInts(Value v) { return partialIntsAt(v, 0); }
 
+std::optional<std::pair<Value, int64_t>> shapeElementSource(Value v, int64_t i) {
+  for (int depth = 0; depth < 32; ++depth) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    Operation *def = v.getDefiningOp();
+    if (!def || !type || type.getRank() > 1 || !isa<IntegerType>(type.getElementType()) ||
+        i < 0 || (type.getRank() == 1 && !type.isDynamicDim(0) && i >= type.getDimSize(0)))
+      return std::nullopt;
+    if (auto shape = dyn_cast<ShapeOp>(def)) {
+      auto in = dyn_cast<RankedTensorType>(shape.getData().getType());
+      if (!in)
+        return std::nullopt;
+      auto [start, end] = shapeOpRange(in.getRank(), shape.getStart(), shape.getEnd());
+      if (start + i >= end)
+        return std::nullopt;
+      return std::make_pair(shape.getData(), start + i);
+    }
+    if (auto gather = dyn_cast<GatherOp>(def)) {
+      auto indices = constantInts(gather.getIndices());
+      auto data = dyn_cast<RankedTensorType>(gather.getData().getType());
+      if (!indices || !data || data.getRank() != 1 || data.isDynamicDim(0) ||
+          i >= int64_t(indices->size()))
+        return std::nullopt;
+      int64_t j = (*indices)[i] < 0 ? (*indices)[i] + data.getDimSize(0) : (*indices)[i];
+      v = gather.getData();
+      i = j;
+      continue;
+    }
+    if (auto slice = dyn_cast<SliceOp>(def)) {
+      auto data = dyn_cast<RankedTensorType>(slice.getData().getType());
+      auto starts = constantInts(slice.getStarts());
+      std::optional<SmallVector<int64_t>> steps;
+      if (!isNone(slice.getSteps()))
+        steps = constantInts(slice.getSteps());
+      if (!data || data.getRank() != 1 || data.isDynamicDim(0) || !starts ||
+          starts->size() != 1 || (!isNone(slice.getSteps()) && (!steps || steps->size() != 1)))
+        return std::nullopt;
+      int64_t n = data.getDimSize(0), step = steps ? (*steps)[0] : 1;
+      int64_t start = (*starts)[0] < 0 ? (*starts)[0] + n : (*starts)[0];
+      if (step < 1)
+        return std::nullopt;
+      v = slice.getData();
+      i = std::clamp<int64_t>(start, 0, n) + i * step;
+      continue;
+    }
+    if (isa<UnsqueezeOp, SqueezeOp, ReshapeOp, IdentityOp, CastOp>(def)) {
+      v = def->getOperand(0);
+      continue;
+    }
+    if (auto concat = dyn_cast<ConcatOp>(def)) {
+      std::optional<Value> part;
+      for (Value in : concat.getInputs()) {
+        auto t = dyn_cast<RankedTensorType>(in.getType());
+        if (!t || t.getRank() > 1 || (t.getRank() == 1 && t.isDynamicDim(0)))
+          return std::nullopt;
+        int64_t size = t.getRank() == 0 ? 1 : t.getDimSize(0);
+        if (i < size) {
+          part = in;
+          break;
+        }
+        i -= size;
+      }
+      if (!part)
+        return std::nullopt;
+      v = *part;
+      continue;
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
 
 SmallVector<int64_t> namedDimSymbols(RankedTensorType type, ArrayAttr dimNames,

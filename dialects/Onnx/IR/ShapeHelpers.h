@@ -42,6 +42,12 @@ std::optional<llvm::SmallVector<int64_t>> constantInts(mlir::Value v);
 /// torch's expand(n, -1, -1). None when `v` is not such a computation.
 std::optional<llvm::SmallVector<int64_t>> partialInts(mlir::Value v);
 
+/// Where element `i` of the 1-D integer tensor `v` (a shape computation)
+/// comes from, when it is a dim read with Shape: that value and the dim.
+/// Follows Shape, Gather with constant indices, Slice with constant
+/// bounds, Unsqueeze/Squeeze/Reshape/Identity/Cast and Concat.
+std::optional<std::pair<mlir::Value, int64_t>> shapeElementSource(mlir::Value v, int64_t i);
+
 /// True if `v` is absent (`none`).
 bool isNone(mlir::Value v);
 

@@ -622,6 +622,48 @@ def main():
         save(out, f"resize_hw_y{h}_{w}", resize_1d(a, 3, 3 * w, 1.5, "linear", "pytorch_half_pixel"))
         save(out, f"resize_hw_z{h}_{w}", resize_1d(x, 2, 3 * h, 3, "cubic", "align_corners"))
 
+    # A segmentation head as torchvision's LRASPP exports it: the stride-4
+    # map resized to the stride-2 map's size, whose dims are read with
+    # Shape, Gather, Unsqueeze, Concat and Cast (conv output sizes, no
+    # operand of the Resize has them), added to it, and the sum resized to
+    # the input's size: [1, 4, H, W].
+    wl = (rng.standard_normal((4, 2, 3, 3)) / 3).astype(np.float32)
+    wh = (rng.standard_normal((4, 4, 3, 3)) / 3).astype(np.float32)
+    model(out, "seg_hw",
+          [n("Conv", ["x", "wl"], ["low"], name="low", strides=[2, 2], pads=[1, 1, 1, 1]),
+           n("Conv", ["low", "wh"], ["high"], name="high", strides=[2, 2], pads=[1, 1, 1, 1]),
+           n("Shape", ["high"], ["high_shape"], name="high_shape"),
+           n("Slice", ["high_shape", "zero", "two"], ["nc"], name="nc"),
+           n("Shape", ["low"], ["low_shape"], name="low_shape"),
+           n("Gather", ["low_shape", "two_s"], ["lh"], name="lh", axis=0),
+           n("Gather", ["low_shape", "three_s"], ["lw"], name="lw", axis=0),
+           n("Unsqueeze", ["lh", "zero"], ["lh1"], name="lh1"),
+           n("Unsqueeze", ["lw", "zero"], ["lw1"], name="lw1"),
+           n("Concat", ["lh1", "lw1"], ["lhw"], name="lhw", axis=0),
+           n("Cast", ["lhw"], ["lhw64"], name="lhw64", to=TensorProto.INT64),
+           n("Concat", ["nc", "lhw64"], ["size_low"], name="size_low", axis=0),
+           resize(["high", "", "", "size_low"], "up", "up_low", "linear", "half_pixel"),
+           n("Add", ["up", "low"], ["s"], name="merge"),
+           n("Shape", ["x"], ["x_shape"], name="x_shape"),
+           n("Slice", ["x_shape", "two", "four"], ["xhw"], name="xhw"),
+           n("Concat", ["nc", "xhw"], ["size_x"], name="size_x", axis=0),
+           resize(["s", "", "", "size_x"], "y", "up_x", "linear", "half_pixel")],
+          [vi("x", [1, 2, "H", "W"])], [vi("y", [1, 4, "H", "W"])],
+          [init("wl", wl), init("wh", wh), init("zero", np.array([0], np.int64)),
+           init("two", np.array([2], np.int64)), init("four", np.array([4], np.int64)),
+           init("two_s", np.array(2, np.int64)), init("three_s", np.array(3, np.int64))])
+
+    def bilinear_to(t, h, w):
+        return resize_1d(resize_1d(t, 2, h, h / t.shape[2], "linear", "half_pixel"),
+                         3, w, w / t.shape[3], "linear", "half_pixel")
+    for h, w in ((9, 6), (1, 2), (16, 13)):
+        x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
+        low = conv(x, wl, stride=2, pad=1)
+        high = conv(low, wh, stride=2, pad=1)
+        s_ = bilinear_to(high, low.shape[2], low.shape[3]) + low
+        save(out, f"seg_hw_x{h}_{w}", x)
+        save(out, f"seg_hw_y{h}_{w}", bilinear_to(s_, h, w))
+
     # A super-resolution tail over a dynamic height and width (ESPCN's
     # PixelShuffle, which torch exports as DepthToSpace in CRD mode): a 3x3
     # conv to 8 channels, DepthToSpace by 2 in CRD and DCR mode:
