@@ -215,6 +215,11 @@ RuntimeTaps buildRuntimeTaps(OpBuilder &b, Location l, StringRef mode, StringRef
   if (coord == "tf_crop_and_resize")
     t.valid = arith::AndIOp::create(b, l, cmp(arith::CmpFPredicate::OGE, x, c(0)),
                                     cmp(arith::CmpFPredicate::OLE, x, inLess1));
+  // Run-time scales or roi may say anything (0, NaN): keep the coordinate
+  // (NaN included) a few taps around the input, so that the conversion
+  // to an integer is defined; the taps are clamped into it below.
+  x = select(cmp(arith::CmpFPredicate::OGE, x, c(-4)), x, c(-4));
+  x = select(cmp(arith::CmpFPredicate::OLE, x, add(in, c(4))), x, add(in, c(4)));
   Value fl = math::FloorOp::create(b, l, x);
   Value ratio = sub(x, fl);
   Value i0 = arith::FPToSIOp::create(b, l, b.getI64Type(), fl);
