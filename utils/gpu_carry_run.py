@@ -35,7 +35,7 @@ RUN_DIMS = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ctypes.c_int64),
 
 
 class ModelDesc(ctypes.Structure):
-    """kiln_model_desc (kiln/runtime.h), abi_version 4."""
+    """kiln_model_desc (kiln/runtime.h), abi_version 5."""
     _fields_ = [("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p),
                 ("num_inputs", ctypes.c_int32), ("num_outputs", ctypes.c_int32),
                 ("inputs", ctypes.POINTER(TensorDesc)), ("outputs", ctypes.POINTER(TensorDesc)),
@@ -44,7 +44,8 @@ class ModelDesc(ctypes.Structure):
                 ("dynamic_dim_names", ctypes.POINTER(ctypes.c_char_p)), ("run_dims", RUN_DIMS),
                 ("workspace_size_for", ctypes.c_void_p), ("num_dim_exprs", ctypes.c_int32),
                 ("dim_exprs", ctypes.POINTER(ctypes.c_int64)),
-                ("dim_expr_names", ctypes.POINTER(ctypes.c_char_p))]
+                ("dim_expr_names", ctypes.POINTER(ctypes.c_char_p)),
+                ("dim_expr_ops", ctypes.POINTER(ctypes.c_int64))]
 
 
 # ONNX TensorProto.DataType -> numpy dtype name.
@@ -92,6 +93,12 @@ class Library:
             k = -1 - v
             if k < n:
                 return dims[k]
+            if d.abi_version >= 5 and d.dim_expr_ops:
+                op = d.dim_expr_ops[4 * (k - n):4 * (k - n) + 4]
+                if op[0] == 1:  # floor((d(x) + a) / s)
+                    return (size(-1 - op[1]) + op[2]) // op[3]
+                if op[0] == 2:  # c d(x) d(y)
+                    return op[1] * size(-1 - op[2]) * size(-1 - op[3])
             c = d.dim_exprs[(k - n) * (n + 1):(k - n + 1) * (n + 1)]
             return c[0] + sum(c[1 + j] * dims[j] for j in range(n))
         return [([size(t.dims[k]) for k in range(t.rank)],

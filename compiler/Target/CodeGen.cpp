@@ -148,10 +148,22 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     return b.CreateExtractValue(r, 0);
   };
   // The outputs' dim expressions' values after the symbolic dims' (the
-  // dims are in range here, and the constraints keep them >= 0).
+  // dims are in range here, and the constraints keep sums >= 0 and each
+  // floor's dividend at least its divisor).
+  using Kind = ModelInfo::DimExpression::Kind;
   SmallVector<llvm::Value *> dimValues(symbols.begin(), symbols.end());
-  for (const ModelInfo::DimExpression &e : info.dimExprs)
-    dimValues.push_back(expressionValue(b, e.coefficients, symbols));
+  for (const ModelInfo::DimExpression &e : info.dimExprs) {
+    if (e.kind == Kind::Floor)
+      dimValues.push_back(b.CreateSDiv(
+          b.CreateAdd(dimValues[e.args[0]], llvm::ConstantInt::get(i64, e.args[1])),
+          llvm::ConstantInt::get(i64, e.args[2])));
+    else if (e.kind == Kind::Product)
+      dimValues.push_back(mulChecked(
+          mulChecked(llvm::ConstantInt::get(i64, e.args[0]), dimValues[e.args[1]]),
+          dimValues[e.args[2]]));
+    else
+      dimValues.push_back(expressionValue(b, e.coefficients, symbols));
+  }
   // A tensor's bytes per item: the static part times each symbolic dim
   // and expression once for each dim that has it.
   auto tensorBytes = [&](const TensorInfo &t) -> llvm::Value * {
@@ -378,7 +390,7 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
   auto *tensorTy = llvm::StructType::create(ctx, {ptr, i32, i32, ptr, i64, i64},
                                             "kiln_tensor_desc");
   auto *modelTy = llvm::StructType::create(
-      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr, i32, ptr, ptr, ptr, i32, ptr, ptr},
+      ctx, {i32, ptr, i32, i32, ptr, ptr, i64, i64, ptr, i32, ptr, ptr, ptr, i32, ptr, ptr, ptr},
       "kiln_model_desc");
   llvm::Function *run = m.getFunction(info.name + "_run");
   llvm::Function *runDims = m.getFunction(info.name + "_run_dims");
@@ -434,11 +446,23 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
   // The outputs' dim expressions: one row of c0 and a coefficient per
   // dynamic dim (the batch's 0) each, and their texts.
   llvm::Constant *exprs = llvm::ConstantPointerNull::get(cast<llvm::PointerType>(ptr));
-  llvm::Constant *exprNames = exprs;
+  llvm::Constant *exprNames = exprs, *exprOps = exprs;
   if (!info.dimExprs.empty()) {
-    SmallVector<uint64_t> rows;
+    SmallVector<uint64_t> rows, ops;
     SmallVector<llvm::Constant *> names;
     for (auto [j, e] : llvm::enumerate(info.dimExprs)) {
+      // How it is computed (abi_version 5): a sum, floor or product, of
+      // dims numbered as the descriptor numbers them.
+      ops.push_back(static_cast<uint64_t>(e.kind));
+      if (e.kind == ModelInfo::DimExpression::Kind::Floor)
+        ops.append({static_cast<uint64_t>(info.descriptorIndex(e.args[0])),
+                    static_cast<uint64_t>(e.args[1]), static_cast<uint64_t>(e.args[2])});
+      else if (e.kind == ModelInfo::DimExpression::Kind::Product)
+        ops.append({static_cast<uint64_t>(e.args[0]),
+                    static_cast<uint64_t>(info.descriptorIndex(e.args[1])),
+                    static_cast<uint64_t>(info.descriptorIndex(e.args[2]))});
+      else
+        ops.append({0, 0, 0});
       rows.push_back(static_cast<uint64_t>(e.coefficients[0]));
       if (!info.dynamicDim.empty())
         rows.push_back(0);
@@ -454,16 +478,21 @@ void addDescriptor(llvm::Module &m, const ModelInfo &info) {
     exprNames = new llvm::GlobalVariable(m, arrTy, true, llvm::GlobalValue::PrivateLinkage,
                                          llvm::ConstantArray::get(arrTy, names),
                                          info.name + ".expr_names");
+    llvm::Constant *opsInit = llvm::ConstantDataArray::get(ctx, ArrayRef<uint64_t>(ops));
+    exprOps = new llvm::GlobalVariable(m, opsInit->getType(), true,
+                                       llvm::GlobalValue::PrivateLinkage, opsInit,
+                                       info.name + ".expr_ops");
   }
   llvm::Constant *init = llvm::ConstantStruct::get(
-      modelTy, {llvm::ConstantInt::get(i32, 4), cString(m, info.name, info.name + ".name"),
+      modelTy, {llvm::ConstantInt::get(i32, 5), cString(m, info.name, info.name + ".name"),
                 llvm::ConstantInt::get(i32, info.inputs.size()),
                 llvm::ConstantInt::get(i32, info.outputs.size()),
                 tensors(info.inputs, "inputs"), tensors(info.outputs, "outputs"),
                 llvm::ConstantInt::get(i64, info.workspaceSize),
                 llvm::ConstantInt::get(i64, info.workspaceAlignment), run,
                 llvm::ConstantInt::get(i32, numDynamic), dimNames, runDims, wsSize,
-                llvm::ConstantInt::get(i32, info.dimExprs.size()), exprs, exprNames});
+                llvm::ConstantInt::get(i32, info.dimExprs.size()), exprs, exprNames,
+                exprOps});
   auto *desc = new llvm::GlobalVariable(m, modelTy, true,
                                         llvm::GlobalValue::ExternalLinkage, init,
                                         info.name + "_kiln_desc");

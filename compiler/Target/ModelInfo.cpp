@@ -9,6 +9,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 using namespace mlir;
 
 namespace kiln {
@@ -107,6 +109,45 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
   auto func = module.lookupSymbol<func::FuncOp>("main");
   if (!func)
     return module.emitError("the module has no @main function");
+  // The TensorInfo dim index of kiln-dim-symbols' dim id `id` (an
+  // expression, a floor or a product, with what it is made of before it
+  // in info.dimExprs); -1 for none.
+  std::function<int64_t(int64_t)> dimIndex = [&](int64_t id) -> int64_t {
+    int64_t numSymbols = info.symbolicDims.size();
+    auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
+    if (id < 0 || !names)
+      return -1;
+    if (id < numSymbols)
+      return id;
+    using Kind = ModelInfo::DimExpression::Kind;
+    ModelInfo::DimExpression e;
+    e.coefficients.assign(numSymbols + 1, 0);
+    if (SmallVector<int64_t> f = onnx::dimFloor(func, id); !f.empty()) {
+      int64_t x = dimIndex(f[0]);
+      if (x < 0)
+        return -1;
+      e.kind = Kind::Floor;
+      e.args = {x, f[1], f[2]};
+    } else if (SmallVector<int64_t> p = onnx::dimProduct(func, id); !p.empty()) {
+      int64_t x = dimIndex(p[1]), y = dimIndex(p[2]);
+      if (x < 0 || y < 0)
+        return -1;
+      e.kind = Kind::Product;
+      e.args = {p[0], x, y};
+    } else {
+      SmallVector<int64_t> expr = onnx::dimExpression(func, id);
+      if (expr.empty())
+        return -1;
+      e.coefficients.assign(expr.begin(), expr.end());
+    }
+    e.text = e.kind == Kind::Sum
+                 ? onnx::dimExprString(e.coefficients, names.getValue())
+                 : onnx::dimIdString(func, id);
+    auto it = llvm::find(info.dimExprs, e);
+    if (it == info.dimExprs.end())
+      it = info.dimExprs.insert(it, std::move(e));
+    return numSymbols + (it - info.dimExprs.begin());
+  };
   auto describe = [&](Type type, DictionaryAttr attrs, StringRef what,
                       unsigned index, TensorInfo &t) -> LogicalResult {
     if (auto name = attrs ? attrs.getAs<StringAttr>("onnx.name") : StringAttr())
@@ -151,21 +192,11 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
         t.dims.push_back(-1 - ids[j]);
         continue;
       }
-      if (!ids.empty() && ids[j] >= numSymbols) {
-        SmallVector<int64_t> expr = onnx::dimExpression(func, ids[j]);
-        auto names = func->getAttrOfType<ArrayAttr>("kiln.symbol_names");
-        if (!expr.empty() && names) {
-          std::vector<int64_t> c(expr.begin(), expr.end());
-          auto it = llvm::find_if(info.dimExprs, [&](const ModelInfo::DimExpression &e) {
-            return e.coefficients == c;
-          });
-          if (it == info.dimExprs.end())
-            it = info.dimExprs.insert(
-                it, {std::move(c), onnx::dimExprString(expr, names.getValue())});
-          t.dims.push_back(-1 - (numSymbols + (it - info.dimExprs.begin())));
+      if (!ids.empty() && ids[j] >= numSymbols)
+        if (int64_t k = dimIndex(ids[j]); k >= 0) {
+          t.dims.push_back(-1 - k);
           continue;
         }
-      }
       int64_t k = 0;
       if (dimNames || info.symbolicDims.size() > 1) {
         k = -1;
@@ -188,16 +219,6 @@ LogicalResult readModelInfo(ModuleOp module, ModelInfo &info) {
             diag << onnx::opLabel(def) << ": result #" << cast<OpResult>(v).getResultNumber()
                  << " is ";
           diag << "graph " << what << " '" << t.name << "', whose dim " << j;
-          if (!ids.empty() && !onnx::dimFloor(func, ids[j]).empty())
-            return diag << " is " << onnx::dimIdString(func, ids[j])
-                        << ", a conv's or pool's output size: kiln does not compile graph "
-                           "outputs with such dims yet (pin the model's dynamic dims ("
-                        << dims << ") with --input-shape)";
-          if (!ids.empty() && !onnx::dimProduct(func, ids[j]).empty())
-            return diag << " is " << onnx::dimIdString(func, ids[j])
-                        << ", a product of dims: kiln does not compile graph outputs with "
-                           "such dims yet (pin the model's dynamic dims ("
-                        << dims << ") with --input-shape)";
           return diag << " is neither one of the model's dynamic dims (" << dims
                       << ") nor a sum of them with whole coefficients (it is a product of "
                          "more dims, or a rounded fraction), which kiln does not compile (pin "
@@ -332,6 +353,7 @@ typedef struct kiln_model_desc {
   int32_t num_dim_exprs;
   const int64_t *dim_exprs;
   const char *const *dim_expr_names;
+  const int64_t *dim_expr_ops;
 } kiln_model_desc;
 #endif
 
@@ -377,15 +399,30 @@ typedef struct kiln_model_desc {
       os << "#define " << n << "_DYNAMIC_DIM_" << info.symbolicIndex(k) << "_MAX " << d.max
          << " /* --max-shape: larger values are refused */\n";
   }
+  using Kind = ModelInfo::DimExpression::Kind;
   if (!info.dimExprs.empty())
-    os << "\n/* Output dims that are sums of the dynamic dims (past + seq): expression j\n"
-          "   is -1-("
-       << n << "_NUM_DYNAMIC_DIMS + j) in the DIMS below, its value\n   c[0] + c[1] dims[0] + "
-          "c[2] dims[1] + ... with c its coefficients. */";
+    os << "\n/* Output dims computed from the dynamic dims: expression j is -1-("
+       << n << "_NUM_DYNAMIC_DIMS + j)\n   in the DIMS below. A sum (past + seq) is "
+          "c[0] + c[1] dims[0] + c[2] dims[1] + ...\n   with c its coefficients (_DIM_EXPR_j); a "
+          "conv's or pool's output size\n   floor((d(x) + a) / s) has _DIM_EXPR_j_FLOOR {x, a, "
+          "s}, and dims merged by\n   a Reshape c d(x) d(y) _DIM_EXPR_j_PRODUCT {c, x, y}, where "
+          "d(x) is dims[x]\n   for a dynamic dim and expression x - "
+       << n << "_NUM_DYNAMIC_DIMS after them. */";
   os << "\n#define " << n << "_NUM_DIM_EXPRS " << info.dimExprs.size() << "\n";
   for (auto [j, e] : llvm::enumerate(info.dimExprs)) {
-    os << "#define " << n << "_DIM_EXPR_" << j << "_NAME " << quoted(e.text) << "\n"
-       << "#define " << n << "_DIM_EXPR_" << j << " {" << e.coefficients[0];
+    os << "#define " << n << "_DIM_EXPR_" << j << "_NAME " << quoted(e.text) << "\n";
+    if (e.kind == Kind::Floor) {
+      os << "#define " << n << "_DIM_EXPR_" << j << "_FLOOR {"
+         << info.descriptorIndex(e.args[0]) << ", " << e.args[1] << ", " << e.args[2] << "}\n";
+      continue;
+    }
+    if (e.kind == Kind::Product) {
+      os << "#define " << n << "_DIM_EXPR_" << j << "_PRODUCT {" << e.args[0] << ", "
+         << info.descriptorIndex(e.args[1]) << ", " << info.descriptorIndex(e.args[2])
+         << "}\n";
+      continue;
+    }
+    os << "#define " << n << "_DIM_EXPR_" << j << " {" << e.coefficients[0];
     if (dynamic)
       os << ", 0";
     for (int64_t c : ArrayRef(e.coefficients).drop_front())

@@ -14,6 +14,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -90,10 +91,20 @@ struct ModelInfo {
     bool batch = false;
   };
   std::vector<SymbolicDim> symbolicDims;
-  /// c0 + sum c_k dim_k over the symbolic dims.
+  /// c0 + sum c_k dim_k over the symbolic dims; as an output's dim also a
+  /// floor or a product of dims.
   struct DimExpression {
-    std::vector<int64_t> coefficients; ///< [c0, c_0, ...].
+    std::vector<int64_t> coefficients; ///< [c0, c_0, ...] (zeros but for a sum).
     std::string text;                  ///< "P + S - 1", or "P + S - 1 >= 0".
+    /// A sum of the coefficients; floor((d(x) + a) / s) of args {x, a, s}
+    /// (a conv's or pool's output size); c d(x) d(y) of args {c, x, y}
+    /// (dims a Reshape merges). x and y are TensorInfo dim indices: k for
+    /// symbolic dim k, symbolicDims.size() + i for an earlier dimExprs[i].
+    enum class Kind { Sum = 0, Floor = 1, Product = 2 } kind = Kind::Sum;
+    std::array<int64_t, 3> args = {0, 0, 0};
+    bool operator==(const DimExpression &o) const {
+      return coefficients == o.coefficients && kind == o.kind && args == o.args;
+    }
   };
   /// What the dims' values must also satisfy, each expression >= 0 (a
   /// slice's bounds inside its dim, a dim computed as P + S - 1 not
@@ -113,6 +124,14 @@ struct ModelInfo {
   }
   /// The index of symbolic dim `k` among the dynamic dims (after the batch).
   int symbolicIndex(size_t k) const { return (dynamicDim.empty() ? 0 : 1) + k; }
+  /// A TensorInfo dim index (symbolic dim k, or symbolicDims.size() + j
+  /// for dimExprs[j]) as the descriptor numbers it: its dynamic dim index,
+  /// or numDynamicDims() + j.
+  int64_t descriptorIndex(int64_t k) const {
+    return k < int64_t(symbolicDims.size())
+               ? symbolicIndex(k)
+               : numDynamicDims() + (k - int64_t(symbolicDims.size()));
+  }
   /// A TensorInfo dim as the header and the descriptor write it: a static
   /// dim as it is, symbolic dim k as -1 - its dynamic dim index, and
   /// expression j as -1 - (numDynamicDims() + j).

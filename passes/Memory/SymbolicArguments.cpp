@@ -8,8 +8,8 @@
 // `kiln.symbol_names`), the inputs' `?` are named by `kiln.dim_names`;
 // with one, every input `?` is it. The outputs' (the trailing out-params)
 // are what kiln-dim-symbols recorded in `kiln.result_dim_symbols`: a dim,
-// or an expression of the dims (past + seq: computed here from their
-// values), else (no record) named by `kiln.result_dim_names`. An output
+// or an expression of the dims (past + seq), a conv's or pool's output
+// size or a product of dims (computed here from their values), else (no record) named by `kiln.result_dim_names`. An output
 // computed in a buffer of its own and copied into its out-param at the
 // end is computed in the out-param instead (writeInPlace).
 //
@@ -22,6 +22,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include <functional>
 
 namespace kiln {
 #define GEN_PASS_DEF_SYMBOLICARGUMENTSPASS
@@ -80,10 +82,11 @@ struct SymbolicArgumentsPass
           return func.emitError() << "argument #" << i << " has no record of its dims";
         for (int64_t d = 0; d < type.getRank(); ++d) {
           int64_t id = ids[d];
-          if (type.isDynamicDim(d) && kiln::onnx::dimExpression(func, id).empty())
+          if (type.isDynamicDim(d) && kiln::onnx::dimExpression(func, id).empty() &&
+              kiln::onnx::dimFloor(func, id).empty() && kiln::onnx::dimProduct(func, id).empty())
             return func.emitError() << "argument #" << i << " has dynamic dim " << d
                                     << " that is neither one of the model's dynamic dims "
-                                       "nor an expression of them";
+                                       "nor an expression, floor or product of them";
           argSymbols[i].push_back(type.isDynamicDim(d) ? id : 0);
         }
         continue;
@@ -114,16 +117,34 @@ struct SymbolicArgumentsPass
       values.push_back(func.getArgument(count + k));
     }
     b.setInsertionPointToStart(&entry);
-    // Each expression's value, once: c0 + sum c_k dim_k.
-    for (SmallVector<int64_t> &ids : argSymbols)
-      for (int64_t id : ids) {
-        if (id < numSymbols || (id < int64_t(values.size()) && values[id]))
-          continue;
-        SmallVector<int64_t> expr = kiln::onnx::dimExpression(func, id);
-        values.resize(std::max<size_t>(values.size(), id + 1));
-        values[id] = kiln::dimExpressionValue(b, loc, expr,
-                                              ArrayRef(values).take_front(numSymbols));
+    // Each output dim's value, once: an expression c0 + sum c_k dim_k, a
+    // conv's or pool's output size floor((x + a) / s) (x + a >= s: the
+    // entry point checks kiln.dim_constraints), a product c x y, with x
+    // and y the dims or expressions they are made of.
+    std::function<Value(int64_t)> valueOf = [&](int64_t id) -> Value {
+      if (id < int64_t(values.size()) && values[id])
+        return values[id];
+      Value v;
+      if (SmallVector<int64_t> f = kiln::onnx::dimFloor(func, id); !f.empty()) {
+        Value sum = arith::AddIOp::create(b, loc, valueOf(f[0]),
+                                          arith::ConstantIndexOp::create(b, loc, f[1]));
+        v = arith::DivSIOp::create(b, loc, sum, arith::ConstantIndexOp::create(b, loc, f[2]));
+      } else if (SmallVector<int64_t> p = kiln::onnx::dimProduct(func, id); !p.empty()) {
+        v = arith::MulIOp::create(b, loc, valueOf(p[1]), valueOf(p[2]));
+        if (p[0] != 1)
+          v = arith::MulIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, p[0]));
+      } else {
+        v = kiln::dimExpressionValue(b, loc, kiln::onnx::dimExpression(func, id),
+                                     ArrayRef(values).take_front(numSymbols));
       }
+      values.resize(std::max<size_t>(values.size(), id + 1));
+      values[id] = v;
+      return v;
+    };
+    for (SmallVector<int64_t> &ids : argSymbols)
+      for (int64_t id : ids)
+        if (id >= numSymbols)
+          valueOf(id);
     for (unsigned i = 0; i < count; ++i) {
       BlockArgument arg = func.getArgument(i);
       if (!isDynamic(arg.getType()))

@@ -286,6 +286,30 @@ static int64_t dim_value(const kiln_model_desc *model, int64_t d,
     return dims && dims[k] >= 0 ? dims[k] : -1;
   if (k - n >= num_exprs(model) || !model->dim_exprs || !dims)
     return -1;
+  const int64_t *op = model->abi_version >= 5 && model->dim_expr_ops
+                          ? model->dim_expr_ops + 4 * (k - n)
+                          : NULL;
+  if (op && op[0] != 0) {
+    // A floor or a product of dims and earlier expressions only.
+    int64_t x = op[0] == 1 ? op[1] : op[2], y = op[3];
+    if (x < 0 || x >= k || (op[0] == 2 && (y < 0 || y >= k)))
+      return -1;
+    int64_t vx = dim_value(model, -1 - x, dims), value;
+    if (vx < 0)
+      return -1;
+    if (op[0] == 1) {
+      // floor((vx + a) / s), s > 0; a negative result names no size.
+      int64_t a = op[2], s = op[3], sum;
+      if (s <= 0 || __builtin_add_overflow(vx, a, &sum) || sum < 0)
+        return -1;
+      return sum / s;
+    }
+    int64_t vy = dim_value(model, -1 - y, dims);
+    if (op[0] != 2 || vy < 0 || op[1] < 0 || __builtin_mul_overflow(op[1], vx, &value) ||
+        __builtin_mul_overflow(value, vy, &value))
+      return -1;
+    return value;
+  }
   const int64_t *c = model->dim_exprs + (k - n) * (1 + n);
   int64_t value = c[0];
   for (int64_t j = 0; j < n; ++j) {

@@ -69,7 +69,7 @@ static const kiln_tensor_desc kFakeOutputs[] = {
 };
 static const kiln_model_desc kFake = {
     1, "fake", 1, 1, kFakeInputs, kFakeOutputs, 64, 16, fake_run,
-    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// Needs a workspace aligned to 256, more than malloc gives.
@@ -84,7 +84,7 @@ static int wide_align_run(const void *const *inputs, void *const *outputs,
 }
 static const kiln_model_desc kWideAlign = {
     1, "wide", 1, 1, kFakeInputs, kFakeOutputs, 1000, 256, wide_align_run,
-    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// Fails with an internal error; needs no workspace, so gets NULL.
@@ -96,7 +96,7 @@ static int failing_run(const void *const *inputs, void *const *outputs,
 }
 static const kiln_model_desc kFailing = {
     1, "failing", 1, 1, kFakeInputs, kFakeOutputs, 0, 0, failing_run,
-    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// A dynamic batch dim: input and output [?,3].
@@ -115,7 +115,7 @@ static const kiln_tensor_desc kDynOutputs[] = {
 };
 static const kiln_model_desc kDyn = {
     1, "dyn", 1, 1, kDynInputs, kDynOutputs, 0, 0, dyn_run,
-    0, NULL, NULL, NULL, 0, NULL, NULL, /* abi_version 1: not read */
+    0, NULL, NULL, NULL, 0, NULL, NULL, NULL, /* abi_version 1: not read */
 };
 
 /// abi_version 2: dynamic dim 0 'batch', input [batch,3], output [batch,3],
@@ -150,7 +150,7 @@ static const kiln_tensor_desc kBatchOutputs[] = {
 };
 static const kiln_model_desc kBatch = {
     2, "batched", 1, 1, kBatchInputs, kBatchOutputs, 0, 0, dims_run_one,
-    1, kBatchName, dims_run, NULL, 0, NULL, NULL,
+    1, kBatchName, dims_run, NULL, 0, NULL, NULL, NULL,
 };
 
 /// abi_version 3: as kBatch, but the workspace depends on the dim (64
@@ -170,7 +170,7 @@ static int ws_run(const int64_t *dims, const void *const *inputs,
 static const kiln_model_desc kSized = {
     3, "sized", 1, 1, kBatchInputs, kBatchOutputs, -1, 32, dims_run_one,
     1, kBatchName, ws_run, ws_size_for,
-    0, NULL, NULL, /* abi_version 3: not read */
+    0, NULL, NULL, NULL, /* abi_version 3: not read */
 };
 
 /// abi_version 4: a key/value cache. Inputs past [P,2] and x [S,2], output
@@ -200,7 +200,7 @@ static const kiln_tensor_desc kCacheOutputs[] = {
 static const kiln_model_desc kCache = {
     4, "cache", 2, 1, kCacheInputs, kCacheOutputs, 0, 16, dims_run_one,
     2, kCacheNames, cache_run, NULL,
-    1, kCacheExprs, kCacheExprNames,
+    1, kCacheExprs, kCacheExprNames, NULL,
 };
 
 //===----------------------------------------------------------------------===//
@@ -543,6 +543,58 @@ static void test_dim_exprs(void) {
         "expressions without coefficients");
 }
 
+/// abi_version 5: dims H, W; expression 0 is floor((H - 1) / 2), 1 is
+/// floor((e0 + 1) / 2) (a floor of expression 0), 2 is 4 H' W' (e0 times
+/// W'': e1 and dim 1 is not used, a product of expression 0 and dim W).
+static const int64_t kMapExprs[3 * 3] = {0};
+static const int64_t kMapOps[] = {1, 0, -1, 2, /* floor((H - 1) / 2) */
+                                  1, 2, 1, 2,  /* floor((e0 + 1) / 2) */
+                                  2, 4, 2, 1}; /* 4 e0 W */
+static const char *const kMapExprNames[] = {"floor((H - 1)/2)", "floor((H + 1)/4)",
+                                            "4*floor((H - 1)/2)*W"};
+static const int64_t kDimsMap[] = {-3, -4, -5};
+static const kiln_tensor_desc kMapOutputs[] = {
+    {"map", 1, 3, kDimsMap, 1, 4},
+};
+static const kiln_model_desc kMap = {
+    5, "map", 0, 1, NULL, kMapOutputs, 0, 16, dims_run_one,
+    2, kCacheNames, cache_run, NULL,
+    3, kMapExprs, kMapExprNames, kMapOps,
+};
+
+static void test_floor_and_product_exprs(void) {
+  int64_t shape[3] = {0, 0, 0};
+  static const int64_t values[] = {9, 5};
+  CHECK(kiln_tensor_dims(&kMap, &kMapOutputs[0], values, shape) == 4 * 2 * 80 &&
+            shape[0] == 4 && shape[1] == 2 && shape[2] == 80,
+        "map's dims for H = 9, W = 5: [%lld,%lld,%lld]", (long long)shape[0],
+        (long long)shape[1], (long long)shape[2]);
+  // H = 0: floor((0 - 1) / 2) names no size.
+  static const int64_t empty[] = {0, 5};
+  CHECK(kiln_tensor_dims(&kMap, &kMapOutputs[0], empty, shape) == -1, "H = 0");
+  static const int64_t huge[] = {INT64_MAX, INT64_MAX};
+  CHECK(kiln_tensor_dims(&kMap, &kMapOutputs[0], huge, shape) == -1, "overflowing product");
+  // An operation naming itself or a later expression, or of no kind.
+  int64_t ops[12];
+  memcpy(ops, kMapOps, sizeof ops);
+  ops[5] = 3; // expression 1 of expression 1
+  kiln_model_desc bad = kMap;
+  bad.dim_expr_ops = ops;
+  CHECK(kiln_tensor_dims(&bad, &kMapOutputs[0], values, shape) == -1, "a floor of itself");
+  memcpy(ops, kMapOps, sizeof ops);
+  ops[8] = 7;
+  CHECK(kiln_tensor_dims(&bad, &kMapOutputs[0], values, shape) == -1, "an unknown kind");
+  memcpy(ops, kMapOps, sizeof ops);
+  ops[3] = 0;
+  CHECK(kiln_tensor_dims(&bad, &kMapOutputs[0], values, shape) == -1, "a floor by 0");
+  // Before abi_version 5 the operations are not read: every expression is
+  // its (zero) row of coefficients.
+  bad = kMap;
+  bad.abi_version = 4;
+  CHECK(kiln_tensor_dims(&bad, &kMapOutputs[0], values, shape) == 0 && shape[0] == 0,
+        "abi_version 4 reads sums only");
+}
+
 static void test_create_failures(void) {
   kiln_session *s = (kiln_session *)&s; // Must be reset to NULL.
   CHECK(kiln_session_create(NULL, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
@@ -552,7 +604,7 @@ static void test_create_failures(void) {
   kiln_model_desc bad = kFake;
   bad.abi_version = KILN_ABI_VERSION + 1;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_UNSUPPORTED && !s,
-        "abi version 5");
+        "abi version past the runtime's");
   bad = kFake;
   bad.workspace_alignment = 24;
   CHECK(kiln_session_create(&bad, &s) == KILN_STATUS_INVALID_ARGUMENT && !s,
@@ -781,6 +833,7 @@ int main(void) {
   test_run_dims();
   test_dynamic_workspace();
   test_dim_exprs();
+  test_floor_and_product_exprs();
   test_create_failures();
   test_status_and_dtype_names();
   test_parallel_for();

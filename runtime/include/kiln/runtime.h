@@ -59,7 +59,8 @@ typedef struct kiln_tensor_desc {
 } kiln_tensor_desc;
 
 typedef struct kiln_model_desc {
-  uint32_t abi_version;   /* 4 (3: without the dim expressions; 2: without
+  uint32_t abi_version;   /* 5 (4: without dim_expr_ops; 3: without the dim
+                             expressions; 2: without
                              workspace_size_for either; 1: without the
                              fields from num_dynamic_dims either) */
   const char *name;       /* NAME */
@@ -86,13 +87,21 @@ typedef struct kiln_model_desc {
   int32_t num_dim_exprs;
   const int64_t *dim_exprs;
   const char *const *dim_expr_names;
+  /* From abi_version 5: how each dim expression is computed, 4 entries
+     per expression j: {0, 0, 0, 0} for the sum of row j of dim_exprs;
+     {1, x, a, s} for floor((d(x) + a) / s), a conv's or pool's output
+     size; {2, c, x, y} for c d(x) d(y), dims merged by a Reshape. x and y
+     index the dynamic dims and then the expressions (num_dynamic_dims + i
+     for expression i < j), as -1-x does in a tensor's dims. NULL: every
+     expression is a sum. */
+  const int64_t *dim_expr_ops;
 } kiln_model_desc;
 #endif /* KILN_MODEL_DESC_DEFINED */
 
 /// The descriptor ABI version kiln writes; the runtime also reads versions 1
-/// (no dynamic dims, no run_dims), 2 (no workspace_size_for) and 3 (no dim
-/// expressions).
-#define KILN_ABI_VERSION 4
+/// (no dynamic dims, no run_dims), 2 (no workspace_size_for), 3 (no dim
+/// expressions) and 4 (dim expressions that are sums only).
+#define KILN_ABI_VERSION 5
 
 /// The most dynamic dims a session handles.
 #define KILN_MAX_DYNAMIC_DIMS 8

@@ -71,7 +71,7 @@ int main(void) {
 
   const kiln_model_desc *d = cache_present_describe();
   expect("descriptor",
-         d->abi_version == 4 && d->num_dim_exprs == 1 && d->outputs[1].dims[1] == -3 &&
+         d->abi_version == 5 && d->num_dim_exprs == 1 && d->outputs[1].dims[1] == -3 &&
              d->dim_exprs[0] == 0 && d->dim_exprs[1] == 1 && d->dim_exprs[2] == 1 &&
              strcmp(d->dim_expr_names[0], "P + S") == 0 && d->outputs[1].num_elements == 4);
 

@@ -393,6 +393,10 @@ def main():
           [n("Reshape", ["x", "flat"], ["y"], name="flatten")],
           [vi("x", [1, "S", "T"])], [vi("y", [1, "ST"])],
           [init("flat", np.array([1, -1], np.int64))])
+    for s_, t_ in ((3, 2), (0, 4)):
+        x = np.arange(s_ * t_, dtype=np.float32).reshape(1, s_, t_)
+        save(out, f"merge_two_x{s_}_{t_}", x)
+        save(out, f"merge_two_y{s_}_{t_}", x.reshape(1, -1))
 
     # merge_seq: [1, seq, 4] -> [1, 4*seq].
     for seq in (0, 3):
@@ -460,9 +464,12 @@ def main():
              ceil_mode=1),
            n("GlobalAveragePool", ["p"], ["y"], name="gap")],
           [vi("x", [1, 1, "H", "W"])], [vi("y", [1, 1, 1, 1])])
-    # Refused: the feature map as an output (its dims are rounded fractions).
-    model(out, "cnn_hw_map", cnn_nodes[:2], [vi("x", [1, 2, "H", "W"])],
-          [vi("r1", [1, 4, "H2", "W2"])], cnn_inits[:2])
+    # The feature map as an output (its dims are conv output sizes,
+    # floor((H - 3) / 2) + 1), and flattened to [1, 4, H' * W'] (a product).
+    model(out, "cnn_hw_map",
+          cnn_nodes[:2] + [n("Reshape", ["r1", "flat_shape"], ["flat"], name="flatten")],
+          [vi("x", [1, 2, "H", "W"])], [vi("r1", [1, 4, "H2", "W2"]), vi("flat", [1, 4, None])],
+          cnn_inits[:2] + [init("flat_shape", np.array([1, 4, -1], np.int64))])
 
     def conv(x, w, b=None, stride=1, pad=0):
         x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
@@ -493,6 +500,8 @@ def main():
     for h, w in ((5, 5), (8, 13), (17, 6)):
         x = rng.standard_normal((1, 2, h, w)).astype(np.float32)
         r1 = np.maximum(conv(x, w1, b1, stride=2), 0)
+        save(out, f"cnn_hw_map_r{h}_{w}", r1)
+        save(out, f"cnn_hw_map_flat{h}_{w}", r1.reshape(1, 4, -1))
         a = conv(r1, w2, pad=1) + maxpool(r1, 3, 1, 1, False)
         # The average over 3x3 windows, zeros padded and counted.
         box = np.zeros((4, 4, 3, 3))

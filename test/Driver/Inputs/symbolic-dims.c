@@ -75,7 +75,7 @@ int main(void) {
 
   const kiln_model_desc *d = mlp_describe();
   expect("descriptor",
-         d->abi_version == 4 && d->num_dynamic_dims == 1 && d->workspace_size == -1 &&
+         d->abi_version == 5 && d->num_dynamic_dims == 1 && d->workspace_size == -1 &&
              d->num_dim_exprs == 0 &&
              d->workspace_size_for == mlp_workspace_size && d->inputs[0].dims[1] == -1 &&
              d->outputs[0].dims[1] == -1 && d->dynamic_dim_names[0][0] == 's');
