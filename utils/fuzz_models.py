@@ -17,7 +17,7 @@ random mutations of what a model file can say wrongly:
     with the bytes) or its data type;
   - a node's input dropped, repeated or renamed to a tensor nobody makes;
   - a node's op type swapped for another node's;
-  - the model's default opset raised to 18..23 (read in opset-17 forms by
+  - the model's default opset raised to 18..24 (read in opset-17 forms by
     the importer), with a node made one of the ops new since 17 or given
     one of the attributes added since 17 at an odd value;
   - one to three nodes moved into a model-local function the graph calls
@@ -152,18 +152,18 @@ def mutate_op_type(model, rng, op_types):
 # Ops and attributes new since opset 17 (compiler/Importer/NewerOpsets.cpp).
 NEWER_OPS = ["Gelu", "Mish", "GroupNormalization", "BitwiseAnd", "BitwiseNot", "Col2Im",
              "CenterCropPad", "DeformConv", "AffineGrid", "RMSNormalization", "RotaryEmbedding",
-             "Attention"]
+             "Attention", "Swish", "TensorScatter"]
 NEWER_INT_ATTRS = ["num_outputs", "noop_with_empty_axes", "antialias", "saturate", "block_size",
                    "output_dtype", "ceil_mode", "num_groups", "stash_type", "precision",
                    "is_causal", "q_num_heads", "kv_num_heads", "num_heads", "interleaved",
-                   "rotary_embedding_dim"]
+                   "rotary_embedding_dim", "mode"]
 NEWER_INTS_ATTRS = ["axes", "dilations"]
 
 
 def mutate_newer_opset(model, rng):
     for o in model.opset_import:
         if o.domain in ("", "ai.onnx"):
-            o.version = rng.randint(18, 23)
+            o.version = rng.randint(18, 24)
     if not model.graph.node or rng.random() < 0.3:
         return True
     n = rng.choice(model.graph.node)

@@ -163,7 +163,7 @@ cl::opt<std::string> checkPath(cl::Positional, cl::desc("<model.onnx>"), cl::sub
 void printVersion(llvm::raw_ostream &os) {
   os << "kiln 0.1.0\n"
      << "  LLVM/MLIR " << LLVM_VERSION_STRING << "\n"
-     << "  ONNX default-domain opsets 1-23 (178 operators; opsets 18-23 read in their opset-17 forms)\n";
+     << "  ONNX default-domain opsets 1-24 (178 operators; opsets 18-24 read in their opset-17 forms)\n";
 }
 
 kiln::RunRequest runRequest() {

@@ -58,7 +58,7 @@ struct LoadedModel {
 
 /// Oldest and newest default-domain opsets the importer accepts.
 constexpr int kMinOpset = 1;
-constexpr int kMaxOpset = 23;
+constexpr int kMaxOpset = 24;
 
 /// The newest default-domain opset of libonnx's schemas (Debian's ONNX
 /// 1.12), which are the dialect's: models of a newer opset are rewritten

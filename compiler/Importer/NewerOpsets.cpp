@@ -1,8 +1,8 @@
-//===- NewerOpsets.cpp - Nodes of opsets 18 to 23 in their opset-17 form --===//
+//===- NewerOpsets.cpp - Nodes of opsets 18 to 24 in their opset-17 form --===//
 //
 // Debian's libonnx (1.12) knows the default domain up to opset 17: its
 // schemas check the nodes, its shape inference types them, and the onnx
-// dialect is generated from them. A model of opset 18 to 23 (what
+// dialect is generated from them. A model of opset 18 to 24 (what
 // torch.onnx's dynamo exporter and recent converters write) is rewritten
 // here, in the ModelProto, before either runs: each node whose op changed
 // after opset 17 becomes its opset-17 form, and the model then says opset
@@ -25,8 +25,10 @@
 //   - ops new since 17 that compose from older ones: Mish (18), Gelu
 //     (20), GroupNormalization (18, and 21's per-channel scale),
 //     RMSNormalization, RotaryEmbedding and Attention (23, after
-//     onnx/reference/ops; Attention without its qk_matmul_output) become
-//     a few nodes. The nodes added keep the name and index of the node
+//     onnx/reference/ops; Attention without its qk_matmul_output or
+//     24's nonpad_kv_seqlen), Swish and TensorScatter (24: a key/value
+//     cache written in place, as a GatherElements and a Where) become a
+//     few nodes. The nodes added keep the name and index of the node
 //     they come from (LoadedModel::nodeIndex), so messages and `kiln
 //     check` name the user's node.
 //
@@ -416,6 +418,8 @@ private:
   LogicalResult rewriteRmsNorm(NodeProto &node);
   LogicalResult rewriteRotary(NodeProto &node);
   LogicalResult rewriteAttention(NodeProto &node);
+  LogicalResult rewriteSwish(NodeProto &node);
+  LogicalResult rewriteTensorScatter(NodeProto &node);
   /// Drops attribute `name` when it holds `neutral` (or is absent); an
   /// error naming `why` otherwise.
   LogicalResult dropIfNeutral(NodeProto &node, const std::string &name, int64_t neutral,
@@ -696,6 +700,72 @@ LogicalResult Rewriter::rewriteMish(NodeProto &node) {
   return becomes(node, "Mul", {x, add("Tanh", {add("Softplus", {x})})});
 }
 
+LogicalResult Rewriter::rewriteSwish(NodeProto &node) {
+  // Swish-24: x * sigmoid(alpha * x) (alpha 1 is SiLU, as torch writes it).
+  std::string x = node.input(0);
+  float alpha = 1;
+  if (const AttributeProto *a = findAttr(node, "alpha"))
+    alpha = a->f();
+  std::string scaled = alpha == 1 ? x : add("Mul", {x, scalarLike(alpha, x)});
+  return becomes(node, "Mul", {x, add("Sigmoid", {scaled})});
+}
+
+LogicalResult Rewriter::rewriteTensorScatter(NodeProto &node) {
+  // TensorScatter-24 (a key/value cache updated in place): present is
+  // past with update's positions s written at write_indices[b] + s along
+  // `axis` (modulo its length when circular). Read the other way: cache
+  // position p takes update[p - w[b]] where 0 <= p - w[b] < the update's
+  // length (after the modulo), else keeps past[p]; a GatherElements of
+  // the update by those indices and a Where.
+  if (!hasInput(node, 1))
+    return error() << "it takes past_cache and update";
+  std::string past = node.input(0), update = node.input(1);
+  std::optional<int64_t> rank = rankOf(past);
+  if (!rank || *rank < 2)
+    return error() << "kiln needs the model to state the rank of '" << past
+                   << "' (at least 2)";
+  int64_t axis = -2;
+  if (const AttributeProto *a = findAttr(node, "axis"))
+    axis = a->i();
+  if (axis < -*rank || axis >= *rank)
+    return error() << "axis " << axis << " is out of range for rank " << *rank;
+  if (axis < 0)
+    axis += *rank;
+  if (axis == 0)
+    return error() << "axis 0 is the batch: the sequence axis must come after it";
+  std::string mode = "linear";
+  if (const AttributeProto *a = findAttr(node, "mode"))
+    mode = a->s();
+  if (mode != "linear" && mode != "circular")
+    return error() << "mode '" << mode << "' is not 'linear' or 'circular'";
+  if (staticDim(update, axis) == 0)
+    return error() << "an update of no positions is not supported";
+  // Positions along the axis, [1, ..., M, ..., 1], and the write index of
+  // each batch item, [B, 1, ..., 1].
+  std::vector<int64_t> alongAxis(size_t(*rank), 1), perItem(size_t(*rank), 1);
+  alongAxis[size_t(axis)] = -1;
+  perItem[0] = -1;
+  std::string length = shapeOf(past, axis, axis + 1);
+  std::string positions =
+      add("Reshape", {add("Range", {constant({0}, true),
+                                    add("Squeeze", {length, constant({0})}),
+                                    constant({1}, true)}),
+                      constant(alongAxis)});
+  std::string offset = positions;
+  if (hasInput(node, 2))
+    offset = add("Sub", {positions, add("Reshape", {node.input(2), constant(perItem)})});
+  if (mode == "circular")
+    offset = add("Mod", {offset, length});
+  std::string written =
+      add("And", {add("GreaterOrEqual", {offset, constant({0}, true)}),
+                  add("Less", {offset, shapeOf(update, axis, axis + 1)})});
+  std::string indices = add("Expand", {add("Where", {written, offset, constant({0}, true)}),
+                                       add("Shape", {past})});
+  std::string taken = add("GatherElements", {update, indices},
+                          [&](NodeProto &n) { setInt(n, "axis", axis); });
+  return becomes(node, "Where", {written, taken, past});
+}
+
 LogicalResult Rewriter::rewriteQuantize(NodeProto &node) {
   takeAttr(node, "saturate");
   if (failed(dropIfNeutral(node, "block_size", 0,
@@ -883,7 +953,10 @@ LogicalResult Rewriter::rewriteAttention(NodeProto &node) {
   if (const AttributeProto *a = findAttr(node, "scale"))
     scale = a->f();
   if (causal && hasInput(node, 3))
-    return error() << "is_causal and attn_mask are not both allowed in opset 23";
+    return error() << "is_causal with an attn_mask is not supported (opset 23 does not "
+                      "allow it)";
+  if (hasInput(node, 6))
+    return error() << "its nonpad_kv_seqlen input (opset 24) is not supported yet";
   if (*rank == 3) {
     if (qHeads < 1 || kvHeads < 1)
       return error() << "3-D inputs need q_num_heads and kv_num_heads";
@@ -1002,7 +1075,13 @@ LogicalResult Rewriter::rewriteNode(NodeProto &node) {
       {"Mish", &Rewriter::rewriteMish},
       {"RMSNormalization", &Rewriter::rewriteRmsNorm},
       {"RotaryEmbedding", &Rewriter::rewriteRotary},
-      {"Attention", &Rewriter::rewriteAttention}};
+      {"Attention", &Rewriter::rewriteAttention},
+      {"Swish", &Rewriter::rewriteSwish},
+      {"TensorScatter", &Rewriter::rewriteTensorScatter}};
+  // Ops of opset 24: for an older model they are unknown ops, which the
+  // schema check reports.
+  if ((op == "Swish" || op == "TensorScatter") && model.opsets[""] < 24)
+    return success();
   if (auto it = fromInput.find(op); it != fromInput.end()) {
     if (!hasInput(node, 0))
       return error() << "its first input is missing";

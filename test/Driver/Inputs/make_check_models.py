@@ -40,8 +40,8 @@ def main():
           inits=[numpy_helper.from_array(np.array(0.5, np.float32), "ratio"),
                  numpy_helper.from_array(np.array(True), "training")])
     # A newer opset than kiln reads.
-    model(out, "opset24", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
-          [vi("x", [4])], [vi("y", [4])], opsets=(("", 24),))
+    model(out, "opset25", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
+          [vi("x", [4])], [vi("y", [4])], opsets=(("", 25),))
     # A symbolic dim that is not a leading batch dim: Relu handles it,
     # LRN not yet.
     model(out, "dynamic", [helper.make_node("Relu", ["x"], ["r"], name="relu"),

@@ -142,7 +142,7 @@ def write_broken(out):
                                       domain="com.example")],
                     [vi("x", [2])], [vi("y", [2])]))
 
-    write_raw(os.path.join(out, "bad_opset24.onnx"), relu_model(opset=24))
+    write_raw(os.path.join(out, "bad_opset25.onnx"), relu_model(opset=25))
     write_raw(os.path.join(out, "bad_opset99.onnx"), relu_model(opset=99))
 
     write_raw(os.path.join(out, "bad_add_1_input.onnx"),

@@ -405,11 +405,64 @@ def main():
     model(out, "qk_output23", 23,
           [helper.make_node("Attention", ["q", "q", "q"], ["y", "", "", "qk"], name="attend")],
           [vi("q", [1, 2, 3, 4])], [vi("y", None), vi("qk", None)])
+    model(out, "nonpad24", 24,
+          [helper.make_node("Attention", ["q", "q", "q", "", "", "", "lens"], ["y"],
+                            name="attend")],
+          [vi("q", [1, 2, 3, 4]), vi("lens", [1], TensorProto.INT64)], [vi("y", None)])
     model(out, "antialias18", 18,
           [helper.make_node("Resize", ["r", "", "half"], ["down"], name="down",
                             mode="linear", antialias=1)],
           [vi("r", [1, 2, 4, 4])], [vi("down", None)],
           [init("half", np.array([1, 1, 0.5, 0.5], np.float32))])
+
+    # Opset 24: Swish at alpha 1 (SiLU) and 0.5; TensorScatter writing a
+    # [2, 2, 3, 4] update into a [2, 2, 6, 4] cache at per-item indices,
+    # linearly (item 1 from position 3) and circularly (item 1 from
+    # position 4: positions 4, 5, 0), and with no indices (at 0) along
+    # axis 1 of a 3-D cache.
+    rng = np.random.default_rng(24)
+    x = rng.standard_normal((2, 5)).astype(np.float32)
+    past = rng.standard_normal((2, 2, 6, 4)).astype(np.float32)
+    update = rng.standard_normal((2, 2, 3, 4)).astype(np.float32)
+    past3 = rng.standard_normal((2, 5, 3)).astype(np.float32)
+    update3 = rng.standard_normal((2, 2, 3)).astype(np.float32)
+    model(out, "opset24", 24,
+          [helper.make_node("Swish", ["x"], ["silu"], name="silu"),
+           helper.make_node("Swish", ["x"], ["swish"], name="swish", alpha=0.5),
+           helper.make_node("TensorScatter", ["past", "update", "where"], ["linear"],
+                            name="write"),
+           helper.make_node("TensorScatter", ["past", "update", "where_c"], ["circular"],
+                            name="wrap", mode="circular"),
+           helper.make_node("TensorScatter", ["past3", "update3"], ["front"], name="front",
+                            axis=1)],
+          [vi("x", [2, 5]), vi("past", [2, 2, 6, 4]), vi("update", [2, 2, 3, 4]),
+           vi("past3", [2, 5, 3]), vi("update3", [2, 2, 3])],
+          [vi("silu", [2, 5]), vi("swish", [2, 5]), vi("linear", [2, 2, 6, 4]),
+           vi("circular", [2, 2, 6, 4]), vi("front", [2, 5, 3])],
+          [init("where", np.array([0, 3], np.int64)),
+           init("where_c", np.array([1, 4], np.int64))])
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))
+
+    def scatter(cache, new, write, axis, circular=False):
+        out_ = cache.copy()
+        m = cache.shape[axis]
+        for b in range(cache.shape[0]):
+            for s_ in range(new.shape[axis]):
+                p = write[b] + s_
+                p = p % m if circular else p
+                dst = [b] + [slice(None)] * (cache.ndim - 1)
+                src = [b] + [slice(None)] * (cache.ndim - 1)
+                dst[axis], src[axis] = p, s_
+                out_[tuple(dst)] = new[tuple(src)]
+        return out_
+    for name, array in (("x", x), ("past", past), ("update", update), ("past3", past3),
+                        ("update3", update3)):
+        save(out, "opset24_" + name, array)
+    save(out, "opset24_silu", x * sigmoid(x))
+    save(out, "opset24_swish", x * sigmoid(0.5 * x))
+    save(out, "opset24_linear", scatter(past, update, [0, 3], 2))
+    save(out, "opset24_circular", scatter(past, update, [1, 4], 2, circular=True))
+    save(out, "opset24_front", scatter(past3, update3, [0, 0], 1))
 
 
 if __name__ == "__main__":
