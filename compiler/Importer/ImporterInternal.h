@@ -65,6 +65,11 @@ constexpr int kMaxOpset = 24;
 /// into it (rewriteNewerOpsets).
 constexpr int kLibonnxOpset = 17;
 
+/// Adds every value name of `graph` and the graphs inside it (inputs,
+/// outputs, value_info, initializers, node inputs and outputs) to `names`,
+/// so that names made up for new values do not clash.
+void collectValueNames(const ::onnx::GraphProto &graph, std::set<std::string> &names);
+
 /// Replaces every call of a model-local function (ModelProto.functions)
 /// by the function's body, recursively, and drops the functions. An error
 /// naming the call for what cannot be inlined.

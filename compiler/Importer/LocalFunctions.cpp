@@ -138,7 +138,6 @@ private:
       name = base + "_" + std::to_string(k);
     return name;
   }
-  void collectNames(const GraphProto &graph);
   /// An error on the user's call being expanded (`call` is a call inside
   /// a body, or that call itself).
   InFlightDiagnostic error(const NodeProto &call) {
@@ -154,27 +153,6 @@ private:
   const NodeProto *userCall = nullptr;
   int callIndex = 0;
 };
-
-void Inliner::collectNames(const GraphProto &graph) {
-  for (const auto &v : graph.input())
-    used.insert(v.name());
-  for (const auto &v : graph.output())
-    used.insert(v.name());
-  for (const auto &v : graph.value_info())
-    used.insert(v.name());
-  for (const auto &t : graph.initializer())
-    used.insert(t.name());
-  for (const NodeProto &node : graph.node()) {
-    used.insert(node.input().begin(), node.input().end());
-    used.insert(node.output().begin(), node.output().end());
-    for (const AttributeProto &a : node.attribute()) {
-      if (a.has_g())
-        collectNames(a.g());
-      for (const GraphProto &g : a.graphs())
-        collectNames(g);
-    }
-  }
-}
 
 LogicalResult Inliner::collect() {
   Location loc = modelLoc(context, model);
@@ -214,7 +192,7 @@ LogicalResult Inliner::collect() {
       }
     }
   }
-  collectNames(model.proto.graph());
+  collectValueNames(model.proto.graph(), used);
   return success();
 }
 
@@ -422,6 +400,27 @@ LogicalResult Inliner::inlineGraph(GraphProto &graph, int depth) {
 }
 
 } // namespace
+
+void collectValueNames(const ::onnx::GraphProto &graph, std::set<std::string> &names) {
+  for (const auto &v : graph.input())
+    names.insert(v.name());
+  for (const auto &v : graph.output())
+    names.insert(v.name());
+  for (const auto &v : graph.value_info())
+    names.insert(v.name());
+  for (const auto &t : graph.initializer())
+    names.insert(t.name());
+  for (const NodeProto &node : graph.node()) {
+    names.insert(node.input().begin(), node.input().end());
+    names.insert(node.output().begin(), node.output().end());
+    for (const AttributeProto &a : node.attribute()) {
+      if (a.has_g())
+        collectValueNames(a.g(), names);
+      for (const GraphProto &g : a.graphs())
+        collectValueNames(g, names);
+    }
+  }
+}
 
 LogicalResult inlineLocalFunctions(MLIRContext &context, LoadedModel &model) {
   if (model.proto.functions_size() == 0)

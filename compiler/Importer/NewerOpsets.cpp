@@ -193,7 +193,7 @@ LogicalResult becomes(NodeProto &node, const std::string &opType,
 class Rewriter {
 public:
   Rewriter(MLIRContext &context, LoadedModel &model) : context(context), model(model) {
-    collectNames(model.proto.graph());
+    collectValueNames(model.proto.graph(), names);
   }
 
   LogicalResult rewriteGraph(GraphProto &graph);
@@ -213,23 +213,6 @@ private:
   NodeProto header;
   int currentIndex = 0;
   std::vector<NodeProto> *emitted = nullptr;
-
-  void collectNames(const GraphProto &g) {
-    for (const auto &vi : g.input())
-      names.insert(vi.name());
-    for (const auto &t : g.initializer())
-      names.insert(t.name());
-    for (const NodeProto &n : g.node()) {
-      for (const std::string &o : n.output())
-        names.insert(o);
-      for (const AttributeProto &a : n.attribute()) {
-        if (a.has_g())
-          collectNames(a.g());
-        for (const GraphProto &sub : a.graphs())
-          collectNames(sub);
-      }
-    }
-  }
 
   std::string fresh(const std::string &base) {
     std::string name;
