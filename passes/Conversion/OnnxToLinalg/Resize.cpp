@@ -383,8 +383,13 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
     // type) per tap, and for a crop whether the position extrapolates.
     SmallVector<SmallVector<Value>> index(rank), weight(rank);
     SmallVector<Value> valid(rank);
+    // A dim of one output position (a batch or channel dim resized by a
+    // run-time scale) computes its taps in the generic over the output
+    // instead: a table of one would be a 0-d generic, which the GPU
+    // mapping leaves on the host.
+    auto inlineTaps = [&](int64_t d) { return yType.getDimSize(d) == 1; };
     for (int64_t d = 0; d < rank; ++d) {
-      if (!resized[d])
+      if (!resized[d] || inlineTaps(d))
         continue;
       SmallVector<Value> outSizes;
       if (yType.isDynamicDim(d))
@@ -435,6 +440,23 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
           auto read = [&](Value table, int64_t d) -> Value {
             return tensor::ExtractOp::create(nb, l, table, ValueRange{pos[d]});
           };
+          // The inline dims' taps, as the tables would hold them.
+          SmallVector<RuntimeTaps> taps(rank);
+          Value inlineValid;
+          for (int64_t d = 0; d < rank; ++d) {
+            if (!resized[d] || !inlineTaps(d))
+              continue;
+            taps[d] = buildRuntimeTaps(nb, l, mode, coord, op.getNearestMode(), cubicA,
+                                       op.getExcludeOutside() != 0, pos[d], scale[d], sizes[d],
+                                       roiStart[d], roiEnd[d]);
+            if (weighted && !et.isF64())
+              for (Value &w : taps[d].weight)
+                w = arith::TruncFOp::create(nb, l, et, w);
+            if (taps[d].valid)
+              inlineValid = inlineValid ? Value(arith::AndIOp::create(nb, l, inlineValid,
+                                                                      taps[d].valid))
+                                        : taps[d].valid;
+          }
           // Every combination of taps of the resized dims.
           Value acc;
           for (int64_t c = 0; c < combos; ++c) {
@@ -446,9 +468,10 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
                 continue;
               int64_t tap = rem % numTaps;
               rem /= numTaps;
-              at[d] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), read(index[d][tap], d));
+              Value i = inlineTaps(d) ? taps[d].index[tap] : read(index[d][tap], d);
+              at[d] = arith::IndexCastOp::create(nb, l, nb.getIndexType(), i);
               if (weighted) {
-                Value wd = read(weight[d][tap], d);
+                Value wd = inlineTaps(d) ? taps[d].weight[tap] : read(weight[d][tap], d);
                 w = w ? Value(arith::MulFOp::create(nb, l, w, wd)) : wd;
               }
             }
@@ -464,6 +487,9 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
             if (valid[d])
               acc = arith::SelectOp::create(nb, l, read(valid[d], d), acc,
                                             scalarConstant(nb, l, et, extrapolation));
+          if (inlineValid)
+            acc = arith::SelectOp::create(nb, l, inlineValid, acc,
+                                          scalarConstant(nb, l, et, extrapolation));
           return acc;
         }));
     return success();
