@@ -124,19 +124,7 @@ struct SymbolicArgumentsPass
     std::function<Value(int64_t)> valueOf = [&](int64_t id) -> Value {
       if (id < int64_t(values.size()) && values[id])
         return values[id];
-      Value v;
-      if (SmallVector<int64_t> f = kiln::onnx::dimFloor(func, id); !f.empty()) {
-        Value sum = arith::AddIOp::create(b, loc, valueOf(f[0]),
-                                          arith::ConstantIndexOp::create(b, loc, f[1]));
-        v = arith::DivSIOp::create(b, loc, sum, arith::ConstantIndexOp::create(b, loc, f[2]));
-      } else if (SmallVector<int64_t> p = kiln::onnx::dimProduct(func, id); !p.empty()) {
-        v = arith::MulIOp::create(b, loc, valueOf(p[1]), valueOf(p[2]));
-        if (p[0] != 1)
-          v = arith::MulIOp::create(b, loc, v, arith::ConstantIndexOp::create(b, loc, p[0]));
-      } else {
-        v = kiln::dimExpressionValue(b, loc, kiln::onnx::dimExpression(func, id),
-                                     ArrayRef(values).take_front(numSymbols));
-      }
+      Value v = kiln::dimIdValue(b, loc, func, id, numSymbols, valueOf);
       values.resize(std::max<size_t>(values.size(), id + 1));
       values[id] = v;
       return v;

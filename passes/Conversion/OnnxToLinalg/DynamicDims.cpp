@@ -151,37 +151,14 @@ Value symbolSize(OpBuilder &b, Location loc, int64_t symbol) {
       if (t.isDynamicDim(i) && (!several || (i < int64_t(s.size()) && s[i] == symbol)))
         return tensor::DimOp::create(b, loc, arg, i);
   }
-  // An expression: c0 + sum c_k dim_k from the symbols' sizes.
+  // An expression, a window op's output size (never negative where the
+  // entry point runs: kiln.dim_constraints) or a Reshape's merged dims,
+  // from the sizes of what it is made of.
   int64_t n = several ? table->numSymbols : 0;
   if (!several || symbol < n)
     return {};
-  // A window op's output size: floor((dim + a) / s), never negative where
-  // the entry point runs (kiln.dim_constraints).
-  if (SmallVector<int64_t> f = table->floor(symbol); !f.empty()) {
-    Value base = symbolSize(b, loc, f[0]);
-    if (!base)
-      return {};
-    Value sum = arith::AddIOp::create(b, loc, base, arith::ConstantIndexOp::create(b, loc, f[1]));
-    return arith::FloorDivSIOp::create(b, loc, sum, arith::ConstantIndexOp::create(b, loc, f[2]));
-  }
-  // A Reshape's merged dims: c * dim(i) * dim(j).
-  if (SmallVector<int64_t> p = table->product(symbol); !p.empty()) {
-    Value a = symbolSize(b, loc, p[1]), c = symbolSize(b, loc, p[2]);
-    if (!a || !c)
-      return {};
-    Value size = arith::MulIOp::create(b, loc, a, c);
-    if (p[0] != 1)
-      size = arith::MulIOp::create(b, loc, size, arith::ConstantIndexOp::create(b, loc, p[0]));
-    return size;
-  }
-  SmallVector<int64_t> expr = table->expression(symbol);
-  if (expr.empty())
-    return {};
-  SmallVector<Value> dims(n);
-  for (int64_t k = 0; k < n; ++k)
-    if (expr[k + 1] && !(dims[k] = symbolSize(b, loc, k)))
-      return {};
-  return kiln::dimExpressionValue(b, loc, expr, dims);
+  return kiln::dimIdValue(b, loc, table->function(), symbol, n,
+                          [&](int64_t id) { return symbolSize(b, loc, id); });
 }
 
 Value dynamicDimSize(OpBuilder &b, Location loc, RankedTensorType type, int64_t dim) {

@@ -210,6 +210,8 @@ public:
   /// The product dim `id` is ({c, i, j}, kiln::onnx::dimProduct); empty
   /// for none.
   llvm::SmallVector<int64_t> product(int64_t id) const;
+  /// The function that holds the symbols' records (kiln.symbol_names).
+  mlir::Operation *function() const { return main; }
   /// Per op location, the first size that could not be told.
   llvm::DenseMap<mlir::Location, std::string> failures;
 
