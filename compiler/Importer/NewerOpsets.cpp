@@ -627,6 +627,12 @@ LogicalResult Rewriter::rewriteGroupNorm(NodeProto &node) {
     epsilon = e->f();
   int64_t g = groups->i();
   bool perChannel = model.opsets[""] >= 21;
+  // Before opset 21 scale and bias hold one value per group.
+  for (int i : {1, 2})
+    if (std::optional<std::vector<int64_t>> dims = statedDims(node.input(i));
+        !perChannel && dims && (dims->size() != 1 || ((*dims)[0] >= 0 && (*dims)[0] != g)))
+      return error() << (i == 1 ? "scale" : "bias") << " must have num_groups (" << g
+                     << ") elements before opset 21";
   std::string x = node.input(0);
   std::string grouped = add("Reshape", {x, constant({0, g, -1})});
   std::string scale = node.input(1), bias = node.input(2);

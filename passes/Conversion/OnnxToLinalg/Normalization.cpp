@@ -211,6 +211,13 @@ struct InstanceNormPattern : public OpConversionPattern<onnx::InstanceNormalizat
     double eps = op.getEpsilonAttr() ? op.getEpsilonAttr().getValueAsDouble() : 1e-5;
     Value mean;
     auto [centered, inv] = normalizeStats(rewriter, loc, adaptor.getInput(), reduce, eps, mean);
+    for (Value p : {adaptor.getScale(), adaptor.getB()}) {
+      auto t = cast<RankedTensorType>(p.getType());
+      if (t.getRank() != 1 || t.getDimSize(0) != type.getDimSize(1))
+        return unsupported(rewriter, op,
+                           "scale and B must have one element per channel (" +
+                               std::to_string(type.getDimSize(1)) + ")");
+    }
     SmallVector<int64_t> ps(rank - 1, 1);
     ps[0] = type.getDimSize(1);
     auto pt = RankedTensorType::get(ps, type.getElementType());

@@ -141,10 +141,13 @@ struct ConvertOnnxToLinalgPass
       ScopedDiagnosticHandler handler(context, [&](Diagnostic &diag) {
         if (diag.getSeverity() == DiagnosticSeverity::Error &&
             StringRef(diag.str()).contains("failed to legalize")) {
-          if (!failedOp)
+          // The ops an importer rewrite made from one node share its
+          // location: the one whose pattern said why it failed, else the
+          // first.
+          if (!failedOp || !reasons.count(failedOp))
             module.walk([&](Operation *op) {
-              if (!failedOp && isOnnxOp(op) && !isStructural(op) &&
-                  op->getLoc() == diag.getLocation())
+              if (isOnnxOp(op) && !isStructural(op) && op->getLoc() == diag.getLocation() &&
+                  (!failedOp || (!reasons.count(failedOp) && reasons.count(op))))
                 failedOp = op;
             });
           return success();

@@ -184,3 +184,13 @@ func.func @rnn_bias_shape(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tens
   %y, %yh = "onnx.RNN"(%x, %w, %r, %bias, %none, %none) <{direction = "forward", hidden_size = 4 : i64, layout = 0 : i64}> : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x4xf32>, none, none) -> (none, tensor<1x2x4xf32>)
   return %yh : tensor<1x2x4xf32>
 }
+
+// -----
+
+// InstanceNormalization's scale and bias must match the channels (ONNX's
+// shape inference does not check it).
+func.func @instance_norm_params(%x: tensor<1x2x3xf32>, %s: tensor<4xf32>) -> tensor<1x2x3xf32> {
+  // expected-error @+1 {{InstanceNormalization: not supported by the CPU backend: scale and B must have one element per channel (2)}}
+  %0 = "onnx.InstanceNormalization"(%x, %s, %s) <{epsilon = 1.0e-5 : f32}> : (tensor<1x2x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x2x3xf32>
+  return %0 : tensor<1x2x3xf32>
+}

@@ -395,6 +395,17 @@ def main():
            helper.make_node("Pad", ["gi", "pads"], ["padded"], name="pad", mode="circular")],
           [vi("i", [4])], [vi("padded", [6])],
           [init("pads", np.array([1, 1], np.int64))])
+    # Opset 18's per-group scale given per channel: stated (an initializer)
+    # and not (a graph input of unknown length, then the InstanceNormalization
+    # made from it is the op that says why).
+    model(out, "group_scale18", 18,
+          [helper.make_node("GroupNormalization", ["x", "s", "s"], ["y"], name="gn",
+                            num_groups=2)],
+          [vi("x", [1, 4, 3, 3])], [vi("y", None)], [init("s", np.ones(4, np.float32))])
+    model(out, "group_scale_input18", 18,
+          [helper.make_node("GroupNormalization", ["x", "s", "s"], ["y"], name="gn",
+                            num_groups=2)],
+          [vi("x", [1, 4, 3, 3]), vi("s", ["n"])], [vi("y", None)])
     model(out, "runtime_axes18", 18,
           [helper.make_node("ReduceMean", ["x", "axes"], ["m"], name="mean")],
           [vi("x", [2, 3]), vi("axes", [1], TensorProto.INT64)], [vi("m", None)])
