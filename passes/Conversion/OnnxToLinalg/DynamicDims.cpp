@@ -248,6 +248,16 @@ std::optional<SmallVector<int64_t>> dimExpr(Value v, int64_t dim) {
   return expr;
 }
 
+bool sameSize(Value a, int64_t da, Value b, int64_t db) {
+  auto ta = cast<RankedTensorType>(a.getType()), tb = cast<RankedTensorType>(b.getType());
+  if (!ta.isDynamicDim(da) || !tb.isDynamicDim(db))
+    return ta.getDimSize(da) == tb.getDimSize(db);
+  if (!table || !table->enabled())
+    return true; // One dynamic dim and nothing made of it: every `?` is it.
+  SmallVector<int64_t> sa = table->symbolsOf(a), sb = table->symbolsOf(b);
+  return da < int64_t(sa.size()) && db < int64_t(sb.size()) && sa[da] >= 0 && sa[da] == sb[db];
+}
+
 void requireNonNegative(Operation *op, ArrayRef<int64_t> expr) {
   auto func = op->getParentOfType<func::FuncOp>();
   // Holds for every value of the dims: nothing to check.

@@ -37,6 +37,50 @@ Value scalarOf(OpBuilder &b, Location loc, Value t) {
 
 int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
+/// Whether `type` has no elements, as far as its static dims tell.
+bool knownEmpty(RankedTensorType type) {
+  return llvm::any_of(type.getShape(), [](int64_t d) { return d == 0; });
+}
+
+/// Each dim of `v` as an index value (a constant where static).
+SmallVector<Value> dimValues(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<RankedTensorType>(v.getType());
+  SmallVector<Value> dims;
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    dims.push_back(type.isDynamicDim(d) ? tensor::DimOp::create(b, loc, v, d).getResult()
+                                        : cidx(b, loc, type.getDimSize(d)));
+  return dims;
+}
+
+/// min(i, size - 1): a position read along a dim that the loop's own dim
+/// may exceed.
+Value clampedPosition(OpBuilder &b, Location loc, Value i, Value size) {
+  if (std::optional<int64_t> c = getConstantIntValue(size))
+    return arith::MinSIOp::create(b, loc, i, cidx(b, loc, *c - 1));
+  return arith::MinSIOp::create(b, loc, i, arith::SubIOp::create(b, loc, size, cidx(b, loc, 1)));
+}
+
+/// An index read from the model's data, wrapped and clamped into a dim of
+/// `size` (clampedIndex where the size is a constant).
+Value clampedRead(OpBuilder &b, Location loc, Value v, Value size) {
+  if (std::optional<int64_t> c = getConstantIntValue(size))
+    return clampedIndex(b, loc, v, *c);
+  return clampedRuntimeIndex(b, loc, v, size);
+}
+
+/// Makes the entry point refuse 0 for a dynamic dim `d` of `data` (an onnx
+/// value) that the op reads at a position it computes (clamped into the
+/// dim, which an empty dim has none of), unless the op's loop dim `ld`,
+/// dim `ld` of `loop`, always has its size (then there is nothing to read).
+void requireReadable(Operation *op, Value data, int64_t d, Value loop = Value(),
+                     int64_t ld = -1) {
+  if (!cast<RankedTensorType>(data.getType()).isDynamicDim(d))
+    return;
+  if (loop && sameSize(data, d, loop, ld))
+    return;
+  requireNonZero(op, data, d);
+}
+
 /// Index of the max (or min) along `axis`: [dims without axis] of i64, then
 /// reshaped to `keepShape`.
 Value argExtreme(OpBuilder &b, Location loc, Value x, int64_t axis, bool isMax,
@@ -167,32 +211,37 @@ struct GatherElementsPattern : public OpConversionPattern<onnx::GatherElementsOp
   matchAndRewrite(onnx::GatherElementsOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value data = adaptor.getData();
+    Value data = adaptor.getData(), indices = adaptor.getIndices();
     auto dType = cast<RankedTensorType>(data.getType());
     RankedTensorType type = convertedResultType(*typeConverter, op);
     int64_t rank = dType.getRank(), axis = normAxis(op.getAxis(), rank);
-    if (axis < 0 || axis >= rank || dType.getNumElements() == 0)
+    if (axis < 0 || axis >= rank || knownEmpty(dType))
       return unsupported(rewriter, op, "axis out of range or empty data");
-    if (type.getNumElements() == 0) {
+    if (type.getRank() != rank)
+      return unsupported(rewriter, op, "indices must have the data's rank");
+    if (knownEmpty(type)) {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
       return success();
     }
+    // Positions along other dims are the output's own, clamped where the
+    // indices are larger than the data. (Where the indices have the data's
+    // size, an empty data dim means nothing to read.)
+    for (int64_t d = 0; d < rank; ++d)
+      requireReadable(op, op.getData(), d, op.getIndices(), d);
+    SmallVector<Value> dims = dimValues(rewriter, loc, data);
+    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
     auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{adaptor.getIndices()},
-        ValueRange{emptyTensor(rewriter, loc, type)},
+        rewriter, loc, type, ValueRange{indices},
+        ValueRange{emptyTensor(rewriter, loc, type, dynamicSizesOf(rewriter, loc, indices, all))},
         ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank),
                             rewriter.getMultiDimIdentityMap(rank)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
         [&](OpBuilder &b, Location l, ValueRange a) {
           SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d) {
-            if (d == axis) {
-              at.push_back(clampedIndex(b, l, a[0], dType.getDimSize(d)));
-              continue;
-            }
-            at.push_back(arith::MinSIOp::create(b, l, linalg::IndexOp::create(b, l, d),
-                                                cidx(b, l, dType.getDimSize(d) - 1)));
-          }
+          for (int64_t d = 0; d < rank; ++d)
+            at.push_back(d == axis
+                             ? clampedRead(b, l, a[0], dims[d])
+                             : clampedPosition(b, l, linalg::IndexOp::create(b, l, d), dims[d]));
           linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, data, at).getResult());
         });
     rewriter.replaceOp(op, generic.getResult(0));
@@ -211,13 +260,21 @@ struct GatherNDPattern : public OpConversionPattern<onnx::GatherNDOp> {
     auto iType = cast<RankedTensorType>(indices.getType());
     RankedTensorType type = convertedResultType(*typeConverter, op);
     int64_t r = dType.getRank(), q = iType.getRank(), bd = op.getBatchDims();
+    if (q < 1 || iType.isDynamicDim(q - 1))
+      return unsupported(rewriter, op, "the indices' last dim must be static");
     int64_t k = iType.getDimSize(q - 1);
-    if (q < 1 || bd < 0 || bd + k > r || dType.getNumElements() == 0)
+    if (bd < 0 || bd + k > r || bd >= q || knownEmpty(dType) ||
+        type.getRank() != q - 1 + r - bd - k)
       return unsupported(rewriter, op, "indices do not fit the data");
-    if (type.getNumElements() == 0) {
+    if (knownEmpty(type)) {
       rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
       return success();
     }
+    // The batch dims are the indices' (clamped into the data's), the
+    // indexed ones computed, the rest the data's own.
+    for (int64_t d = 0; d < bd + k; ++d)
+      requireReadable(op, op.getData(), d, d < bd ? op.getIndices() : Value(), d);
+    SmallVector<Value> dims = dimValues(rewriter, loc, data);
     rewriter.replaceOp(op, generateTensor(
         rewriter, loc, type, [&](OpBuilder &b, Location l) -> Value {
           // Output dims: indices' leading q-1 dims (the first bd are the
@@ -226,12 +283,14 @@ struct GatherNDPattern : public OpConversionPattern<onnx::GatherNDOp> {
           for (int64_t d = 0; d < q - 1; ++d)
             idxAt.push_back(linalg::IndexOp::create(b, l, d));
           for (int64_t d = 0; d < bd; ++d)
-            at.push_back(linalg::IndexOp::create(b, l, d));
+            at.push_back(dType.getDimSize(d) == iType.getDimSize(d) && !dType.isDynamicDim(d)
+                             ? idxAt[d]
+                             : clampedPosition(b, l, idxAt[d], dims[d]));
           for (int64_t j = 0; j < k; ++j) {
             SmallVector<Value> ia(idxAt);
             ia.push_back(cidx(b, l, j));
             Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(clampedIndex(b, l, v, dType.getDimSize(bd + j)));
+            at.push_back(clampedRead(b, l, v, dims[bd + j]));
           }
           for (int64_t d = bd + k; d < r; ++d)
             at.push_back(linalg::IndexOp::create(b, l, q - 1 + d - bd - k));
@@ -260,22 +319,25 @@ Value scatterCombine(OpBuilder &b, Location l, StringRef reduction, Value old, V
   return upd;
 }
 
-/// Builds an scf.for nest over `shape` carrying `init`; `body` gets the
+/// Builds an scf.for nest over `sizes` carrying `init`; `body` gets the
 /// induction variables and the carried tensor and returns the new one.
-Value loopNest(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, Value init,
+Value loopNest(OpBuilder &b, Location loc, ValueRange sizes, Value init,
                function_ref<Value(OpBuilder &, Location, ValueRange, Value)> body) {
-  SmallVector<Value> lbs, ubs, steps;
-  for (int64_t d : shape) {
-    lbs.push_back(cidx(b, loc, 0));
-    ubs.push_back(cidx(b, loc, d));
-    steps.push_back(cidx(b, loc, 1));
-  }
+  SmallVector<Value> lbs(sizes.size(), cidx(b, loc, 0)), steps(sizes.size(), cidx(b, loc, 1));
   scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, ValueRange{init},
+      b, loc, lbs, sizes, steps, ValueRange{init},
       [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange iter) -> scf::ValueVector {
         return {body(nb, l, ivs, iter[0])};
       });
   return nest.results[0];
+}
+
+/// The smaller of two sizes, folded where both are constants.
+Value minSize(OpBuilder &b, Location loc, Value x, Value y) {
+  std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+  if (cx && cy)
+    return cidx(b, loc, std::min(*cx, *cy));
+  return arith::MinSIOp::create(b, loc, x, y);
 }
 
 struct ScatterElementsPattern : public OpConversionPattern<onnx::ScatterElementsOp> {
@@ -285,23 +347,38 @@ struct ScatterElementsPattern : public OpConversionPattern<onnx::ScatterElements
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto dType = cast<RankedTensorType>(adaptor.getData().getType());
+    auto iType = cast<RankedTensorType>(adaptor.getIndices().getType());
     auto uType = cast<RankedTensorType>(adaptor.getUpdates().getType());
     int64_t rank = dType.getRank(), axis = normAxis(op.getAxis(), rank);
-    if (axis < 0 || axis >= rank || dType.getNumElements() == 0)
+    if (axis < 0 || axis >= rank || knownEmpty(dType))
       return unsupported(rewriter, op, "axis out of range or empty data");
+    if (iType.getRank() != rank || uType.getRank() != rank)
+      return unsupported(rewriter, op, "indices and updates must have the data's rank");
+    for (int64_t d = 0; d < rank; ++d)
+      if (!iType.isDynamicDim(d) && !uType.isDynamicDim(d) &&
+          iType.getDimSize(d) != uType.getDimSize(d))
+        return unsupported(rewriter, op, "indices and updates must have one shape");
     StringRef reduction = op.getReduction();
     bool isUnsigned = elementTypeOf(op.getData()).isUnsignedInteger();
-    Value indices = adaptor.getIndices(), updates = adaptor.getUpdates();
+    Value data = adaptor.getData(), indices = adaptor.getIndices(),
+          updates = adaptor.getUpdates();
+    for (int64_t d = 0; d < rank; ++d)
+      requireReadable(op, op.getData(), d, op.getUpdates(), d);
+    SmallVector<Value> dims = dimValues(rewriter, loc, data);
+    // Over the updates (and indices: the smaller where their sizes are
+    // known only at run time).
+    SmallVector<Value> sizes = dimValues(rewriter, loc, updates);
+    SmallVector<Value> iSizes = dimValues(rewriter, loc, indices);
+    for (int64_t d = 0; d < rank; ++d)
+      sizes[d] = minSize(rewriter, loc, sizes[d], iSizes[d]);
     Value result = loopNest(
-        rewriter, loc, uType.getShape(), adaptor.getData(),
+        rewriter, loc, sizes, data,
         [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) -> Value {
           Value idx = tensor::ExtractOp::create(b, l, indices, ivs);
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == axis ? clampedIndex(b, l, idx, dType.getDimSize(d))
-                                   : arith::MinSIOp::create(b, l, ivs[d],
-                                                            cidx(b, l, dType.getDimSize(d) - 1))
-                                         .getResult());
+            at.push_back(d == axis ? clampedRead(b, l, idx, dims[d])
+                                   : clampedPosition(b, l, ivs[d], dims[d]));
           Value upd = tensor::ExtractOp::create(b, l, updates, ivs);
           Value old = tensor::ExtractOp::create(b, l, acc, at);
           return tensor::InsertOp::create(b, l, scatterCombine(b, l, reduction, old, upd, isUnsigned),
@@ -322,21 +399,45 @@ struct ScatterNDPattern : public OpConversionPattern<onnx::ScatterNDOp> {
     auto iType = cast<RankedTensorType>(adaptor.getIndices().getType());
     auto uType = cast<RankedTensorType>(adaptor.getUpdates().getType());
     int64_t r = dType.getRank(), q = iType.getRank();
-    int64_t k = q ? iType.getDimSize(q - 1) : 0;
-    if (q < 1 || k > r || dType.getNumElements() == 0 || uType.getRank() != q - 1 + r - k)
+    if (q < 1 || iType.isDynamicDim(q - 1))
+      return unsupported(rewriter, op, "the indices' last dim must be static");
+    int64_t k = iType.getDimSize(q - 1);
+    if (k > r || knownEmpty(dType) || uType.getRank() != q - 1 + r - k)
       return unsupported(rewriter, op, "indices and updates do not fit the data");
+    // updates' shape is indices.shape[:-1] + data.shape[k:].
+    auto fits = [](int64_t a, int64_t b) {
+      return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+    };
+    for (int64_t d = 0; d < q - 1; ++d)
+      if (!fits(uType.getDimSize(d), iType.getDimSize(d)))
+        return unsupported(rewriter, op, "indices and updates do not fit the data");
+    for (int64_t d = k; d < r; ++d)
+      if (!fits(uType.getDimSize(q - 1 + d - k), dType.getDimSize(d)))
+        return unsupported(rewriter, op, "indices and updates do not fit the data");
     StringRef reduction = op.getReduction();
     bool isUnsigned = elementTypeOf(op.getData()).isUnsignedInteger();
-    Value indices = adaptor.getIndices(), updates = adaptor.getUpdates();
+    Value data = adaptor.getData(), indices = adaptor.getIndices(),
+          updates = adaptor.getUpdates();
+    for (int64_t d = 0; d < k; ++d)
+      requireReadable(op, op.getData(), d);
+    SmallVector<Value> dims = dimValues(rewriter, loc, data);
+    // Over the updates, bounded by the indices and the data where their
+    // sizes are known only at run time.
+    SmallVector<Value> sizes = dimValues(rewriter, loc, updates);
+    SmallVector<Value> iSizes = dimValues(rewriter, loc, indices);
+    for (int64_t d = 0; d < q - 1; ++d)
+      sizes[d] = minSize(rewriter, loc, sizes[d], iSizes[d]);
+    for (int64_t d = k; d < r; ++d)
+      sizes[q - 1 + d - k] = minSize(rewriter, loc, sizes[q - 1 + d - k], dims[d]);
     Value result = loopNest(
-        rewriter, loc, uType.getShape(), adaptor.getData(),
+        rewriter, loc, sizes, data,
         [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) -> Value {
           SmallVector<Value> at;
           for (int64_t j = 0; j < k; ++j) {
             SmallVector<Value> ia(ivs.take_front(q - 1));
             ia.push_back(cidx(b, l, j));
             Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(clampedIndex(b, l, v, dType.getDimSize(j)));
+            at.push_back(clampedRead(b, l, v, dims[j]));
           }
           for (int64_t d = k; d < r; ++d)
             at.push_back(ivs[q - 1 + d - k]);
@@ -396,8 +497,10 @@ struct OneHotPattern : public OpConversionPattern<onnx::OneHotOp> {
     if (axis < 0 || axis >= rank)
       return unsupported(rewriter, op, "axis out of range");
     auto vType = cast<RankedTensorType>(adaptor.getValues().getType());
-    if (vType.getNumElements() != 2)
+    if (!vType.hasStaticShape() || vType.getNumElements() != 2)
       return unsupported(rewriter, op, "values must hold two elements");
+    if (type.isDynamicDim(axis))
+      return unsupported(rewriter, op, "a depth known only at run time");
     Value off = tensor::ExtractOp::create(rewriter, loc, adaptor.getValues(),
                                           ValueRange{cidx(rewriter, loc, 0)});
     Value on = tensor::ExtractOp::create(rewriter, loc, adaptor.getValues(),
@@ -409,9 +512,12 @@ struct OneHotPattern : public OpConversionPattern<onnx::OneHotOp> {
       if (d != axis)
         iExprs.push_back(getAffineDimExpr(d, ctx));
     Type idxElem = elementTypeOf(op.getIndices());
+    // The output's other dims are the indices' own.
+    SmallVector<int64_t> iDims = llvm::to_vector(llvm::seq<int64_t>(0, rank - 1));
     auto generic = linalg::GenericOp::create(
         rewriter, loc, type, ValueRange{adaptor.getIndices()},
-        ValueRange{emptyTensor(rewriter, loc, type)},
+        ValueRange{emptyTensor(rewriter, loc, type,
+                               dynamicSizesOf(rewriter, loc, adaptor.getIndices(), iDims))},
         ArrayRef<AffineMap>{AffineMap::get(rank, 0, iExprs, ctx),
                             rewriter.getMultiDimIdentityMap(rank)},
         SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),

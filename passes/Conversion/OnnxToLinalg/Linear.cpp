@@ -203,21 +203,49 @@ struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
     for (char ch : reduced)
       dimOf[ch] = ellRank + dimOf.size();
     unsigned nd = ellRank + dimOf.size();
-    // Loop sizes (ellipsis dims broadcast, aligned right).
+    // Loop sizes: a static size where an operand has one (ellipsis dims
+    // broadcast from 1, aligned right), else dynamic, with an operand dim
+    // that has it (for the output's sizes).
     SmallVector<int64_t> size(nd, 1);
+    SmallVector<std::pair<size_t, int64_t>> source(nd, {0, -1});
+    SmallVector<bool> seen(nd, false);
+    auto take = [&](unsigned d, int64_t s, size_t k, int64_t pos, bool named) {
+      bool toStatic = ShapedType::isDynamic(size[d]) && !ShapedType::isDynamic(s);
+      bool replace = !seen[d] || (named ? toStatic
+                                        : (size[d] == 1 && s != 1) || (toStatic && s != 1));
+      seen[d] = true;
+      if (!replace)
+        return;
+      size[d] = s;
+      source[d] = {k, pos};
+    };
     for (size_t k = 0; k < letters.size(); ++k) {
       auto shape = cast<RankedTensorType>(inputs[k].getType()).getShape();
       int64_t pos = 0;
       for (char ch : letters[k]) {
         if (ch == '.') {
-          for (int64_t e = 0; e < ellDims[k]; ++e) {
-            int64_t d = shape[pos++], &s = size[ellRank - ellDims[k] + e];
-            if (s == 1)
-              s = d;
-          }
+          for (int64_t e = 0; e < ellDims[k]; ++e, ++pos)
+            take(ellRank - ellDims[k] + e, shape[pos], k, pos, false);
           continue;
         }
-        size[dimOf[ch]] = shape[pos++];
+        take(dimOf[ch], shape[pos], k, pos, true);
+        ++pos;
+      }
+    }
+    // A letter has one size in every operand (only the ellipsis broadcasts).
+    for (size_t k = 0; k < letters.size(); ++k) {
+      auto shape = cast<RankedTensorType>(inputs[k].getType()).getShape();
+      int64_t pos = 0;
+      for (char ch : letters[k]) {
+        if (ch == '.') {
+          pos += ellDims[k];
+          continue;
+        }
+        int64_t s = shape[pos++], want = size[dimOf[ch]];
+        if (!ShapedType::isDynamic(s) && !ShapedType::isDynamic(want) && s != want)
+          return unsupported(rewriter, op,
+                             std::string("letter '") + ch + "' has sizes " + std::to_string(s) +
+                                 " and " + std::to_string(want));
       }
     }
     MLIRContext *ctx = rewriter.getContext();
@@ -243,28 +271,38 @@ struct EinsumPattern : public OpConversionPattern<onnx::EinsumOp> {
     }
     SmallVector<AffineExpr> outExprs;
     SmallVector<int64_t> outShape;
+    SmallVector<Value> outSizes;
+    auto addOut = [&](unsigned d) {
+      outExprs.push_back(getAffineDimExpr(d, ctx));
+      outShape.push_back(size[d]);
+      if (ShapedType::isDynamic(size[d]))
+        outSizes.push_back(
+            tensor::DimOp::create(rewriter, loc, inputs[source[d].first], source[d].second));
+    };
     // In the output term's order; '.' stands for the ellipsis dims.
     for (char ch : outLetters) {
       if (ch == '.') {
-        for (unsigned d = 0; d < ellRank; ++d) {
-          outExprs.push_back(getAffineDimExpr(d, ctx));
-          outShape.push_back(size[d]);
-        }
+        for (unsigned d = 0; d < ellRank; ++d)
+          addOut(d);
         continue;
       }
-      outExprs.push_back(getAffineDimExpr(dimOf[ch], ctx));
-      outShape.push_back(size[dimOf[ch]]);
+      addOut(dimOf[ch]);
     }
     maps.push_back(AffineMap::get(nd, 0, outExprs, ctx));
     RankedTensorType resultType = convertedResultType(*typeConverter, op);
     Type et = resultType.getElementType();
     auto outType = RankedTensorType::get(outShape, et);
-    if (outType.getNumElements() != resultType.getNumElements())
+    bool fits = outType.hasStaticShape() && resultType.hasStaticShape()
+                    ? outType.getNumElements() == resultType.getNumElements()
+                    : outType.getShape() == resultType.getShape();
+    if (!fits)
       return unsupported(rewriter, op, "the equation's output does not match the result shape");
     SmallVector<utils::IteratorType> iters(nd, utils::IteratorType::parallel);
     for (char ch : reduced)
       iters[dimOf[ch]] = utils::IteratorType::reduction;
-    Value init = filledTensor(rewriter, loc, outType, scalarConstant(rewriter, loc, et, 0));
+    Value init = linalg::FillOp::create(rewriter, loc, scalarConstant(rewriter, loc, et, 0),
+                                        emptyTensor(rewriter, loc, outType, outSizes))
+                     .getResult(0);
     bool isFloat = isa<FloatType>(et);
     auto generic = linalg::GenericOp::create(
         rewriter, loc, outType, inputs, ValueRange{init}, maps, iters,

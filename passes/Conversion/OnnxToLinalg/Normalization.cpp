@@ -282,6 +282,8 @@ struct LRNPattern : public OpConversionPattern<onnx::LRNOp> {
     int64_t rank = type.getRank(), size = op.getSize();
     if (rank < 3 || size < 1)
       return unsupported(rewriter, op, "needs rank >= 3 and size >= 1");
+    if (type.isDynamicDim(1))
+      return unsupported(rewriter, op, "a dynamic channel dim is not supported");
     Type et = type.getElementType();
     double alpha = op.getAlphaAttr() ? op.getAlphaAttr().getValueAsDouble() : 1e-4;
     double beta = op.getBetaAttr() ? op.getBetaAttr().getValueAsDouble() : 0.75;

@@ -43,6 +43,21 @@ bool isOnnxOp(Operation *op) {
 /// Ops that need no pattern: `none` values disappear with their users.
 bool isStructural(Operation *op) { return isa<kiln::onnx::NoValueOp>(op); }
 
+/// Ops whose lowering handles the model's dynamic dims (besides every
+/// elementwise op), in the order the unsupported-op message lists them;
+/// each refuses, naming why, what it cannot do with them.
+constexpr const char *kDynamicReady[] = {
+    "ArgMax", "ArgMin", "AveragePool", "BatchNormalization", "Concat", "ConstantOfShape",
+    "Conv", "CumSum", "DepthToSpace", "DequantizeLinear", "DynamicQuantizeLinear", "Einsum",
+    "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "Gemm", "GlobalAveragePool",
+    "GlobalMaxPool", "Hardmax", "Identity", "InstanceNormalization", "LayerNormalization",
+    "LogSoftmax", "LpNormalization", "LRN", "MatMul", "MatMulInteger", "MaxPool",
+    "MeanVarianceNormalization", "OneHot", "Pad", "QLinearMatMul", "QuantizeLinear", "Range",
+    "ReduceL1", "ReduceL2", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
+    "ReduceProd", "ReduceSum", "ReduceSumSquare", "Reshape", "Resize", "ScatterElements",
+    "ScatterND", "Shape", "Size", "Slice", "Softmax", "Split", "Squeeze", "Tile", "TopK",
+    "Transpose", "Trilu", "Unsqueeze"};
+
 struct ConvertOnnxToLinalgPass
     : public kiln::impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {
   using Base::Base;
@@ -60,22 +75,9 @@ struct ConvertOnnxToLinalgPass
     llvm::scope_exit unset([] { setDimSymbols(nullptr); });
     OnnxTypeConverter converter;
     RewritePatternSet patterns(context);
-    // Ops whose lowering handles the model's dynamic dim (besides every
-    // elementwise op); each refuses, naming why, what it cannot do with it.
-    llvm::StringSet<> dynamicReady = {
-        "onnx.MatMul",       "onnx.Gemm",      "onnx.Softmax",   "onnx.LogSoftmax",
-        "onnx.Transpose",    "onnx.Identity",  "onnx.Reshape",   "onnx.Flatten",
-        "onnx.Squeeze",      "onnx.Unsqueeze", "onnx.Gather",    "onnx.Shape",
-        "onnx.Size",         "onnx.Slice",     "onnx.LayerNormalization", "onnx.ReduceSum",
-        "onnx.ReduceMean",   "onnx.ReduceMax", "onnx.ReduceMin", "onnx.ReduceProd",
-        "onnx.ReduceL1",     "onnx.ReduceL2",  "onnx.ReduceSumSquare",
-        "onnx.ReduceLogSumExp", "onnx.Expand", "onnx.ConstantOfShape",
-        "onnx.Split",        "onnx.Trilu",     "onnx.Range",     "onnx.Concat",
-        "onnx.Conv",         "onnx.MaxPool",   "onnx.AveragePool", "onnx.GlobalAveragePool",
-        "onnx.GlobalMaxPool", "onnx.DynamicQuantizeLinear", "onnx.MatMulInteger",
-        "onnx.QLinearMatMul", "onnx.BatchNormalization", "onnx.Pad", "onnx.Tile",
-        "onnx.InstanceNormalization", "onnx.MeanVarianceNormalization", "onnx.ArgMax",
-        "onnx.ArgMin", "onnx.CumSum", "onnx.Resize", "onnx.DepthToSpace"};
+    llvm::StringSet<> dynamicReady;
+    for (const char *name : kDynamicReady)
+      dynamicReady.insert(std::string("onnx.") + name);
     populateElementwisePatterns(converter, patterns, &dynamicReady);
     populateLinearPatterns(converter, patterns);
     populateConvolutionPatterns(converter, patterns, winograd);
@@ -336,14 +338,9 @@ struct ConvertOnnxToLinalgPass
         else
           diag << "; " << backendName() << " does not handle the dynamic dim"
                << (dynamicNames->size() > 1 ? "s " : " ") << quoted
-               << " in this op yet (it does in elementwise ops, MatMul, Gemm, Conv, "
-                  "MaxPool, AveragePool, global pools, Softmax, LayerNormalization, BatchNormalization, "
-                  "InstanceNormalization, MeanVarianceNormalization, Pad, Tile, ArgMax, ArgMin, CumSum, "
-                  "Resize, DepthToSpace, reductions, Transpose, "
-                  "Reshape-like ops, Slice, "
-                  "Split, Concat, Gather, Expand, ConstantOfShape of dims read by Shape, Range, "
-                  "Trilu, Shape, Size, DynamicQuantizeLinear, MatMulInteger, QLinearMatMul); "
-                  "pin it with --input-shape";
+               << " in this op yet (it does in elementwise ops and in "
+               << llvm::join(ArrayRef<const char *>(kDynamicReady), ", ")
+               << "); pin it with --input-shape";
         ok = false;
         return false;
       };

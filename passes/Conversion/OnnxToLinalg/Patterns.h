@@ -252,6 +252,10 @@ void requireNonZero(mlir::Operation *op, mlir::Value v, int64_t dim);
 /// static or not such an expression.
 std::optional<llvm::SmallVector<int64_t>> dimExpr(mlir::Value v, int64_t dim);
 
+/// Whether dim `da` of `a` and dim `db` of `b` (onnx values) always have
+/// the same size: the same static size, or the same dynamic dim.
+bool sameSize(mlir::Value a, int64_t da, mlir::Value b, int64_t db);
+
 /// Makes the entry point of `op`'s function refuse the dims' values for
 /// which `expr` (as dimExpr gives it) is negative.
 void requireNonNegative(mlir::Operation *op, llvm::ArrayRef<int64_t> expr);

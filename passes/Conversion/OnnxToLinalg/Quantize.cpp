@@ -22,12 +22,19 @@ using namespace mlir;
 using namespace kiln::lowering;
 namespace onnx = kiln::onnx;
 
+/// Whether a parameter tensor holds one value (per tensor), as its type says.
+static bool hasOneElement(Value param) {
+  auto type = cast<RankedTensorType>(param.getType());
+  return type.hasStaticShape() && type.getNumElements() == 1;
+}
+
 FailureOr<Value> kiln::lowering::alongAxis(OpBuilder &b, Location loc, Value param,
                                            int64_t axis, int64_t rank, int64_t dim) {
   auto type = cast<RankedTensorType>(param.getType());
-  if (type.getNumElements() == 1 && type.getRank() <= 1)
+  if (hasOneElement(param) && type.getRank() <= 1)
     return reshapeTensor(b, loc, param, RankedTensorType::get({}, type.getElementType()));
-  if (type.getRank() != 1 || type.getDimSize(0) != dim)
+  // Per axis: as many values as the dim has, both known.
+  if (type.getRank() != 1 || type.isDynamicDim(0) || type.getDimSize(0) != dim)
     return failure();
   SmallVector<int64_t> shape(rank, 1);
   shape[axis] = dim;
@@ -70,9 +77,11 @@ struct QuantizePattern : public OpConversionPattern<onnx::QuantizeLinearOp> {
     if (axis < 0)
       axis += rank;
     // The axis matters only for per-axis (1-D, several values) parameters.
-    bool perAxis = cast<RankedTensorType>(adaptor.getYScale().getType()).getNumElements() > 1;
+    bool perAxis = !hasOneElement(adaptor.getYScale());
     if (perAxis && (axis < 0 || axis >= rank))
       return unsupported(rewriter, op, "axis out of range");
+    if (perAxis && xType.isDynamicDim(axis))
+      return unsupported(rewriter, op, "per-axis parameters along a dynamic dim");
     int64_t dim = perAxis ? xType.getDimSize(axis) : 1;
     FailureOr<Value> scale = alongAxis(rewriter, loc, adaptor.getYScale(), axis, rank, dim);
     if (failed(scale))
@@ -115,9 +124,11 @@ struct DequantizePattern : public OpConversionPattern<onnx::DequantizeLinearOp> 
     if (axis < 0)
       axis += rank;
     // The axis matters only for per-axis (1-D, several values) parameters.
-    bool perAxis = cast<RankedTensorType>(adaptor.getXScale().getType()).getNumElements() > 1;
+    bool perAxis = !hasOneElement(adaptor.getXScale());
     if (perAxis && (axis < 0 || axis >= rank))
       return unsupported(rewriter, op, "axis out of range");
+    if (perAxis && xType.isDynamicDim(axis))
+      return unsupported(rewriter, op, "per-axis parameters along a dynamic dim");
     int64_t dim = perAxis ? xType.getDimSize(axis) : 1;
     FailureOr<Value> scale = alongAxis(rewriter, loc, adaptor.getXScale(), axis, rank, dim);
     if (failed(scale))
@@ -234,8 +245,7 @@ FailureOr<Value> minusZeroPoint(OpBuilder &b, Location loc, Value x, Type xElem,
   Type i32 = b.getI32Type();
   SmallVector<Value> ins{x};
   if (zp) {
-    auto zpType = cast<RankedTensorType>(zp.getType());
-    int64_t dim = zpType.getNumElements() > 1 ? xType.getDimSize(axis) : 1;
+    int64_t dim = hasOneElement(zp) ? 1 : xType.getDimSize(axis);
     FailureOr<Value> z = alongAxis(b, loc, zp, axis, xType.getRank(), dim);
     if (failed(z))
       return failure();
@@ -364,8 +374,7 @@ struct QLinearMatMulPattern : public OpConversionPattern<onnx::QLinearMatMulOp> 
     if (failed(acc))
       return unsupported(rewriter, op, "inner dims differ");
     auto dimOf = [&](Value v, int64_t axis) {
-      return cast<RankedTensorType>(v.getType()).getNumElements() > 1
-                 ? yType.getDimSize(axis) : 1;
+      return hasOneElement(v) ? 1 : yType.getDimSize(axis);
     };
     FailureOr<Value> as = alongAxis(rewriter, loc, adaptor.getAScale(), r - 2, r,
                                     dimOf(adaptor.getAScale(), r - 2));
@@ -452,8 +461,7 @@ struct QLinearConvPattern : public OpConversionPattern<onnx::QLinearConvOp> {
       return failure();
     }
     int64_t r = outType.getRank(), m = yType.getDimSize(1);
-    bool perChannel =
-        cast<RankedTensorType>(adaptor.getWScale().getType()).getNumElements() > 1;
+    bool perChannel = !hasOneElement(adaptor.getWScale());
     FailureOr<Value> xs = perTensor(rewriter, loc, adaptor.getXScale());
     FailureOr<Value> ws = alongAxis(rewriter, loc, adaptor.getWScale(), 1, r,
                                     perChannel ? m : 1);

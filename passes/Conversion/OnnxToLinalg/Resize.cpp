@@ -288,15 +288,8 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
 
   /// Whether dim `d` of the output is the input's own (the same size, or
   /// the same dynamic dim).
-  static bool sameDim(onnx::ResizeOp op, RankedTensorType xType, RankedTensorType yType,
-                      int64_t d) {
-    if (!xType.isDynamicDim(d) || !yType.isDynamicDim(d))
-      return xType.getDimSize(d) == yType.getDimSize(d);
-    SmallVector<int64_t> sx = onnx::recordedDimSymbols(op.getX());
-    SmallVector<int64_t> sy = onnx::recordedDimSymbols(op.getY());
-    if (sx.empty() && sy.empty())
-      return true; // One dynamic dim and nothing made of it: every `?` is it.
-    return d < int64_t(sx.size()) && d < int64_t(sy.size()) && sx[d] >= 0 && sx[d] == sy[d];
+  static bool sameDim(onnx::ResizeOp op, int64_t d) {
+    return sameSize(op.getX(), d, op.getY(), d);
   }
 
   /// Taps computed in the generic (f64) by buildTable's rules, where no
@@ -340,7 +333,7 @@ struct ResizePattern : public OpConversionPattern<onnx::ResizeOp> {
       // samples (floor(in * 1.2) can equal in): resize every dim. So does
       // tf_half_pixel_for_nn at scale 1 (it reads o + 0.5).
       resized[d] = runtimeScales || crop || coord == "tf_half_pixel_for_nn" ||
-                   !sameDim(op, xType, yType, d) || (!scales.empty() && scales[d] != 1.0);
+                   !sameDim(op, d) || (!scales.empty() && scales[d] != 1.0);
       if (!resized[d])
         continue;
       // Static sizes as constants; dynamic ones read at run time.

@@ -97,8 +97,19 @@ struct TopKPattern : public OpConversionPattern<onnx::TopKOp> {
       return unsupported(rewriter, op, "axis out of range");
     RankedTensorType vType = convertedResultType(*typeConverter, op, 0);
     RankedTensorType iType = convertedResultType(*typeConverter, op, 1);
-    if (vType.getDimSize(axis) > xType.getDimSize(axis))
+    if (vType.isDynamicDim(axis))
+      return unsupported(rewriter, op, "a K known only at run time");
+    int64_t k = vType.getDimSize(axis);
+    if (!xType.isDynamicDim(axis) && k > xType.getDimSize(axis))
       return unsupported(rewriter, op, "K is larger than the axis");
+    // Over a dynamic axis the entry point refuses sizes below K where the
+    // axis is an expression of the model's dims; elsewhere the positions
+    // past its end stay 0.
+    if (xType.isDynamicDim(axis))
+      if (std::optional<SmallVector<int64_t>> expr = dimExpr(op.getX(), axis)) {
+        (*expr)[0] -= k;
+        requireNonNegative(op, *expr);
+      }
     for (int64_t d = 0; d < rank; ++d)
       if (d != axis && (vType.getDimSize(d) != xType.getDimSize(d) ||
                         iType.getShape() != vType.getShape()))

@@ -107,21 +107,20 @@ func.func @gather_elements(%d: tensor<3x4xf32>, %i: tensor<2x3xi64>) -> tensor<2
 
 // GatherND with batch_dims = 1: an input-less generic over the result
 // [batch, index row, trailing data dim]; the batch dim indexes the data
-// directly, the index tuple is read from the indices at [b, i, 0], and the
+// directly (the same size in both), the index tuple is read from the indices at [b, i, 0], and the
 // remaining data dim is the last loop.
 // CHECK-LABEL: func.func @gather_nd_batch_dims(
 // CHECK-SAME: %[[D:.*]]: tensor<2x3x4xf32>, %[[IDX:.*]]: tensor<2x2x1xi64>) -> tensor<2x2x4xf32>
 // CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<2x2x4xf32>)
 // CHECK: %[[B:.*]] = linalg.index 0 : index
 // CHECK: %[[R:.*]] = linalg.index 1 : index
-// CHECK: %[[BD:.*]] = linalg.index 0 : index
 // CHECK: %[[C0:.*]] = arith.constant 0 : index
 // CHECK: %[[T:.*]] = tensor.extract %[[IDX]][%[[B]], %[[R]], %[[C0]]] : tensor<2x2x1xi64>
 // CHECK: arith.index_cast %[[T]] : i64 to index
 // CHECK: %[[MAX:.*]] = arith.constant 2 : index
 // CHECK: %[[ROW:.*]] = arith.minsi %{{.*}}, %[[MAX]] : index
 // CHECK: %[[LAST:.*]] = linalg.index 2 : index
-// CHECK: tensor.extract %[[D]][%[[BD]], %[[ROW]], %[[LAST]]] : tensor<2x3x4xf32>
+// CHECK: tensor.extract %[[D]][%[[B]], %[[ROW]], %[[LAST]]] : tensor<2x3x4xf32>
 func.func @gather_nd_batch_dims(%d: tensor<2x3x4xf32>, %i: tensor<2x2x1xi64>) -> tensor<2x2x4xf32> {
   %0 = "onnx.GatherND"(%d, %i) <{batch_dims = 1 : i64}> : (tensor<2x3x4xf32>, tensor<2x2x1xi64>) -> tensor<2x2x4xf32>
   return %0 : tensor<2x2x4xf32>

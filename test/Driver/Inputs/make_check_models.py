@@ -43,10 +43,11 @@ def main():
     model(out, "opset25", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", [4])], [vi("y", [4])], opsets=(("", 25),))
     # A symbolic dim that is not a leading batch dim: Relu handles it,
-    # LRN not yet.
+    # LpPool not yet.
     model(out, "dynamic", [helper.make_node("Relu", ["x"], ["r"], name="relu"),
-                           helper.make_node("LRN", ["r"], ["y"], name="lrn", size=3)],
-          [vi("x", [1, 3, "M"])], [vi("y", [1, 3, "M"])])
+                           helper.make_node("LpPool", ["r"], ["y"], name="pool",
+                                            kernel_shape=[2])],
+          [vi("x", [1, 3, "M"])], [vi("y", [1, 3, None])])
     # A symbolic batch dim: supported, items one at a time.
     model(out, "batch", [helper.make_node("Relu", ["x"], ["y"], name="relu")],
           [vi("x", ["N", 4])], [vi("y", ["N", 4])])

@@ -192,22 +192,19 @@ def attention(out, rng):
           [vi("x", ["N", 5, 8])], [vi("y", ["M", 5, 1])], inits=inits)
 
 
-def lrn(out, rng):
-    """An LRN over a dynamic batch [N, 2, 4, 4]: item by item its shapes
-    are static; kiln's LRN does not take a dynamic dim, so a whole batch is
-    refused."""
-    model(out, "lrn",
-          [helper.make_node("LRN", ["x"], ["t"], name="lrn", size=3),
+def lppool(out, rng):
+    """An LpPool over a dynamic batch [N, 2, 4, 4]: item by item its shapes
+    are static; kiln's LpPool does not take a dynamic dim, so a whole batch
+    is refused."""
+    model(out, "lppool",
+          [helper.make_node("LpPool", ["x"], ["t"], name="pool", kernel_shape=[2, 2],
+                            strides=[2, 2], p=2),
            helper.make_node("Relu", ["t"], ["y"], name="relu")],
-          [vi("x", ["N", 2, 4, 4])], [vi("y", ["N", 2, 4, 4])])
+          [vi("x", ["N", 2, 4, 4])], [vi("y", ["N", 2, 2, 2])])
     x = rng.standard_normal((3, 2, 4, 4)).astype(np.float32)
-    # ONNX's LRN: channels c - 1 .. c + 1 for size 3; alpha 1e-4, beta
-    # 0.75, bias 1.
-    sq = np.pad(x * x, ((0, 0), (1, 1), (0, 0), (0, 0)))
-    window = sq[:, 0:2] + sq[:, 1:3] + sq[:, 2:4]
-    y = np.maximum(x / (1 + 1e-4 / 3 * window) ** 0.75, 0)
-    np.save(os.path.join(out, "lrn_x.npy"), x)
-    np.save(os.path.join(out, "lrn_y.npy"), y.astype(np.float32))
+    windows = (x * x).reshape(3, 2, 2, 2, 2, 2).sum(axis=(3, 5))
+    np.save(os.path.join(out, "lppool_x.npy"), x)
+    np.save(os.path.join(out, "lppool_y.npy"), np.sqrt(windows).astype(np.float32))
 
 
 def main():
@@ -333,7 +330,7 @@ def main():
           inits=[init("scales", np.array([2, 1, 1, 1], np.float32))])
     attention(out, rng)
     masked_attention(out, rng)
-    lrn(out, rng)
+    lppool(out, rng)
     # ConstantOfShape of twice the length: the unknown size is not the
     # dynamic dim itself but 2*seq.
     np.save(os.path.join(out, "zeros_twice_x.npy"), np.ones((2, 5), np.float32))

@@ -1,0 +1,176 @@
+"""Indexing, selection, quantisation and normalisation ops over dynamic dims
+(a sequence length, a height and width), for dynamic-ops.test, with numpy
+references at several sizes.
+
+    python3 make_dynamic_op_models.py OUTDIR
+"""
+import os
+import sys
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from make_dynamic_models import init, model, vi
+
+n = helper.make_node
+
+
+def save(out, name, array):
+    np.save(os.path.join(out, name + ".npy"), array)
+
+
+def topk(x, k, axis):
+    """Largest k along axis, ties to the lower index (a stable sort)."""
+    order = np.argsort(-x, axis=axis, kind="stable")
+    idx = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, idx, axis=axis), idx.astype(np.int64)
+
+
+def per_token(out, rng):
+    """Ops that keep a [1, seq, 4] input's length: GatherElements and
+    ScatterElements along seq, TopK along the last dim, Hardmax,
+    LpNormalization, OneHot of token ids, two Einsums (one with an
+    ellipsis, one whose output is [1, seq, seq])."""
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    model(out, "per_token",
+          [n("GatherElements", ["x", "idx"], ["gathered"], name="gather", axis=1),
+           n("ScatterElements", ["x", "idx", "x"], ["scattered"], name="scatter", axis=1,
+             reduction="add"),
+           n("TopK", ["x", "two"], ["top", "top_i"], name="top", axis=-1),
+           n("Hardmax", ["x"], ["hard"], name="hard", axis=-1),
+           n("LpNormalization", ["x"], ["unit"], name="unit", axis=-1, p=2),
+           n("OneHot", ["tok", "depth", "onoff"], ["hot"], name="hot", axis=-1),
+           n("Einsum", ["x", "w"], ["proj"], name="proj", equation="...d,de->...e"),
+           n("Einsum", ["x", "x"], ["scores"], name="scores", equation="bsd,btd->bst")],
+          [vi("x", [1, "seq", 4]), vi("idx", [1, "seq", 4], TensorProto.INT64),
+           vi("tok", [1, "seq"], TensorProto.INT64)],
+          [vi("gathered", [1, "seq", 4]), vi("scattered", [1, "seq", 4]),
+           vi("top", [1, "seq", 2]), vi("top_i", [1, "seq", 2], TensorProto.INT64),
+           vi("hard", [1, "seq", 4]), vi("unit", [1, "seq", 4]), vi("hot", [1, "seq", 5]),
+           vi("proj", [1, "seq", 3]), vi("scores", [1, "seq", "seq"])],
+          [init("two", np.array([2], np.int64)), init("depth", np.array(5, np.int64)),
+           init("onoff", np.array([-1, 3], np.float32)), init("w", w)])
+    for seq in (0, 1, 6):
+        x = rng.standard_normal((1, seq, 4)).astype(np.float32)
+        # Negative indices count from the end.
+        idx = rng.integers(-seq, seq, (1, seq, 4)) if seq else np.zeros((1, 0, 4), np.int64)
+        tok = rng.integers(-5, 5, (1, seq))
+        scattered = x.copy()
+        for i in np.ndindex(idx.shape):
+            at = (i[0], idx[i] % seq, i[2])
+            scattered[at] += x[i]
+        hard = np.zeros_like(x)
+        if seq:
+            np.put_along_axis(hard, x.argmax(-1)[..., None], 1, -1)
+        hot = np.where(np.arange(5) == (tok % 5)[..., None], 3, -1).astype(np.float32)
+        top, top_i = topk(x, 2, -1)
+        for name, a in (("x", x), ("idx", idx.astype(np.int64)), ("tok", tok.astype(np.int64)),
+                        ("gathered", np.take_along_axis(x, idx % max(seq, 1), 1)),
+                        ("scattered", scattered), ("top", top), ("top_i", top_i),
+                        ("hard", hard), ("unit", x / np.sqrt((x * x).sum(-1, keepdims=True))),
+                        ("hot", hot), ("proj", x @ w),
+                        ("scores", np.einsum("bsd,btd->bst", x, x))):
+            save(out, f"per_token_{name}{seq}", a)
+
+
+def rows(out, rng):
+    """Reads and writes of chosen rows of a [1, seq, 4] input (a cache):
+    GatherND with a batch dim, ScatterND and TopK along seq. Each needs
+    seq >= 1 (TopK: >= 3)."""
+    model(out, "rows",
+          [n("GatherND", ["x", "at"], ["picked"], name="pick", batch_dims=1),
+           n("ScatterND", ["x", "where", "rows"], ["written"], name="write"),
+           n("TopK", ["x", "three"], ["best", "best_i"], name="best", axis=1, largest=0)],
+          [vi("x", [1, "seq", 4]), vi("at", [1, 2, 1], TensorProto.INT64),
+           vi("where", [2, 2], TensorProto.INT64), vi("rows", [2, 4])],
+          [vi("picked", [1, 2, 4]), vi("written", [1, "seq", 4]),
+           vi("best", [1, 3, 4]), vi("best_i", [1, 3, 4], TensorProto.INT64)],
+          [init("three", np.array([3], np.int64))])
+    for seq in (3, 8):
+        x = rng.standard_normal((1, seq, 4)).astype(np.float32)
+        at = np.array([[[seq - 1], [-2]]], np.int64)
+        where = np.array([[0, 1], [0, -1]], np.int64)
+        rows_ = rng.standard_normal((2, 4)).astype(np.float32)
+        written = x.copy()
+        written[0, 1] = rows_[0]
+        written[0, seq - 1] = rows_[1]
+        best, best_i = topk(-x, 3, 1)
+        for name, a in (("x", x), ("at", at), ("where", where), ("rows", rows_),
+                        ("picked", x[0][at[0, :, 0] % seq][None]), ("written", written),
+                        ("best", -best), ("best_i", best_i)):
+            save(out, f"rows_{name}{seq}", a)
+    save(out, "rows_x2", np.zeros((1, 2, 4), np.float32))
+
+
+def cross(out, rng):
+    """Two lengths: cross-attention of [1, S, 4] queries over [1, T, 4]
+    keys and values as two Einsums ([1, S, T] scores), and a
+    GatherElements of the keys at [1, S, 4] indices (needs T >= 1)."""
+    model(out, "cross",
+          [n("Einsum", ["q", "kv"], ["scores"], name="scores", equation="bqd,bkd->bqk"),
+           n("Softmax", ["scores"], ["weights"], name="softmax", axis=-1),
+           n("Einsum", ["weights", "kv"], ["att"], name="mix", equation="bqk,bkd->bqd"),
+           n("GatherElements", ["kv", "idx"], ["picked"], name="pick", axis=1)],
+          [vi("q", [1, "S", 4]), vi("kv", [1, "T", 4]), vi("idx", [1, "S", 4], TensorProto.INT64)],
+          [vi("att", [1, "S", 4]), vi("picked", [1, "S", 4])])
+    for s, t in ((3, 5), (4, 1)):
+        q = rng.standard_normal((1, s, 4)).astype(np.float32)
+        kv = rng.standard_normal((1, t, 4)).astype(np.float32)
+        idx = rng.integers(0, t, (1, s, 4))
+        e = np.exp(np.einsum("bqd,bkd->bqk", q, kv))
+        for name, a in (("q", q), ("kv", kv), ("idx", idx), ("picked", np.take_along_axis(kv, idx, 1)),
+                        ("att", np.einsum("bqk,bkd->bqd", e / e.sum(-1, keepdims=True), kv))):
+            save(out, f"cross_{name}{s}_{t}", a)
+    save(out, "cross_q2_0", np.zeros((1, 2, 4), np.float32))
+    save(out, "cross_kv2_0", np.zeros((1, 0, 4), np.float32))
+    save(out, "cross_idx2_0", np.zeros((1, 2, 4), np.int64))
+
+
+def qdq(out, rng):
+    """QuantizeLinear to uint8 (an output) and back over [1, seq, 8]."""
+    model(out, "qdq_seq",
+          [n("QuantizeLinear", ["x", "scale", "zp"], ["q"], name="quant"),
+           n("DequantizeLinear", ["q", "scale", "zp"], ["y"], name="dequant")],
+          [vi("x", [1, "seq", 8])],
+          [vi("q", [1, "seq", 8], TensorProto.UINT8), vi("y", [1, "seq", 8])],
+          [init("scale", np.array(0.05, np.float32)), init("zp", np.array(3, np.uint8))])
+    # Per-axis scales along the length: refused.
+    model(out, "qdq_axis",
+          [n("Abs", ["x"], ["a"], name="abs"),
+           n("ReduceMax", ["a"], ["scale"], name="range", axes=[0, 2], keepdims=0),
+           n("QuantizeLinear", ["x", "scale"], ["q"], name="quant", axis=1)],
+          [vi("x", [1, "seq", 8])], [vi("q", [1, "seq", 8], TensorProto.UINT8)])
+    for seq in (1, 5):
+        x = (rng.standard_normal((1, seq, 8)) * 4).astype(np.float32)
+        q = np.clip(np.round(x / np.float32(0.05)) + 3, 0, 255).astype(np.uint8)
+        save(out, f"qdq_seq_x{seq}", x)
+        save(out, f"qdq_seq_q{seq}", q)
+        save(out, f"qdq_seq_y{seq}", ((q.astype(np.float32) - 3) * np.float32(0.05)))
+
+
+def lrn(out, rng):
+    """LRN across channels over a dynamic height and width."""
+    model(out, "lrn_hw", [n("LRN", ["x"], ["y"], name="lrn", size=3, alpha=0.5, beta=0.75,
+                            bias=2.0)],
+          [vi("x", [1, 5, "H", "W"])], [vi("y", [1, 5, "H", "W"])])
+    for h, w in ((2, 3), (1, 1)):
+        x = rng.standard_normal((1, 5, h, w)).astype(np.float32)
+        sq = np.pad(x * x, ((0, 0), (1, 1), (0, 0), (0, 0)))
+        window = sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:]
+        save(out, f"lrn_hw_x{h}_{w}", x)
+        save(out, f"lrn_hw_y{h}_{w}", (x / (2.0 + 0.5 / 3 * window) ** 0.75).astype(np.float32))
+
+
+def main():
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    rng = np.random.default_rng(3)
+    per_token(out, rng)
+    rows(out, rng)
+    cross(out, rng)
+    qdq(out, rng)
+    lrn(out, rng)
+
+
+if __name__ == "__main__":
+    main()
