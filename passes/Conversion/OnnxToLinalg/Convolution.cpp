@@ -361,10 +361,31 @@ struct ConvTransposePattern : public OpConversionPattern<onnx::ConvTransposeOp> 
     bool fromOutput = op.getOutputShape().has_value() || autoPad == "SAME_UPPER" ||
                       autoPad == "SAME_LOWER";
     SmallVector<int64_t> explicitPads = valuesOr(op.getPads(), 2 * sp, 0);
+    if (n == ShapedType::kDynamic || c == ShapedType::kDynamic)
+      return unsupported(rewriter, op, "a dynamic batch or channel dim is not supported");
+    bool dynamic = !xType.hasStaticShape();
+    if (dynamic && fromOutput)
+      return unsupported(rewriter, op,
+                         "output_shape or SAME padding with a dynamic spatial dim is not "
+                         "supported yet");
     SmallVector<int64_t> lo, hi, spread;
     for (int64_t i = 0; i < sp; ++i) {
       int64_t in = xType.getDimSize(2 + i), out = yType.getDimSize(2 + i);
       int64_t eff = (kernel[i] - 1) * dilations[i] + 1;
+      if (ShapedType::isDynamic(in)) {
+        // Explicit pads: the spread input ((in - 1) * stride + 1, known at
+        // run time) padded by eff - 1 - pads, the end also by
+        // output_padding.
+        int64_t pb = autoPad == "VALID" ? 0 : explicitPads[i];
+        int64_t pe = autoPad == "VALID" ? 0 : explicitPads[i + sp];
+        int64_t l = eff - 1 - pb, h = eff - 1 - pe + outPad[i];
+        if (l < 0 || h < 0)
+          return unsupported(rewriter, op, "pads larger than the kernel are not supported yet");
+        lo.push_back(l);
+        hi.push_back(h);
+        spread.push_back(ShapedType::kDynamic);
+        continue;
+      }
       int64_t total = strides[i] * (in - 1) + outPad[i] + eff - out;
       int64_t pb, pe;
       if (fromOutput) {
@@ -400,12 +421,32 @@ struct ConvTransposePattern : public OpConversionPattern<onnx::ConvTransposeOp> 
     Value zero = scalarConstant(rewriter, loc, et, 0);
     Value x = adaptor.getX();
     if (llvm::any_of(strides, [](int64_t s) { return s != 1; })) {
-      Value base = filledTensor(rewriter, loc, RankedTensorType::get(spreadShape, et), zero);
+      // A dynamic dim's spread size: (in - 1) * stride + 1, the input's
+      // size at run time.
+      SmallVector<Value> spreadSizes;
       SmallVector<OpFoldResult> offs(rank, rewriter.getIndexAttr(0)), sizes, steps;
       for (int64_t i = 0; i < rank; ++i) {
-        sizes.push_back(rewriter.getIndexAttr(xType.getDimSize(i)));
+        if (xType.isDynamicDim(i)) {
+          // An empty dim would spread to 1 - stride elements.
+          requireNonZero(op, op.getX(), i);
+          Value in = tensor::DimOp::create(rewriter, loc, x, i);
+          sizes.push_back(in);
+          Value s = arith::ConstantIndexOp::create(rewriter, loc, strides[i - 2]);
+          Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+          spreadSizes.push_back(arith::AddIOp::create(
+              rewriter, loc,
+              arith::MulIOp::create(rewriter, loc, arith::SubIOp::create(rewriter, loc, in, one), s),
+              one));
+        } else {
+          sizes.push_back(rewriter.getIndexAttr(xType.getDimSize(i)));
+        }
         steps.push_back(rewriter.getIndexAttr(i < 2 ? 1 : strides[i - 2]));
       }
+      Value base = linalg::FillOp::create(
+                       rewriter, loc, zero,
+                       emptyTensor(rewriter, loc, RankedTensorType::get(spreadShape, et),
+                                   spreadSizes))
+                       .getResult(0);
       x = tensor::InsertSliceOp::create(rewriter, loc, x, base, offs, sizes, steps);
     }
     SmallVector<int64_t> padLo{0, 0}, padHi{0, 0};

@@ -48,7 +48,7 @@ bool isStructural(Operation *op) { return isa<kiln::onnx::NoValueOp>(op); }
 /// each refuses, naming why, what it cannot do with them.
 constexpr const char *kDynamicReady[] = {
     "ArgMax", "ArgMin", "AveragePool", "BatchNormalization", "Concat", "ConstantOfShape",
-    "Conv", "CumSum", "DepthToSpace", "DequantizeLinear", "DynamicQuantizeLinear", "Einsum",
+    "Conv", "ConvTranspose", "CumSum", "DepthToSpace", "DequantizeLinear", "DynamicQuantizeLinear", "Einsum",
     "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "Gemm", "GlobalAveragePool",
     "GlobalMaxPool", "Hardmax", "Identity", "InstanceNormalization", "LayerNormalization",
     "LogSoftmax", "LpNormalization", "LRN", "MatMul", "MatMulInteger", "MaxPool",

@@ -161,6 +161,56 @@ def lrn(out, rng):
         save(out, f"lrn_hw_y{h}_{w}", (x / (2.0 + 0.5 / 3 * window) ** 0.75).astype(np.float32))
 
 
+def conv_transpose(x, w, b, stride, pads, out_pad, group=1, dilation=1):
+    """ONNX's ConvTranspose (2-D), scattering each input element."""
+    n, c, h, wd = x.shape
+    cg, mg, kh, kw = w.shape[0] // group, w.shape[1], w.shape[2], w.shape[3]
+    full = [(s - 1) * stride + (k - 1) * dilation + 1 + p
+            for s, k, p in ((h, kh, out_pad[0]), (wd, kw, out_pad[1]))]
+    y = np.zeros((n, mg * group, full[0], full[1]), np.float64)
+    for g in range(group):
+        for i in range(h):
+            for j in range(wd):
+                for a in range(kh):
+                    for e in range(kw):
+                        y[:, g * mg:(g + 1) * mg, i * stride + a * dilation,
+                          j * stride + e * dilation] += np.einsum(
+                              "nc,cm->nm", x[:, g * cg:(g + 1) * cg, i, j],
+                              w[g * cg:(g + 1) * cg, :, a, e])
+    y = y[:, :, pads[0]:full[0] - pads[2], pads[1]:full[1] - pads[3]]
+    if b is not None:
+        y += b[None, :, None, None]
+    return y.astype(np.float32)
+
+
+def upsample(out, rng):
+    """ConvTranspose over a dynamic height and width: a decoder's 2x
+    upsampling (kernel 3, stride 2, pads 1, output_padding 1: [1, 3, 2H,
+    2W]) and a grouped, dilated one of stride 1 ([1, 4, H + 2, W + 2])."""
+    w1 = rng.standard_normal((4, 3, 3, 3)).astype(np.float32)
+    b1 = rng.standard_normal(3).astype(np.float32)
+    w2 = rng.standard_normal((4, 2, 2, 2)).astype(np.float32)
+    model(out, "upsample_hw",
+          [n("ConvTranspose", ["x", "w1", "b1"], ["up"], name="up", kernel_shape=[3, 3],
+             strides=[2, 2], pads=[1, 1, 1, 1], output_padding=[1, 1]),
+           n("ConvTranspose", ["x", "w2"], ["wide"], name="wide", group=2, dilations=[2, 2])],
+          [vi("x", [1, 4, "H", "W"])],
+          [vi("up", [1, 3, "2*H", "2*W"]), vi("wide", [1, 4, "H+2", "W+2"])],
+          [init("w1", w1), init("b1", b1), init("w2", w2)])
+    for h, w in ((3, 5), (1, 1), (6, 2)):
+        x = rng.standard_normal((1, 4, h, w)).astype(np.float32)
+        save(out, f"upsample_hw_x{h}_{w}", x)
+        save(out, f"upsample_hw_up{h}_{w}", conv_transpose(x, w1, b1, 2, [1, 1, 1, 1], [1, 1]))
+        save(out, f"upsample_hw_wide{h}_{w}",
+             conv_transpose(x, w2, None, 1, [0, 0, 0, 0], [0, 0], group=2, dilation=2))
+    save(out, "upsample_hw_x0_3", np.zeros((1, 4, 0, 3), np.float32))
+    # Pads from output_shape over a dynamic size: refused.
+    model(out, "upsample_shape",
+          [n("ConvTranspose", ["x", "w1"], ["up"], name="up", strides=[2, 2],
+             output_shape=[8, 8])],
+          [vi("x", [1, 4, "H", "W"])], [vi("up", [1, 3, 8, 8])], [init("w1", w1)])
+
+
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -170,6 +220,7 @@ def main():
     cross(out, rng)
     qdq(out, rng)
     lrn(out, rng)
+    upsample(out, rng)
 
 
 if __name__ == "__main__":
