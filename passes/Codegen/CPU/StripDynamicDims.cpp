@@ -236,8 +236,12 @@ struct StripDynamicDimsPass
       // the rest one at a time; a conv's, T / 2, T / 4 and T / 8 (each
       // once at most) before the rest.
       SmallVector<std::tuple<Value, Value, Value, int64_t>> ranges = {{zero, whole, t, chunk}};
+      // The pieces multiply across the dims: with three or more (a 3-D
+      // conv or pool over dynamic D, H and W) only the outermost takes the
+      // middle windows, so that a conv is not copied into hundreds of
+      // kernels (each compiled: minutes for one AvgPool3d).
       SmallVector<int64_t> mids;
-      if (windowInput && midWindows)
+      if (windowInput && midWindows && (k == 0 || dims.size() <= 2))
         mids = {chunk / 2, chunk / 4, chunk / 8};
       else if (k == 0 && midWindows)
         mids = {chunk / 4};

@@ -345,6 +345,10 @@ struct ConvTransposePattern : public OpConversionPattern<onnx::ConvTransposeOp> 
     int64_t rank = xType.getRank(), sp = rank - 2;
     if (sp < 1 || wType.getRank() != rank)
       return unsupported(rewriter, op, "input and weight ranks differ");
+    if (!wType.hasStaticShape() || xType.isDynamicDim(0) || xType.isDynamicDim(1))
+      return unsupported(rewriter, op,
+                         "a weight, batch or channel dim whose size is known only at run time "
+                         "is not supported");
     int64_t n = xType.getDimSize(0), c = xType.getDimSize(1), g = op.getGroup();
     if (g < 1 || c % g != 0 || wType.getDimSize(0) != c)
       return unsupported(rewriter, op, "group does not divide channels");
@@ -361,8 +365,6 @@ struct ConvTransposePattern : public OpConversionPattern<onnx::ConvTransposeOp> 
     bool fromOutput = op.getOutputShape().has_value() || autoPad == "SAME_UPPER" ||
                       autoPad == "SAME_LOWER";
     SmallVector<int64_t> explicitPads = valuesOr(op.getPads(), 2 * sp, 0);
-    if (n == ShapedType::kDynamic || c == ShapedType::kDynamic)
-      return unsupported(rewriter, op, "a dynamic batch or channel dim is not supported");
     bool dynamic = !xType.hasStaticShape();
     if (dynamic && fromOutput)
       return unsupported(rewriter, op,
@@ -499,6 +501,10 @@ FailureOr<Value> kiln::lowering::buildConvWithAttrs(OpBuilder &b, Location loc, 
   int64_t rank = xType.getRank(), sp = rank - 2;
   if (sp < 1 || wType.getRank() != rank) {
     why = "input and weight ranks differ";
+    return failure();
+  }
+  if (!wType.hasStaticShape() || xType.isDynamicDim(1)) {
+    why = "a weight or channel dim whose size is known only at run time is not supported";
     return failure();
   }
   int64_t c = xType.getDimSize(1);

@@ -53,11 +53,15 @@ void DimSymbolTable::build(ModuleOp module) {
   });
   if (!enabled())
     return;
+  // A node's label is its op's: of the ops an importer rewrite made at its
+  // location, the first with operands (not a Constant or a `none`).
+  llvm::DenseMap<Location, std::string> operandless;
   module.walk([&](Operation *op) {
     if (isa<func::FuncOp, ModuleOp>(op))
       return;
     if (op->getDialect() && op->getDialect()->getNamespace() == "onnx")
-      labels.try_emplace(op->getLoc(), kiln::onnx::opLabel(op));
+      (op->getNumOperands() ? labels : operandless)
+          .try_emplace(op->getLoc(), kiln::onnx::opLabel(op));
     auto add = [&](Value v, bool result) {
       auto type = dyn_cast<RankedTensorType>(v.getType());
       if (!type || type.hasStaticShape())
@@ -71,6 +75,8 @@ void DimSymbolTable::build(ModuleOp module) {
     for (Value v : op->getOperands())
       add(v, false);
   });
+  for (auto &[loc, label] : operandless)
+    labels.try_emplace(loc, label);
 }
 
 SmallVector<int64_t> DimSymbolTable::expression(int64_t id) const {

@@ -180,7 +180,7 @@ AffineMap broadcastMap(MLIRContext *context, ArrayRef<int64_t> in,
 }
 
 Value broadcastGeneric(OpBuilder &b, Location loc, ValueRange inputs,
-                       RankedTensorType resultType, ScalarBody body) {
+                       RankedTensorType resultType, ScalarBody body, Value sizesOf) {
   MLIRContext *context = b.getContext();
   SmallVector<AffineMap> maps;
   for (Value in : inputs)
@@ -190,8 +190,14 @@ Value broadcastGeneric(OpBuilder &b, Location loc, ValueRange inputs,
   maps.push_back(b.getMultiDimIdentityMap(resultType.getRank()));
   SmallVector<utils::IteratorType> iterators(resultType.getRank(),
                                              utils::IteratorType::parallel);
+  Value init =
+      sizesOf ? emptyTensor(b, loc, resultType,
+                            dynamicSizesOf(b, loc, sizesOf,
+                                           llvm::to_vector(llvm::seq<int64_t>(
+                                               0, resultType.getRank()))))
+              : emptyTensor(b, loc, resultType);
   auto generic = linalg::GenericOp::create(
-      b, loc, resultType, inputs, ValueRange{emptyTensor(b, loc, resultType)},
+      b, loc, resultType, inputs, ValueRange{init},
       maps, iterators, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         Value r = body(nb, nloc, args.drop_back());
         linalg::YieldOp::create(nb, nloc, r);

@@ -285,10 +285,15 @@ using ScalarBody = llvm::function_ref<mlir::Value(
 
 /// An elementwise linalg.generic over `resultType` reading every input with
 /// numpy broadcasting; `body` maps the input scalars to the result scalar.
+/// Its dynamic dims are those of `sizesOf` (of the result's rank) when
+/// given, else the op's symbols' (emptyTensor): give it for a temporary
+/// that is not shaped like the op's result or operands alone, where
+/// those could be told apart only by their symbols (an integer matmul's
+/// [M, K] operand shifted by its zero point looks like its [M, N] result).
 mlir::Value broadcastGeneric(mlir::OpBuilder &b, mlir::Location loc,
                              mlir::ValueRange inputs,
                              mlir::RankedTensorType resultType,
-                             ScalarBody body);
+                             ScalarBody body, mlir::Value sizesOf = {});
 
 using ReduceCombine = llvm::function_ref<mlir::Value(
     mlir::OpBuilder &, mlir::Location, mlir::Value acc, mlir::Value x)>;

@@ -251,14 +251,17 @@ FailureOr<Value> minusZeroPoint(OpBuilder &b, Location loc, Value x, Type xElem,
       return failure();
     ins.push_back(*z);
   }
-  return broadcastGeneric(b, loc, ins, xType.clone(i32),
-                          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-                            Value v = castScalar(nb, l, a[0], xElem, i32);
-                            if (a.size() > 1)
-                              v = arith::SubIOp::create(nb, l, v,
-                                                        castScalar(nb, l, a[1], zpElem, i32));
-                            return v;
-                          });
+  // Sized from x: with dynamic dims, [M, K] and the matmul's [M, N] look
+  // alike to the symbol lookup.
+  return broadcastGeneric(
+      b, loc, ins, xType.clone(i32),
+      [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+        Value v = castScalar(nb, l, a[0], xElem, i32);
+        if (a.size() > 1)
+          v = arith::SubIOp::create(nb, l, v, castScalar(nb, l, a[1], zpElem, i32));
+        return v;
+      },
+      x);
 }
 
 /// Both operands of an integer matmul/conv shifted by their zero points.

@@ -204,11 +204,50 @@ def upsample(out, rng):
         save(out, f"upsample_hw_wide{h}_{w}",
              conv_transpose(x, w2, None, 1, [0, 0, 0, 0], [0, 0], group=2, dilation=2))
     save(out, "upsample_hw_x0_3", np.zeros((1, 4, 0, 3), np.float32))
+    # A weight whose kernel size is a dynamic dim: refused.
+    model(out, "conv_kernel_dim",
+          [n("ConvTranspose", ["x", "w"], ["up"], name="up", strides=[2, 2])],
+          [vi("x", [1, 4, "H", "W"]), vi("w", [4, 3, "k", "k"])], [vi("up", [1, 3, None, None])])
     # Pads from output_shape over a dynamic size: refused.
     model(out, "upsample_shape",
           [n("ConvTranspose", ["x", "w1"], ["up"], name="up", strides=[2, 2],
              output_shape=[8, 8])],
           [vi("x", [1, 4, "H", "W"])], [vi("up", [1, 3, 8, 8])], [init("w1", w1)])
+
+
+def pool3d(out, rng):
+    """A 3-D max and average pool (kernel 2, stride 2) over dynamic D, H
+    and W: each dim's windows are pieces of the kernel, and three dims of
+    them multiply (kiln-strip-dynamic-dims keeps their number down)."""
+    model(out, "pool3d",
+          [n("MaxPool", ["x"], ["mx"], name="max", kernel_shape=[2, 2, 2], strides=[2, 2, 2]),
+           n("AveragePool", ["x"], ["avg"], name="avg", kernel_shape=[2, 2, 2], strides=[2, 2, 2])],
+          [vi("x", [1, 3, "D", "H", "W"])], [vi("mx", [1, 3, None, None, None]),
+                                             vi("avg", [1, 3, None, None, None])])
+    for d, h, w in ((4, 6, 9), (2, 3, 2)):
+        x = rng.standard_normal((1, 3, d, h, w)).astype(np.float32)
+        v = x[:, :, :d // 2 * 2, :h // 2 * 2, :w // 2 * 2].reshape(
+            1, 3, d // 2, 2, h // 2, 2, w // 2, 2)
+        save(out, f"pool3d_x{d}_{h}_{w}", x)
+        save(out, f"pool3d_max{d}_{h}_{w}", v.max(axis=(3, 5, 7)))
+        save(out, f"pool3d_avg{d}_{h}_{w}", v.mean(axis=(3, 5, 7)).astype(np.float32))
+
+
+def int_matmul(out, rng):
+    """MatMulInteger with dynamic M, K and N and zero points: its shifted
+    [M, K] operand was once sized like the [M, N] result (out of bounds)."""
+    model(out, "int_matmul",
+          [n("MatMulInteger", ["a", "b", "za", "zb"], ["y"], name="mm")],
+          [vi("a", [1, "M", "K"], TensorProto.UINT8), vi("b", [1, "K", "N"], TensorProto.UINT8)],
+          [vi("y", [1, "M", "N"], TensorProto.INT32)],
+          [init("za", np.array(7, np.uint8)), init("zb", np.array(200, np.uint8))])
+    for m, k, nn in ((2, 4, 3), (5, 17, 9)):
+        a = rng.integers(0, 256, (1, m, k)).astype(np.uint8)
+        b = rng.integers(0, 256, (1, k, nn)).astype(np.uint8)
+        save(out, f"int_matmul_a{m}_{k}_{nn}", a)
+        save(out, f"int_matmul_b{m}_{k}_{nn}", b)
+        save(out, f"int_matmul_y{m}_{k}_{nn}",
+             (a.astype(np.int32) - 7) @ (b.astype(np.int32) - 200))
 
 
 def main():
@@ -221,6 +260,8 @@ def main():
     qdq(out, rng)
     lrn(out, rng)
     upsample(out, rng)
+    pool3d(out, rng)
+    int_matmul(out, rng)
 
 
 if __name__ == "__main__":
