@@ -157,6 +157,11 @@ struct STFTPattern : public OpConversionPattern<onnx::STFTOp> {
     bool hasWindow = !onnx::isNone(op.getWindow());
     if (!hasWindow && onnx::isNone(op.getFrameLength()))
       return unsupported(rewriter, op, "needs a window or a frame_length");
+    if (hasWindow) {
+      auto wType = cast<RankedTensorType>(adaptor.getWindow().getType());
+      if (wType.getRank() != 1 || wType.isDynamicDim(0))
+        return unsupported(rewriter, op, "the window must be 1-D, of a known length");
+    }
     RankedTensorType yType = convertedResultType(*typeConverter, op);
     if (yType.getRank() != 4 || yType.getDimSize(3) != 2 ||
         yType.getDimSize(0) != sType.getDimSize(0))

@@ -194,3 +194,14 @@ func.func @instance_norm_params(%x: tensor<1x2x3xf32>, %s: tensor<4xf32>) -> ten
   %0 = "onnx.InstanceNormalization"(%x, %s, %s) <{epsilon = 1.0e-5 : f32}> : (tensor<1x2x3xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x2x3xf32>
   return %0 : tensor<1x2x3xf32>
 }
+
+// -----
+
+// STFT's window must be 1-D (a scalar one read its dim 0: a crash the
+// fuzzer found).
+func.func @stft_scalar_window(%x: tensor<1x128x1xf32>, %step: tensor<i64>, %w: tensor<f32>) -> tensor<1x15x9x2xf32> {
+  %none = onnx.NoValue
+  // expected-error @+1 {{STFT: not supported by the CPU backend: the window must be 1-D, of a known length}}
+  %0 = "onnx.STFT"(%x, %step, %w, %none) <{onesided = 1 : i64}> : (tensor<1x128x1xf32>, tensor<i64>, tensor<f32>, none) -> tensor<1x15x9x2xf32>
+  return %0 : tensor<1x15x9x2xf32>
+}
