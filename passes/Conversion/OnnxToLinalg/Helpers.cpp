@@ -332,6 +332,8 @@ Value clampedIndex(OpBuilder &b, Location loc, Value v, int64_t dim) {
 }
 
 Value clampedRuntimeIndex(OpBuilder &b, Location loc, Value v, Value dim) {
+  if (std::optional<int64_t> known = getConstantIntValue(dim))
+    return clampedIndex(b, loc, v, *known);
   auto c = [&](int64_t x) -> Value { return arith::ConstantIndexOp::create(b, loc, x); };
   return clampIndexTo(
       b, loc, v, [&] { return dim; },

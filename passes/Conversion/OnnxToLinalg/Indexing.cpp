@@ -60,14 +60,6 @@ Value clampedPosition(OpBuilder &b, Location loc, Value i, Value size) {
   return arith::MinSIOp::create(b, loc, i, arith::SubIOp::create(b, loc, size, cidx(b, loc, 1)));
 }
 
-/// An index read from the model's data, wrapped and clamped into a dim of
-/// `size` (clampedIndex where the size is a constant).
-Value clampedRead(OpBuilder &b, Location loc, Value v, Value size) {
-  if (std::optional<int64_t> c = getConstantIntValue(size))
-    return clampedIndex(b, loc, v, *c);
-  return clampedRuntimeIndex(b, loc, v, size);
-}
-
 /// Makes the entry point refuse 0 for a dynamic dim `d` of `data` (an onnx
 /// value) that the op reads at a position it computes (clamped into the
 /// dim, which an empty dim has none of), unless the op's loop dim `ld`,
@@ -240,7 +232,7 @@ struct GatherElementsPattern : public OpConversionPattern<onnx::GatherElementsOp
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d)
             at.push_back(d == axis
-                             ? clampedRead(b, l, a[0], dims[d])
+                             ? clampedRuntimeIndex(b, l, a[0], dims[d])
                              : clampedPosition(b, l, linalg::IndexOp::create(b, l, d), dims[d]));
           linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, data, at).getResult());
         });
@@ -290,7 +282,7 @@ struct GatherNDPattern : public OpConversionPattern<onnx::GatherNDOp> {
             SmallVector<Value> ia(idxAt);
             ia.push_back(cidx(b, l, j));
             Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(clampedRead(b, l, v, dims[bd + j]));
+            at.push_back(clampedRuntimeIndex(b, l, v, dims[bd + j]));
           }
           for (int64_t d = bd + k; d < r; ++d)
             at.push_back(linalg::IndexOp::create(b, l, q - 1 + d - bd - k));
@@ -377,7 +369,7 @@ struct ScatterElementsPattern : public OpConversionPattern<onnx::ScatterElements
           Value idx = tensor::ExtractOp::create(b, l, indices, ivs);
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == axis ? clampedRead(b, l, idx, dims[d])
+            at.push_back(d == axis ? clampedRuntimeIndex(b, l, idx, dims[d])
                                    : clampedPosition(b, l, ivs[d], dims[d]));
           Value upd = tensor::ExtractOp::create(b, l, updates, ivs);
           Value old = tensor::ExtractOp::create(b, l, acc, at);
@@ -437,7 +429,7 @@ struct ScatterNDPattern : public OpConversionPattern<onnx::ScatterNDOp> {
             SmallVector<Value> ia(ivs.take_front(q - 1));
             ia.push_back(cidx(b, l, j));
             Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(clampedRead(b, l, v, dims[j]));
+            at.push_back(clampedRuntimeIndex(b, l, v, dims[j]));
           }
           for (int64_t d = k; d < r; ++d)
             at.push_back(ivs[q - 1 + d - k]);

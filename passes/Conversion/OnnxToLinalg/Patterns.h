@@ -331,7 +331,8 @@ mlir::Value copyThroughMap(mlir::OpBuilder &b, mlir::Location loc, mlir::Value s
 /// [0, dim - 1] so that bad data never reads out of bounds.
 mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                          int64_t dim);
-/// The same for a dim known at run time (`dim`, an index at least 1).
+/// The same for a dim known at run time (`dim`, an index at least 1;
+/// clampedIndex's constants where it is a constant).
 mlir::Value clampedRuntimeIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                                 mlir::Value dim);
 
