@@ -135,6 +135,34 @@ func.func @window(%x: memref<?xf32>, %w: memref<3xf32>, %y: memref<?xf32>) {
 
 // -----
 
+// A copy of stride-2 windows (a strided conv's im2col, every loop
+// parallel) takes the conv's windows of 8, 4 and 2; with threads its
+// window loops stay serial (a small map has one or two windows), so the
+// kernels inside may share out their channels (1024 x 3 x 16
+// elements a window would have been shared out as a plain generic).
+#cin = affine_map<(c, k, t) -> (c, t * 2 + k)>
+#cout = affine_map<(c, k, t) -> (c, k, t)>
+// CHECK-LABEL: func.func @window_copy(
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<1024x33xf32, {{.*}}>) outs(%{{.*}} : memref<1024x3x16xf32,
+// CHECK: step %c8
+// CHECK: step %c4
+// CHECK: step %c2
+// CHECK: step %c1
+// THREADS-LABEL: func.func @window_copy(
+// THREADS-NOT: kiln.parallel
+// THREADS: return
+func.func @window_copy(%x: memref<1024x?xf32>, %y: memref<1024x3x?xf32>) {
+  linalg.generic {indexing_maps = [#cin, #cout], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<1024x?xf32>) outs(%y : memref<1024x3x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
 // Updated in place (LayerNorm's x - mean): the input and the output are one
 // window, as the elementwise vectoriser needs to see.
 #rows = affine_map<(m, n) -> (m, n)>

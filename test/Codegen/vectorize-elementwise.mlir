@@ -149,6 +149,42 @@ func.func @window(%x: memref<2x9x21xf32>, %k: memref<3x3xf32>, %y: memref<2x4x10
 
 // -----
 
+// A copy of stride-2 windows (a strided conv's im2col: [C, KH, KW, OH,
+// OW], every loop parallel): vectors along ow, every 2nd input element
+// picked from a wide load by one shuffle, no load of the output it
+// overwrites; an input that shares the output's buffer stays scalar.
+#xi = affine_map<(c, kh, kw, oh, ow) -> (c, kh + oh * 2, kw + ow * 2)>
+#yi = affine_map<(c, kh, kw, oh, ow) -> (c, kh, kw, oh, ow)>
+// CHECK-LABEL: func.func @im2col(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<2x9x21xf32>, %[[Y:[a-z0-9]+]]: memref<2x3x3x4x8xf32>)
+// CHECK-NOT: memref.load
+// CHECK: %[[W:.+]] = vector.maskedload %[[X]]{{.+}} : memref<2x9x21xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: %[[V:.+]] = vector.shuffle %[[W]], %[[W]] [0, 2, 4, 6, 8, 10, 12, 14] : vector<16xf32>, vector<16xf32>
+// CHECK: vector.store %[[V]], %[[Y]]
+// CHECK-NOT: linalg.generic
+// CHECK-LABEL: func.func @im2col_aliased(
+// CHECK: linalg.generic
+func.func @im2col(%x: memref<2x9x21xf32>, %y: memref<2x3x3x4x8xf32>) {
+  linalg.generic {indexing_maps = [#xi, #yi], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%x : memref<2x9x21xf32>) outs(%y : memref<2x3x3x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+func.func @im2col_aliased(%y: memref<2x3x3x4x8xf32>) {
+  %x = memref.collapse_shape %y [[0], [1, 2, 3], [4]] : memref<2x3x3x4x8xf32> into memref<2x36x8xf32>
+  %s = memref.subview %x[0, 0, 0] [2, 9, 8] [1, 1, 1] : memref<2x36x8xf32> to memref<2x9x8xf32, strided<[288, 8, 1]>>
+  linalg.generic {indexing_maps = [affine_map<(c, kh, kw, oh, ow) -> (c, kh + oh * 2, ow)>, #yi], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel"]}
+      ins(%s : memref<2x9x8xf32, strided<[288, 8, 1]>>) outs(%y : memref<2x3x3x4x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  return
+}
+
+// -----
+
 // The same window after a -inf fill of its output (a max pool): the tiles
 // start from -inf instead of loading the output, and the fill goes.
 #x = affine_map<(c, oh, ow, kh, kw) -> (c, oh * 2 + kh, ow * 2 + kw)>

@@ -12,7 +12,9 @@
 // does not vary along the outermost, a weight matrix, that one also runs
 // windows of T / 4 between the two, so that 4 to 15 rows left over, or a
 // length below T, take a kernel that reuses the operand over a few rows
-// rather than reloading it for each), each piece a copy of the generic on
+// rather than reloading it for each; a conv, and a copy of its input's
+// windows, runs windows of T / 2, T / 4 and T / 8 along each dim too),
+// each piece a copy of the generic on
 // subviews of its operands, with static loop ranges. The pieces of a
 // parallel dim write disjoint windows of the output; those of a reduction
 // dim update the same output one after the other, in the generic's own
@@ -189,7 +191,22 @@ struct StripDynamicDimsPass
     // kernels inside then mark nothing.
     // Per window row: the work of one row of the static dims.
     int64_t rowWork = 0;
-    if (parallel) {
+    // A conv's windows (an input read through strided uses) take them
+    // along every dim: a feature map's rows and columns are often below
+    // T (7, 14), and each window streams the weights once.
+    SmallVector<int64_t> loopRanges = op.getStaticLoopRanges();
+    bool windowInput = llvm::any_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+      return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+        return !isa<AffineDimExpr>(e) && stridedUse(e, loopRanges);
+      });
+    });
+    // So do copies of windows (a strided conv's im2col: every loop
+    // parallel); their pieces share out their own loops (the channels),
+    // as the windows of a small map are few.
+    bool windowCopy =
+        windowInput && !llvm::is_contained(op.getIteratorTypesArray(),
+                                           utils::IteratorType::reduction);
+    if (parallel && !windowCopy) {
       unsigned d = dims.front().first;
       int64_t work = 1;
       for (int64_t r : op.getStaticLoopRanges())
@@ -214,15 +231,6 @@ struct StripDynamicDimsPass
         llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
           return !op.getMatchingIndexingMap(in).isFunctionOfDim(outer);
         });
-    // A conv's windows (an input read through strided uses) take them
-    // along every dim: a feature map's rows and columns are often below
-    // T (7, 14), and each window streams the weights once.
-    SmallVector<int64_t> loopRanges = op.getStaticLoopRanges();
-    bool windowInput = llvm::any_of(op.getIndexingMapsArray(), [&](AffineMap map) {
-      return llvm::any_of(map.getResults(), [&](AffineExpr e) {
-        return !isa<AffineDimExpr>(e) && stridedUse(e, loopRanges);
-      });
-    });
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
       if (k == dims.size())
         return piece(b, op, at, width);
@@ -241,7 +249,7 @@ struct StripDynamicDimsPass
       // middle windows, so that a conv is not copied into hundreds of
       // kernels (each compiled: minutes for one AvgPool3d).
       SmallVector<int64_t> mids;
-      if (windowInput && midWindows && (k == 0 || dims.size() <= 2))
+      if (windowInput && (midWindows || windowCopy) && (k == 0 || dims.size() <= 2))
         mids = {chunk / 2, chunk / 4, chunk / 8};
       else if (k == 0 && midWindows)
         mids = {chunk / 4};

@@ -579,10 +579,16 @@ private:
     for (unsigned d : reductions)
       ivs[d] = Value();
     OpOperand *out = op.getDpsInitOperand(0);
+    // A body that ignores the output (a copy) needs no load of it.
+    bool readsOutput = !op.getMatchingBlockArgument(out).use_empty();
     Value acc = init ? vector::BroadcastOp::create(
                            b, loc(), VectorType::get({lanes}, b.getF32Type()), init)
                            .getResult()
-                     : vectorOf(b, *out, ivs, on);
+                     : readsOutput ? vectorOf(b, *out, ivs, on)
+                                   : arith::ConstantOp::create(
+                                         b, loc(), b.getZeroAttr(VectorType::get(
+                                                       {lanes}, b.getF32Type())))
+                                         .getResult();
     Value result = reduce(b, ivs, reductions, acc, on);
     AffineMap map = op.getMatchingIndexingMap(out);
     SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, ivs);
@@ -720,6 +726,23 @@ struct VectorizeElementwisePass
         }
         if (ranges[last] < lanes / 2 || !(combiner = innermostReduction(op)))
           return;
+      } else if (op.getNumDpsInits() == 1 &&
+                 llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+                   return !op.getMatchingIndexingMap(in).isProjectedPermutation(
+                       /*allowZeroInResults=*/true);
+                 })) {
+        // Every loop parallel, an input read through windows (a strided
+        // conv's im2col copy: rows kh + oh * stride): as a window op
+        // without reductions, vectors along the output's last dim.
+        Value outRoot = kiln::vec::rootBuffer(op.getDpsInitOperand(0)->get());
+        AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+        if (llvm::any_of(op.getDpsInputOperands(),
+                         [&](OpOperand *in) { return kiln::vec::rootBuffer(in->get()) == outRoot; }) ||
+            !outMap.isPermutation() || outMap.getResults().back() != getAffineDimExpr(last, op.getContext()))
+          return;
+        if (std::optional<SmallVector<int64_t>> strides = stridesAlong(op, last))
+          windows.push_back({op, last, *strides});
+        return;
       }
       SmallVector<int64_t> vectorOperand;
       for (OpOperand &operand : op->getOpOperands()) {
