@@ -138,6 +138,73 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
                                b.getIndexAttr(0)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(m), oh, ow}, ones(4));
   }
+  // A 2-D strided conv over dynamic dims, as a 1x1 conv over flat pixels
+  // of the input's windows (im2col): row (c, kh, kw) of the stack is the
+  // input at rows kh * dh + sh * oh and columns kw * dw + sw * ow, so that
+  // the weight [M, Cg, KH, KW] is, as it is, [M, Cg * KH * KW, 1]. Over
+  // windows of the output map the kernels would take pieces one or two
+  // pixels wide (a 7x7 map: nine); here they take one long row. Not for
+  // depthwise convs (one input channel per group) nor others whose
+  // contraction per output is shorter than a vector: their windows cost
+  // less than the copy (efficientnet_b0's 5x5 depthwise ones 5% more).
+  if (sp == 2 && !xp.hasStaticShape() && !xp.isDynamicDim(0) && !xp.isDynamicDim(1) &&
+      llvm::any_of(strides, [](int64_t s) { return s > 1; }) && wType.getDimSize(1) > 1 &&
+      wType.getDimSize(1) * wType.getDimSize(2) * wType.getDimSize(3) >= 16) {
+    Type et = xp.getElementType();
+    int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3), taps = kh * kw;
+    auto dyn = ShapedType::kDynamic;
+    SmallVector<OpFoldResult> outSize;
+    for (int64_t i = 0; i < sp; ++i) {
+      if (!yType.isDynamicDim(2 + i)) {
+        outSize.push_back(b.getIndexAttr(yType.getDimSize(2 + i)));
+        continue;
+      }
+      auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+      Value in = xp.isDynamicDim(2 + i) ? tensor::DimOp::create(b, loc, x, 2 + i).getResult()
+                                        : cst(xp.getDimSize(2 + i)).getResult();
+      int64_t span = (wType.getDimSize(2 + i) - 1) * dilations[i] + 1;
+      Value rest = arith::SubIOp::create(b, loc, in, cst(span));
+      outSize.push_back(arith::AddIOp::create(
+                            b, loc, arith::FloorDivSIOp::create(b, loc, rest, cst(strides[i])),
+                            cst(1))
+                            .getResult());
+    }
+    SmallVector<int64_t> mapShape(yType.getShape().drop_front(2));
+    SmallVector<Value> dynSizes;
+    for (OpFoldResult s : outSize)
+      if (auto v = dyn_cast<Value>(s))
+        dynSizes.push_back(v);
+    // One copy: [N, C, KH, KW, OH, OW] reading x through the windows' map.
+    MLIRContext *ctx = b.getContext();
+    auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
+    auto stackType = RankedTensorType::get({n, c, kh, kw, mapShape[0], mapShape[1]}, et);
+    Value stack = linalg::GenericOp::create(
+                      b, loc, stackType, ValueRange{x},
+                      ValueRange{tensor::EmptyOp::create(b, loc, stackType, dynSizes)},
+                      ArrayRef<AffineMap>{
+                          AffineMap::get(6, 0,
+                                         {d(0), d(1), d(2) * dilations[0] + d(4) * strides[0],
+                                          d(3) * dilations[1] + d(5) * strides[1]},
+                                         ctx),
+                          b.getMultiDimIdentityMap(6)},
+                      SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
+                      [](OpBuilder &nb, Location l, ValueRange args) {
+                        linalg::YieldOp::create(nb, l, args[0]);
+                      })
+                      .getResult(0);
+    int64_t pixels = ShapedType::isDynamic(mapShape[0]) || ShapedType::isDynamic(mapShape[1])
+                         ? dyn
+                         : mapShape[0] * mapShape[1];
+    Value cols = tensor::CollapseShapeOp::create(
+        b, loc, stack, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}, {4, 5}});
+    Value w1 = reshapeTensor(
+        b, loc, w, RankedTensorType::get({m, wType.getDimSize(1) * taps, 1}, et));
+    Value y1 = buildConv(b, loc, cols, w1, bias, g, {1}, {1},
+                         RankedTensorType::get({n, m, pixels}, et));
+    return tensor::ExpandShapeOp::create(
+        b, loc, yType, y1, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(m), outSize[0], outSize[1]});
+  }
   int64_t cg = c / g, mg = m / g;
   Type et = xp.getElementType();
   SmallVector<int64_t> kernel(wType.getShape().drop_front(2));

@@ -215,6 +215,59 @@ def upsample(out, rng):
           [vi("x", [1, 4, "H", "W"])], [vi("up", [1, 3, 8, 8])], [init("w1", w1)])
 
 
+def conv(x, w, b, stride, pads, group=1, dilation=(1, 1)):
+    """ONNX's Conv (2-D), tap by tap; pads [top, left, bottom, right]."""
+    x = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pads[0], pads[2]), (pads[1], pads[3])))
+    n_, c, h, wd = x.shape
+    m, cg, kh, kw = w.shape
+    mg = m // group
+    oh = (h - (kh - 1) * dilation[0] - 1) // stride[0] + 1
+    ow = (wd - (kw - 1) * dilation[1] - 1) // stride[1] + 1
+    y = np.zeros((n_, m, oh, ow))
+    for g in range(group):
+        for a in range(kh):
+            for e in range(kw):
+                r0, c0 = a * dilation[0], e * dilation[1]
+                window = x[:, g * cg:(g + 1) * cg, r0:r0 + (oh - 1) * stride[0] + 1:stride[0],
+                           c0:c0 + (ow - 1) * stride[1] + 1:stride[1]]
+                y[:, g * mg:(g + 1) * mg] += np.einsum(
+                    "nchw,mc->nmhw", window, w[g * mg:(g + 1) * mg, :, a, e])
+    if b is not None:
+        y += b[None, :, None, None]
+    return y.astype(np.float32)
+
+
+def strided(out, rng):
+    """Strided convs over a dynamic height and width, which run as a 1x1
+    conv over the flat pixels of their windows: a 3x3 stride-2 conv with
+    a bias, a 1x1 stride-2 downsample, a grouped 5x5 one of strides (3,
+    2) with a dilated width and uneven pads, and a depthwise 3x3."""
+    ws = [rng.standard_normal(shape).astype(np.float32)
+          for shape in ((6, 4, 3, 3), (5, 4, 1, 1), (6, 2, 5, 5), (4, 1, 3, 3))]
+    b0 = rng.standard_normal(6).astype(np.float32)
+    model(out, "strided",
+          [n("Conv", ["x", "w0", "b0"], ["s2"], name="s2", strides=[2, 2], pads=[1, 1, 1, 1]),
+           n("Conv", ["x", "w1"], ["down"], name="down", strides=[2, 2]),
+           n("Conv", ["x", "w2"], ["odd"], name="odd", group=2, strides=[3, 2],
+             dilations=[1, 2], pads=[2, 1, 0, 3]),
+           n("Conv", ["x", "w3"], ["dw"], name="dw", group=4, strides=[2, 2],
+             pads=[1, 1, 1, 1])],
+          [vi("x", [1, 4, "H", "W"])],
+          [vi(name, [1, c, None, None]) for name, c in
+           (("s2", 6), ("down", 5), ("odd", 6), ("dw", 4))],
+          [init("w0", ws[0]), init("b0", b0), init("w1", ws[1]), init("w2", ws[2]),
+           init("w3", ws[3])])
+    for h, w in ((5, 5), (8, 13), (17, 6), (3, 5)):
+        x = rng.standard_normal((1, 4, h, w)).astype(np.float32)
+        save(out, f"strided_x{h}_{w}", x)
+        save(out, f"strided_s2{h}_{w}", conv(x, ws[0], b0, (2, 2), [1, 1, 1, 1]))
+        save(out, f"strided_down{h}_{w}", conv(x, ws[1], None, (2, 2), [0, 0, 0, 0]))
+        save(out, f"strided_odd{h}_{w}",
+             conv(x, ws[2], None, (3, 2), [2, 1, 0, 3], group=2, dilation=(1, 2)))
+        save(out, f"strided_dw{h}_{w}", conv(x, ws[3], None, (2, 2), [1, 1, 1, 1], group=4))
+    save(out, "strided_x2_5", rng.standard_normal((1, 4, 2, 5)).astype(np.float32))
+
+
 def pool3d(out, rng):
     """A 3-D max and average pool (kernel 2, stride 2) over dynamic D, H
     and W: each dim's windows are pieces of the kernel, and three dims of
@@ -260,6 +313,7 @@ def main():
     qdq(out, rng)
     lrn(out, rng)
     upsample(out, rng)
+    strided(out, rng)
     pool3d(out, rng)
     int_matmul(out, rng)
 
