@@ -20,6 +20,16 @@ using namespace mlir;
 using namespace kiln::lowering;
 namespace onnx = kiln::onnx;
 
+/// A conv's output size along a dim of input size `in` (padded):
+/// (in - ((kernel - 1) * dilation + 1)) / stride + 1, floored.
+static Value convOutputSize(OpBuilder &b, Location loc, Value in, int64_t kernel,
+                            int64_t stride, int64_t dilation) {
+  auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value rest = arith::SubIOp::create(b, loc, in, cst((kernel - 1) * dilation + 1));
+  return arith::AddIOp::create(b, loc, arith::FloorDivSIOp::create(b, loc, rest, cst(stride)),
+                               cst(1));
+}
+
 /// N-D grouped convolution of x [N, C, S...] (already padded) with
 /// w [M, C/g, K...], plus an optional bias [M], into yType [N, M, O...].
 Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Value bias,
@@ -159,15 +169,11 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
         outSize.push_back(b.getIndexAttr(yType.getDimSize(2 + i)));
         continue;
       }
-      auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-      Value in = xp.isDynamicDim(2 + i) ? tensor::DimOp::create(b, loc, x, 2 + i).getResult()
-                                        : cst(xp.getDimSize(2 + i)).getResult();
-      int64_t span = (wType.getDimSize(2 + i) - 1) * dilations[i] + 1;
-      Value rest = arith::SubIOp::create(b, loc, in, cst(span));
-      outSize.push_back(arith::AddIOp::create(
-                            b, loc, arith::FloorDivSIOp::create(b, loc, rest, cst(strides[i])),
-                            cst(1))
-                            .getResult());
+      Value in = xp.isDynamicDim(2 + i)
+                     ? tensor::DimOp::create(b, loc, x, 2 + i).getResult()
+                     : arith::ConstantIndexOp::create(b, loc, xp.getDimSize(2 + i)).getResult();
+      outSize.push_back(convOutputSize(b, loc, in, wType.getDimSize(2 + i), strides[i],
+                                       dilations[i]));
     }
     SmallVector<int64_t> mapShape(yType.getShape().drop_front(2));
     SmallVector<Value> dynSizes;
@@ -177,21 +183,13 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
     // One copy: [N, C, KH, KW, OH, OW] reading x through the windows' map.
     MLIRContext *ctx = b.getContext();
     auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
-    auto stackType = RankedTensorType::get({n, c, kh, kw, mapShape[0], mapShape[1]}, et);
-    Value stack = linalg::GenericOp::create(
-                      b, loc, stackType, ValueRange{x},
-                      ValueRange{tensor::EmptyOp::create(b, loc, stackType, dynSizes)},
-                      ArrayRef<AffineMap>{
-                          AffineMap::get(6, 0,
-                                         {d(0), d(1), d(2) * dilations[0] + d(4) * strides[0],
-                                          d(3) * dilations[1] + d(5) * strides[1]},
-                                         ctx),
-                          b.getMultiDimIdentityMap(6)},
-                      SmallVector<utils::IteratorType>(6, utils::IteratorType::parallel),
-                      [](OpBuilder &nb, Location l, ValueRange args) {
-                        linalg::YieldOp::create(nb, l, args[0]);
-                      })
-                      .getResult(0);
+    Value stack = copyThroughMap(
+        b, loc, x,
+        AffineMap::get(6, 0,
+                       {d(0), d(1), d(2) * dilations[0] + d(4) * strides[0],
+                        d(3) * dilations[1] + d(5) * strides[1]},
+                       ctx),
+        RankedTensorType::get({n, c, kh, kw, mapShape[0], mapShape[1]}, et), dynSizes);
     int64_t pixels = ShapedType::isDynamic(mapShape[0]) || ShapedType::isDynamic(mapShape[1])
                          ? dyn
                          : mapShape[0] * mapShape[1];
@@ -238,11 +236,8 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
     for (int64_t i = 0; i < sp; ++i) {
       if (!yType.isDynamicDim(2 + i))
         continue;
-      auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-      Value in = tensor::DimOp::create(b, loc, x, 3 + i);
-      Value span = arith::SubIOp::create(b, loc, in, cst((kernel[i] - 1) * dilations[i] + 1));
-      sizes.push_back(arith::AddIOp::create(
-          b, loc, arith::FloorDivSIOp::create(b, loc, span, cst(strides[i])), cst(1)));
+      sizes.push_back(convOutputSize(b, loc, tensor::DimOp::create(b, loc, x, 3 + i),
+                                     kernel[i], strides[i], dilations[i]));
     }
     Value empty = emptyTensor(b, loc, yType, sizes);
     if (bias) {

@@ -295,17 +295,30 @@ Value generateTensor(OpBuilder &b, Location loc, RankedTensorType type,
       .getResult(0);
 }
 
-Value copyThroughMap(OpBuilder &b, Location loc, Value src, AffineMap readMap,
-                     RankedTensorType type) {
+namespace {
+/// `init` overwritten with src[readMap(d...)] at each (d...).
+Value copyInto(OpBuilder &b, Location loc, Value src, AffineMap readMap, Value init) {
+  auto type = cast<RankedTensorType>(init.getType());
   int64_t rank = type.getRank();
   return linalg::GenericOp::create(
-             b, loc, type, ValueRange{src}, ValueRange{emptyTensor(b, loc, type)},
+             b, loc, type, ValueRange{src}, ValueRange{init},
              ArrayRef<AffineMap>{readMap, b.getMultiDimIdentityMap(rank)},
              SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
              [](OpBuilder &nb, Location l, ValueRange args) {
                linalg::YieldOp::create(nb, l, args[0]);
              })
       .getResult(0);
+}
+} // namespace
+
+Value copyThroughMap(OpBuilder &b, Location loc, Value src, AffineMap readMap,
+                     RankedTensorType type) {
+  return copyInto(b, loc, src, readMap, emptyTensor(b, loc, type));
+}
+
+Value copyThroughMap(OpBuilder &b, Location loc, Value src, AffineMap readMap,
+                     RankedTensorType type, ValueRange dynamicSizes) {
+  return copyInto(b, loc, src, readMap, emptyTensor(b, loc, type, dynamicSizes));
 }
 
 namespace {

@@ -325,6 +325,10 @@ mlir::Value generateTensor(
 /// src[readMap(d...)]: strided, flipped or wrapped reads.
 mlir::Value copyThroughMap(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
                            mlir::AffineMap readMap, mlir::RankedTensorType type);
+/// The same with the sizes of `type`'s `?` dims given.
+mlir::Value copyThroughMap(mlir::OpBuilder &b, mlir::Location loc, mlir::Value src,
+                           mlir::AffineMap readMap, mlir::RankedTensorType type,
+                           mlir::ValueRange dynamicSizes);
 
 /// An index read from tensor data (integer or float scalar) as `index`:
 /// negative values count from the end, and the result is clamped to
