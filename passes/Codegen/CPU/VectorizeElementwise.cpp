@@ -703,17 +703,21 @@ struct VectorizeElementwisePass
         return;
       unsigned last = op.getNumLoops() - 1;
       std::optional<Combiner> combiner;
+      // Whether an input is the one output's memory (even the same view):
+      // window ops hold the output's tile in registers while they read.
+      auto readsOutputMemory = [&] {
+        Value out = kiln::vec::rootBuffer(op.getDpsInitOperand(0)->get());
+        return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+          return kiln::vec::rootBuffer(in->get()) == out;
+        });
+      };
       if (op.getIteratorTypesArray()[last] != utils::IteratorType::parallel) {
         // Vectors along the output's last dim with the reductions inside
         // (pooling windows), else along the innermost reduction when it is
         // long enough.
         // With the output's tile in registers across the reduction, no
         // input may be the output's memory (not even the same view).
-        if (op.getNumDpsInits() != 1 ||
-            llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-              return kiln::vec::rootBuffer(in->get()) ==
-                     kiln::vec::rootBuffer(op.getDpsInitOperand(0)->get());
-            }))
+        if (op.getNumDpsInits() != 1 || readsOutputMemory())
           return;
         AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
         if (outMap.getNumResults() && outMap.isProjectedPermutation(/*allowZeroInResults=*/true) &&
@@ -734,11 +738,9 @@ struct VectorizeElementwisePass
         // Every loop parallel, an input read through windows (a strided
         // conv's im2col copy: rows kh + oh * stride): as a window op
         // without reductions, vectors along the output's last dim.
-        Value outRoot = kiln::vec::rootBuffer(op.getDpsInitOperand(0)->get());
         AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-        if (llvm::any_of(op.getDpsInputOperands(),
-                         [&](OpOperand *in) { return kiln::vec::rootBuffer(in->get()) == outRoot; }) ||
-            !outMap.isPermutation() || outMap.getResults().back() != getAffineDimExpr(last, op.getContext()))
+        if (readsOutputMemory() || !outMap.isPermutation() ||
+            outMap.getResults().back() != getAffineDimExpr(last, op.getContext()))
           return;
         if (std::optional<SmallVector<int64_t>> strides = stridesAlong(op, last))
           windows.push_back({op, last, *strides});
