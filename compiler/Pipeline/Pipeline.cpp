@@ -175,6 +175,7 @@ void addPhasePasses(OpPassManager &pm, Phase phase, const PipelineOptions &optio
     pm.addPass(bufferization::createBufferResultsToOutParamsPass(outParams));
     pm.addPass(createCanonicalizerPass());
     pm.addPass(createForwardCopiesPass());
+    pm.addPass(createViewRowStacksPass());
     pm.addPass(createSymbolicArgumentsPass());
     pm.addPass(createCanonicalizerPass());
     PlanMemoryPassOptions plan;

@@ -45,6 +45,23 @@ def ForwardCopiesPass : Pass<"kiln-forward-copies", "mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::memref::MemRefDialect"];
 }
 
+def ViewRowStacksPass : Pass<"kiln-view-row-stacks", "mlir::ModuleOp"> {
+  let summary = "Read copies of overlapping rows through one view of them";
+  let description = [{
+    After bufferization: a `memref.alloc` [D..., R, L] whose rows are each
+    a copy of a window of length L of one contiguous buffer [D..., M],
+    row r the window at r * P (a stride-1 conv's stacked input rows over
+    dynamic dims), is replaced by a `memref.reinterpret_cast` of that
+    buffer with strides [..., P, 1], whose rows overlap; the copies go.
+    Only when nothing from the first copy to the last read writes the
+    buffer, and the stack is otherwise only read (through reshapes,
+    subviews, linalg inputs, copy sources), which are recreated for the
+    view's layout.
+  }];
+  let dependentDialects = ["::mlir::memref::MemRefDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def SymbolicArgumentsPass : Pass<"kiln-symbolic-arguments", "mlir::ModuleOp"> {
   let summary = "Pass the model's dynamic dim to the entry function by value";
   let description = [{

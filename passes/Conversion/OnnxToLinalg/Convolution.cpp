@@ -83,8 +83,10 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
   // A 2-D stride-1 conv over dynamic dims, as the 1x1 one, over flat rows:
   // output pixel p = oh * Wp + ow of the padded input's row length Wp
   // reads input kh * Wp + p + kw, so with the input stacked KH times, row
-  // kh starting at kh * Wp, it is a conv over [KH, L] with one output row
-  // of P = OH * Wp - (KW - 1) positions. The KW - 1 positions at the end
+  // kh starting at kh * Wp (no copy in the end: kiln-view-row-stacks reads
+  // the stack as one view of the input whose rows overlap), it is a conv
+  // over [KH, L] with one output row of P = OH * Wp - (KW - 1) positions
+  // (OH * Wp with an extra row of padding, below). The KW - 1 positions at the end
   // of each row but the last are the next row's start: computed, then
   // dropped with the row tails when the [OH, Wp] output is sliced to
   // [OH, OW].
@@ -103,41 +105,60 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
     auto ones = [&](int64_t count) {
       return SmallVector<OpFoldResult>(count, b.getIndexAttr(1));
     };
+    // When x is a pad (the conv's own), one more row of it below lets the
+    // last row run KW - 1 positions further, into that row: the conv then
+    // writes all OH * Wp positions, which are the [OH, Wp] grid with no
+    // copy into one. The pad is made again with that row (not one that
+    // something else reads too, which would then be made twice).
+    auto pad = x.getDefiningOp<tensor::PadOp>();
+    Value padValue = pad && (pad->use_empty() || pad->hasOneUse()) ? pad.getConstantPaddingValue()
+                                                                   : Value();
+    bool extraRow = padValue && kw > 1 && pad.getLow().empty() && pad.getHigh().empty();
+    if (extraRow) {
+      SmallVector<int64_t> high(pad.getStaticHigh());
+      ++high[2];
+      x = padTensor(b, loc, pad.getSource(), pad.getStaticLow(), high, padValue);
+    }
     Value hp = dimOf(2), wp = dimOf(3);
+    if (extraRow)
+      hp = arith::SubIOp::create(b, loc, hp, cst(1));
     Value oh = arith::SubIOp::create(b, loc, hp, cst(kh - 1));
     Value ow = arith::SubIOp::create(b, loc, wp, cst(kw - 1));
     Value full = arith::MulIOp::create(b, loc, oh, wp);
-    Value positions = arith::SubIOp::create(b, loc, full, cst(kw - 1));
+    Value length = extraRow ? arith::AddIOp::create(b, loc, full, cst(kw - 1)).getResult() : full;
     Value flatX = tensor::CollapseShapeOp::create(
         b, loc, x, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
     auto dyn = ShapedType::kDynamic;
     Value stack = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, c, kh, dyn}, et,
-                                          ValueRange{full});
+                                          ValueRange{length});
     for (int64_t r = 0; r < kh; ++r) {
       Value offset = arith::MulIOp::create(b, loc, cst(r), wp);
       Value row = tensor::ExtractSliceOp::create(
           b, loc, RankedTensorType::get({n, c, dyn}, et), flatX,
           ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), offset},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), full}, ones(3));
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), length}, ones(3));
       stack = tensor::InsertSliceOp::create(
           b, loc, row, stack,
           ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(r),
                                  b.getIndexAttr(0)},
-          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(1), full},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(c), b.getIndexAttr(1), length},
           ones(4));
     }
     Value rows = buildConv(b, loc, stack, w, bias, g, {1, 1}, {1, 1},
                            RankedTensorType::get({n, m, 1, dyn}, et));
-    // Into [N, M, OH * Wp] (the last row's tail never written nor read),
-    // seen as [N, M, OH, Wp], sliced to [N, M, OH, OW].
-    Value whole = tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, m, dyn}, et,
-                                          ValueRange{full});
-    Value flatRows = tensor::CollapseShapeOp::create(
+    // Into [N, M, OH * Wp] (without the extra row, the last row's tail is
+    // never written nor read), seen as [N, M, OH, Wp], sliced to
+    // [N, M, OH, OW].
+    Value whole = tensor::CollapseShapeOp::create(
         b, loc, rows, ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}});
-    whole = tensor::InsertSliceOp::create(
-        b, loc, flatRows, whole,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(m), positions}, ones(3));
+    if (!extraRow) {
+      Value positions = arith::SubIOp::create(b, loc, full, cst(kw - 1));
+      whole = tensor::InsertSliceOp::create(
+          b, loc, whole,
+          tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{n, m, dyn}, et, ValueRange{full}),
+          ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(0), b.getIndexAttr(0)},
+          ArrayRef<OpFoldResult>{b.getIndexAttr(n), b.getIndexAttr(m), positions}, ones(3));
+    }
     Value grid = tensor::ExpandShapeOp::create(
         b, loc, RankedTensorType::get({n, m, dyn, dyn}, et), whole,
         ArrayRef<ReassociationIndices>{{0}, {1}, {2, 3}},

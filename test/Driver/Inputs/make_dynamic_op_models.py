@@ -268,6 +268,35 @@ def strided(out, rng):
     save(out, "strided_x2_5", rng.standard_normal((1, 4, 2, 5)).astype(np.float32))
 
 
+def same(out, rng):
+    """Stride-1 convs over a dynamic height and width, which run over the
+    padded input's flat rows read through one view whose KH rows overlap
+    (kiln-view-row-stacks): a 3x3 conv with a bias and pads 1 (its pad made
+    with one more row, so its output needs no copy), a depthwise 3x3, a
+    5x3 one with uneven pads, and a 3x3 one without pads (rows of the
+    input itself)."""
+    ws = [rng.standard_normal(shape).astype(np.float32)
+          for shape in ((6, 4, 3, 3), (4, 1, 3, 3), (3, 4, 5, 3), (2, 4, 3, 3))]
+    b0 = rng.standard_normal(6).astype(np.float32)
+    model(out, "same",
+          [n("Conv", ["x", "w0", "b0"], ["full"], name="full", pads=[1, 1, 1, 1]),
+           n("Conv", ["x", "w1"], ["dw"], name="dw", group=4, pads=[1, 1, 1, 1]),
+           n("Conv", ["x", "w2"], ["tall"], name="tall", pads=[3, 0, 1, 2]),
+           n("Conv", ["x", "w3"], ["valid"], name="valid")],
+          [vi("x", [1, 4, "H", "W"])],
+          [vi(name, [1, c, None, None]) for name, c in
+           (("full", 6), ("dw", 4), ("tall", 3), ("valid", 2))],
+          [init("w0", ws[0]), init("b0", b0), init("w1", ws[1]), init("w2", ws[2]),
+           init("w3", ws[3])])
+    for h, w in ((3, 3), (9, 14), (20, 5)):
+        x = rng.standard_normal((1, 4, h, w)).astype(np.float32)
+        save(out, f"same_x{h}_{w}", x)
+        save(out, f"same_full{h}_{w}", conv(x, ws[0], b0, (1, 1), [1, 1, 1, 1]))
+        save(out, f"same_dw{h}_{w}", conv(x, ws[1], None, (1, 1), [1, 1, 1, 1], group=4))
+        save(out, f"same_tall{h}_{w}", conv(x, ws[2], None, (1, 1), [3, 0, 1, 2]))
+        save(out, f"same_valid{h}_{w}", conv(x, ws[3], None, (1, 1), [0, 0, 0, 0]))
+
+
 def pool3d(out, rng):
     """A 3-D max and average pool (kernel 2, stride 2) over dynamic D, H
     and W: each dim's windows are pieces of the kernel, and three dims of
@@ -314,6 +343,7 @@ def main():
     lrn(out, rng)
     upsample(out, rng)
     strided(out, rng)
+    same(out, rng)
     pool3d(out, rng)
     int_matmul(out, rng)
 
