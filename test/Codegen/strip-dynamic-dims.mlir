@@ -1,6 +1,6 @@
 // RUN: kiln-opt %s --kiln-strip-dynamic-dims --split-input-file -mlir-print-local-scope | FileCheck %s
 // RUN: kiln-opt %s --kiln-strip-dynamic-dims --kiln-vectorize-contractions=vector-bits=256 --kiln-vectorize-elementwise=vector-bits=256 --split-input-file | FileCheck %s --check-prefix=KERNEL
-// RUN: kiln-opt %s --kiln-strip-dynamic-dims=parallel=1 --kiln-vectorize-contractions="vector-bits=256 parallel=1" --split-input-file | FileCheck %s --check-prefix=THREADS
+// RUN: kiln-opt %s --kiln-strip-dynamic-dims=parallel=1 --kiln-vectorize-contractions="vector-bits=256 parallel=1" --kiln-vectorize-elementwise="vector-bits=256 parallel=1" --split-input-file | FileCheck %s --check-prefix=THREADS
 // Generics with a dynamic loop range (a model's dynamic dim) become loops
 // over static windows: full windows of 16 along the dim, then (in a
 // contraction with an operand the rows share) windows of 4, then the rest
@@ -137,9 +137,9 @@ func.func @window(%x: memref<?xf32>, %w: memref<3xf32>, %y: memref<?xf32>) {
 
 // A copy of stride-2 windows (a strided conv's im2col, every loop
 // parallel) takes the conv's windows of 8, 4 and 2; with threads its
-// window loops stay serial (a small map has one or two windows), so the
-// kernels inside may share out their channels (1024 x 3 x 16
-// elements a window would have been shared out as a plain generic).
+// window loops stay serial (a small map has one or two windows, 1024 x 3
+// x 16 elements a window would have been shared out as a plain generic):
+// blocks of 64 channels around them go to threads.
 #cin = affine_map<(c, k, t) -> (c, t * 2 + k)>
 #cout = affine_map<(c, k, t) -> (c, k, t)>
 // CHECK-LABEL: func.func @window_copy(
@@ -150,13 +150,71 @@ func.func @window(%x: memref<?xf32>, %w: memref<3xf32>, %y: memref<?xf32>) {
 // CHECK: step %c2
 // CHECK: step %c1
 // THREADS-LABEL: func.func @window_copy(
+// THREADS: scf.for {{.*}} = %c0 to %c1024 step %c64 {
 // THREADS-NOT: kiln.parallel
-// THREADS: return
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: return
 func.func @window_copy(%x: memref<1024x?xf32>, %y: memref<1024x3x?xf32>) {
   linalg.generic {indexing_maps = [#cin, #cout], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%x : memref<1024x?xf32>) outs(%y : memref<1024x3x?xf32>) {
   ^bb0(%a: f32, %b: f32):
     linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+// With threads, an activation over [144, ?, ?] whose windows are too
+// small to share out (144 x 16 elements a row of windows): blocks of 9
+// channels (16 blocks) go to threads, every piece inside them, so that
+// the op is one parallel loop; the kernels inside mark nothing. Over
+// [?, 256] the only static dim is the innermost, along which the kernels'
+// vectors run: no blocks, the kernels mark their own loops.
+#e3 = affine_map<(c, h, w) -> (c, h, w)>
+#e2 = affine_map<(r, c) -> (r, c)>
+// THREADS-LABEL: func.func @activation_blocks(
+// THREADS: scf.for {{.*}} = %c0 to %c144 step %c9 {
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: return
+// A body that reads its position along the channels (a gather's row)
+// gets no blocks: within one it would read its position in the block.
+// THREADS-LABEL: func.func @positional(
+// THREADS-NOT: step %c9
+// THREADS: return
+// THREADS-LABEL: func.func @row_activation(
+// THREADS-NOT: step %c9
+// THREADS: kiln.parallel
+// THREADS: return
+func.func @activation_blocks(%x: memref<144x?x?xf32>, %y: memref<144x?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#e3, #e3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<144x?x?xf32>) outs(%y : memref<144x?x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func @positional(%x: memref<144x?x?xf32>, %t: memref<144xf32>, %y: memref<144x?x?xf32>) {
+  linalg.generic {indexing_maps = [#e3, #e3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<144x?x?xf32>) outs(%y : memref<144x?x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %c = linalg.index 0 : index
+    %v = memref.load %t[%c] : memref<144xf32>
+    %r = arith.addf %a, %v : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+func.func @row_activation(%x: memref<?x256xf32>, %y: memref<?x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#e2, #e2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x256xf32>) outs(%y : memref<?x256xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %r = arith.maximumf %a, %zero : f32
+    linalg.yield %r : f32
   }
   return
 }
