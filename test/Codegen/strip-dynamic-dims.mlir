@@ -170,7 +170,7 @@ func.func @window_copy(%x: memref<1024x?xf32>, %y: memref<1024x3x?xf32>) {
 // channels (16 blocks) go to threads, every piece inside them, so that
 // the op is one parallel loop; the kernels inside mark nothing. Over
 // [?, 256] the only static dim is the innermost, along which the kernels'
-// vectors run: no blocks, the kernels mark their own loops.
+// vectors run: no blocks.
 #e3 = affine_map<(c, h, w) -> (c, h, w)>
 #e2 = affine_map<(r, c) -> (r, c)>
 // THREADS-LABEL: func.func @activation_blocks(
@@ -184,8 +184,7 @@ func.func @window_copy(%x: memref<1024x?xf32>, %y: memref<1024x3x?xf32>) {
 // THREADS-NOT: step %c9
 // THREADS: return
 // THREADS-LABEL: func.func @row_activation(
-// THREADS-NOT: step %c9
-// THREADS: kiln.parallel
+// THREADS-NOT: = %c0 to %c256 step %c16
 // THREADS: return
 func.func @activation_blocks(%x: memref<144x?x?xf32>, %y: memref<144x?x?xf32>) {
   %zero = arith.constant 0.0 : f32
@@ -230,6 +229,14 @@ func.func @row_activation(%x: memref<?x256xf32>, %y: memref<?x256xf32>) {
 // CHECK-NOT: scf.for
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<64x?xf32, strided<[?, 1], offset: ?>>) outs(%{{.*}} : memref<64x?xf32>)
 // CHECK-NOT: scf.for
+// With threads, blocks of its 64 channels go to threads, each copied
+// whole along the dynamic dim.
+// THREADS-LABEL: func.func @plain_copy(
+// THREADS: scf.for {{.*}} = %c0 to %c64 step %c4 {
+// THREADS-NOT: scf.for
+// THREADS: linalg.generic {{.*}} ins(%{{.*}} : memref<4x?xf32, strided<[?, 1], offset: ?>>) outs(%{{.*}} : memref<4x?xf32, strided<[?, 1], offset: ?>>)
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: return
 func.func @plain_copy(%x: memref<64x?xf32, strided<[?, 1], offset: ?>>, %y: memref<64x?xf32>) {
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
       ins(%x : memref<64x?xf32, strided<[?, 1], offset: ?>>) outs(%y : memref<64x?xf32>) {

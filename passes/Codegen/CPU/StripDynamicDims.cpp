@@ -191,11 +191,19 @@ struct StripDynamicDimsPass
         ops.push_back(op);
     });
     for (linalg::GenericOp op : ops) {
-      if (plainCopy(op))
-        continue;
       SmallVector<std::pair<unsigned, SizeSource>> dims = dynamicDims(op);
-      if (!dims.empty())
+      if (dims.empty())
+        continue;
+      if (!plainCopy(op)) {
         strip(op, dims);
+        continue;
+      }
+      // A plain copy stays whole along its dynamic dims; with threads,
+      // blocks of its channels go to threads (a pad's interior).
+      std::optional<std::pair<unsigned, int64_t>> blocks =
+          parallel ? parallelBlocks(op, op.getStaticLoopRanges()) : std::nullopt;
+      if (blocks)
+        inBlocks(op, blocks->first, blocks->second);
     }
   }
 
@@ -378,10 +386,19 @@ struct StripDynamicDimsPass
   /// at all, as one of its dims as it is (the channels of an activation or
   /// a depthwise conv; with reductions, every operand), whose position
   /// the body does not read, with a block size that divides it into at
-  /// most 16 blocks: the outermost such dim in loop order.
+  /// most 16 blocks: the outermost such dim in loop order. None when the
+  /// static dims' product is below 64.
   static std::optional<std::pair<unsigned, int64_t>> parallelBlocks(linalg::GenericOp op,
                                                                    ArrayRef<int64_t> ranges) {
-    constexpr int64_t kMaxBlocks = 16;
+    constexpr int64_t kMaxBlocks = 16, kMinWork = 64;
+    // Too little static work (a few rows of a sequence): not worth a
+    // parallel loop, whatever the dynamic sizes.
+    int64_t work = 1;
+    for (int64_t r : ranges)
+      if (!ShapedType::isDynamic(r))
+        work *= r;
+    if (work < kMinWork)
+      return std::nullopt;
     // With reductions, only a dim every operand has (a depthwise conv's
     // channels): a contraction's kernels tile the rows of an output that
     // a shared operand is read into, in tiles the blocks would cut.
@@ -422,6 +439,24 @@ struct StripDynamicDimsPass
     return std::nullopt;
   }
 
+  /// `op` in a loop over blocks of `size` along loop dim `m`, marked
+  /// kiln.parallel, each a copy of `op` on that block.
+  void inBlocks(linalg::GenericOp op, unsigned m, int64_t size) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
+                                   arith::ConstantIndexOp::create(b, loc, op.getStaticLoopRanges()[m]),
+                                   arith::ConstantIndexOp::create(b, loc, size));
+    loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+    SmallVector<Value> at(op.getNumLoops());
+    SmallVector<int64_t> width(op.getNumLoops(), 0);
+    at[m] = loop.getInductionVar();
+    width[m] = size;
+    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+    piece(nb, op, at, width);
+    op.erase();
+  }
+
   /// A copy of `op` on the windows of its operands at `at` (`width` wide)
   /// along the stripped loop dims.
   void piece(OpBuilder &b, linalg::GenericOp op, ArrayRef<Value> at, ArrayRef<int64_t> width) {
@@ -456,7 +491,9 @@ struct StripDynamicDimsPass
           windowed = true;
         } else {
           offsets.push_back(b.getIndexAttr(0));
-          sizes.push_back(b.getIndexAttr(type.getDimSize(j)));
+          sizes.push_back(type.isDynamicDim(j)
+                              ? OpFoldResult(memref::DimOp::create(b, loc, v, j).getResult())
+                              : OpFoldResult(b.getIndexAttr(type.getDimSize(j))));
         }
       }
       operands.push_back(windowed ? memref::SubViewOp::create(b, loc, v, offsets, sizes, strides)
