@@ -220,6 +220,53 @@ func.func @row_activation(%x: memref<?x256xf32>, %y: memref<?x256xf32>) {
 
 // -----
 
+// A contraction over a dynamic size whose output an activation reads
+// expanded ([4, P] as [4, H, W]: a flattened 1x1 conv's ReLU): the
+// activation is rebuilt on [4, P] (its output collapsed) and each window
+// of the contraction is followed by the activation on the same window,
+// reading the very view the contraction writes, while it is in cache.
+#k = affine_map<(m, p, k) -> (k, p)>
+#wk = affine_map<(m, p, k) -> (m, k)>
+#mp = affine_map<(m, p, k) -> (m, p)>
+#e3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @epilogue(
+// CHECK: memref.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : memref<4x?x?xf32> into memref<4x?xf32>
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: %[[W16:.+]] = memref.subview %{{.*}} [4, 16] [1, 1] : memref<4x?xf32> to memref<4x16xf32
+// CHECK: linalg.generic {{.*}} outs(%[[W16]] :
+// CHECK-NEXT: ^bb0
+// CHECK: linalg.generic {{.*}} ins(%[[W16]] : {{.*}}) outs(%{{.*}} : memref<4x16xf32
+// CHECK: arith.maximumf
+// CHECK: scf.for {{.*}} step %c4
+// CHECK: %[[W4:.+]] = memref.subview %{{.*}} [4, 4] [1, 1] : memref<4x?xf32> to memref<4x4xf32
+// CHECK: linalg.generic {{.*}} ins(%[[W4]] : {{.*}}) outs(%{{.*}} : memref<4x4xf32
+// CHECK: scf.for {{.*}} step %c1
+// CHECK: %[[W1:.+]] = memref.subview %{{.*}} [4, 1] [1, 1] : memref<4x?xf32> to memref<4x1xf32
+// CHECK: linalg.generic {{.*}} ins(%[[W1]] : {{.*}}) outs(%{{.*}} : memref<4x1xf32
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @epilogue(%x: memref<8x?xf32>, %w: memref<4x8xf32>, %a: memref<4x?xf32>,
+                    %y: memref<4x?x?xf32>, %h: index, %wd: index) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#k, #wk, #mp], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x?xf32>, memref<4x8xf32>) outs(%a : memref<4x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %v = memref.expand_shape %a [[0], [1, 2]] output_shape [4, %h, %wd] : memref<4x?xf32> into memref<4x?x?xf32>
+  linalg.generic {indexing_maps = [#e3, #e3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v : memref<4x?x?xf32>) outs(%y : memref<4x?x?xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A plain copy (a pad's interior, the rows a stride-1 conv stacks) stays
 // one generic over its dynamic sizes: its loops, left to LLVM, copy whole
 // rows, where pieces of 16 columns and a rest one column at a time cost

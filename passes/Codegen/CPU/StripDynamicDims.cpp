@@ -39,10 +39,17 @@
 // pieces and is marked instead: one parallel loop for the op, not one per
 // piece (dynamic mobilenet_v2 at two threads: 0.80x the time).
 //
+// A contraction's elementwise epilogue that reads its output through an
+// expansion (a flattened 1x1 conv's activation, read as [C, H, W]) is
+// rebuilt on the output's shape and strip-mined with it: each window of
+// the contraction is followed by the epilogue on the same window, which
+// reads it while it is in cache (dynamic efficientnet_b0: 0.83x the time).
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Utils/Buffers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -190,12 +197,17 @@ struct StripDynamicDimsPass
       if (op.hasPureBufferSemantics() && !op->getParentOfType<linalg::GenericOp>())
         ops.push_back(op);
     });
+    llvm::DenseSet<Operation *> done;
     for (linalg::GenericOp op : ops) {
+      if (done.contains(op))
+        continue;
       SmallVector<std::pair<unsigned, SizeSource>> dims = dynamicDims(op);
       if (dims.empty())
         continue;
       if (!plainCopy(op)) {
-        strip(op, dims);
+        // The epilogue it replaces is erased: never visited again.
+        linalg::GenericOp after = flatEpilogue(op, dims, done);
+        strip(op, dims, after);
         continue;
       }
       // A plain copy stays whole along its dynamic dims; with threads,
@@ -207,9 +219,13 @@ struct StripDynamicDimsPass
     }
   }
 
-  void strip(linalg::GenericOp op, ArrayRef<std::pair<unsigned, SizeSource>> dims) {
+  /// Strip-mines `op`; with `after` (its epilogue on its output's shape,
+  /// flatEpilogue), each piece of `op` is followed by `after` on the same
+  /// window of the output, where `after` was (only views between).
+  void strip(linalg::GenericOp op, ArrayRef<std::pair<unsigned, SizeSource>> dims,
+             linalg::GenericOp after = {}) {
     Location loc = op.getLoc();
-    OpBuilder b(op);
+    OpBuilder b(after ? after.getOperation() : op.getOperation());
     // The sizes, read before the loops.
     SmallVector<Value> sizes;
     for (auto [d, src] : dims)
@@ -265,7 +281,7 @@ struct StripDynamicDimsPass
         });
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
       if (k == dims.size())
-        return piece(b, op, at, width);
+        return after ? pieceWithEpilogue(b, op, after, at, width) : piece(b, op, at, width);
       unsigned d = dims[k].first;
       Value size = sizes[k];
       Value t = arith::ConstantIndexOp::create(b, loc, chunk);
@@ -334,6 +350,115 @@ struct StripDynamicDimsPass
       nest(b, 0);
     }
     op.erase();
+    if (after)
+      after.erase();
+  }
+
+  /// The all-parallel generic right after the contraction `op` (views
+  /// between) that reads its output through an expansion ([C, H * W] read
+  /// as [C, H, W]: a flattened conv's activation or residual add), rebuilt
+  /// on the output's shape, its other operands collapsed the same way (all
+  /// of them whole contiguous buffers of one shape, identity maps). Null
+  /// when there is none, or `op` has a dynamic reduction dim (the
+  /// epilogue needs every window's sums). The generic replaced goes into
+  /// `erased`.
+  static linalg::GenericOp flatEpilogue(linalg::GenericOp op,
+                                        ArrayRef<std::pair<unsigned, SizeSource>> dims,
+                                        llvm::DenseSet<Operation *> &erased) {
+    if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
+        llvm::any_of(dims, [&](auto d) {
+          return op.getIteratorTypesArray()[d.first] != utils::IteratorType::parallel;
+        }) ||
+        !llvm::all_of(op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
+                      [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+      return {};
+    Value out = op.getDpsInitOperand(0)->get();
+    Operation *next = op->getNextNode();
+    while (next && (isa<ViewLikeOpInterface, memref::DimOp>(next) ||
+                    next->hasTrait<OpTrait::ConstantLike>()))
+      next = next->getNextNode();
+    auto after = dyn_cast_or_null<linalg::GenericOp>(next);
+    if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
+        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults())
+      return {};
+    bool positional = false;
+    after.getRegion().walk([&](linalg::IndexOp) { positional = true; });
+    if (positional)
+      return {};
+    // The expansion of `out` it reads, and every operand a whole
+    // contiguous buffer of its shape, read and written by identity maps.
+    memref::ExpandShapeOp expand;
+    for (OpOperand *in : after.getDpsInputOperands())
+      if (auto e = in->get().getDefiningOp<memref::ExpandShapeOp>(); e && e.getSrc() == out)
+        expand = e;
+    auto outType = cast<MemRefType>(out.getType());
+    if (!expand || !outType.getLayout().isIdentity())
+      return {};
+    Value outRoot = kiln::rootBuffer(out);
+    for (OpOperand &operand : after->getOpOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.get().getType());
+      if (!type || !type.getLayout().isIdentity() ||
+          type.getShape() != expand.getResultType().getShape() ||
+          !after.getMatchingIndexingMap(&operand).isIdentity() ||
+          (operand.get() != expand.getResult() && kiln::rootBuffer(operand.get()) == outRoot))
+        return {};
+    }
+    if (after.getDpsInitOperand(0)->get() == expand.getResult())
+      return {};
+    // Rebuilt flat, where it was.
+    OpBuilder b(after);
+    SmallVector<Value> ins, outs;
+    for (OpOperand &operand : after->getOpOperands()) {
+      Value v = operand.get() == expand.getResult()
+                    ? out
+                    : memref::CollapseShapeOp::create(b, after.getLoc(), operand.get(),
+                                                      expand.getReassociationIndices())
+                          .getResult();
+      (after.isDpsInit(&operand) ? outs : ins).push_back(v);
+    }
+    unsigned rank = outType.getRank();
+    auto flat = linalg::GenericOp::create(
+        b, after.getLoc(), TypeRange{}, ins, outs,
+        SmallVector<AffineMap>(ins.size() + outs.size(),
+                               b.getMultiDimIdentityMap(rank)),
+        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
+    flat.getRegion().takeBody(after.getRegion());
+    erased.insert(after);
+    after.erase();
+    return flat;
+  }
+
+  /// A piece of `op` and then one of `after` on the same window of
+  /// `op`'s output, reading the very view `op`'s piece writes (so that the
+  /// kernels see the epilogue right after its contraction).
+  void pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op, linalg::GenericOp after,
+                         ArrayRef<Value> at, ArrayRef<int64_t> width) {
+    piece(b, op, at, width);
+    auto opPiece = cast<linalg::GenericOp>(b.getInsertionPoint()->getPrevNode());
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    SmallVector<Value> afterAt;
+    SmallVector<int64_t> afterWidth;
+    for (AffineExpr e : outMap.getResults()) {
+      unsigned d = cast<AffineDimExpr>(e).getPosition();
+      afterAt.push_back(at[d]);
+      afterWidth.push_back(width[d]);
+    }
+    piece(b, after, afterAt, afterWidth);
+    auto afterPiece = cast<linalg::GenericOp>(b.getInsertionPoint()->getPrevNode());
+    Value written = opPiece.getDpsInitOperand(0)->get();
+    auto writtenView = written.getDefiningOp<memref::SubViewOp>();
+    for (OpOperand *in : afterPiece.getDpsInputOperands()) {
+      auto view = in->get().getDefiningOp<memref::SubViewOp>();
+      if (in->get() == written || !view || !writtenView ||
+          view.getSource() != writtenView.getSource() ||
+          view.getMixedOffsets() != writtenView.getMixedOffsets() ||
+          view.getMixedSizes() != writtenView.getMixedSizes() ||
+          view.getMixedStrides() != writtenView.getMixedStrides())
+        continue;
+      in->set(written);
+      if (view->use_empty())
+        view->erase();
+    }
   }
 
   /// For a conv's generic: a static parallel loop dim that its weights
