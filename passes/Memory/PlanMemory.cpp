@@ -209,7 +209,8 @@ std::optional<int64_t> evaluate(Value v, function_ref<int64_t(BlockArgument)> di
 }
 
 /// The indices of the first and last top-level ops that read or write
-/// `root` through any chain of views (`start`, `start` when none do).
+/// `root` through any chain of views (`start`, `start` when none do);
+/// memref.dim reads no element and is not counted.
 std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
                                      const llvm::DenseMap<Operation *, int64_t> &index) {
   int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
@@ -220,8 +221,10 @@ std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
     if (!seen.insert(v).second)
       continue;
     for (Operation *user : v.getUsers()) {
-      if (isa<memref::DeallocOp>(user))
-        continue; // Erased below; freeing is not a use.
+      // Erased below, freeing is not a use; nor is reading a size (a later
+      // op's shape), which touches no element.
+      if (isa<memref::DeallocOp, memref::DimOp>(user))
+        continue;
       Operation *top = body.findAncestorOpInBlock(*user);
       if (top) {
         first = std::min(first, index.lookup(top));

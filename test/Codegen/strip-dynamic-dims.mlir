@@ -267,6 +267,45 @@ func.func @epilogue(%x: memref<8x?xf32>, %w: memref<4x8xf32>, %a: memref<4x?xf32
 
 // -----
 
+// Kept apart: the activation writes a planned buffer (a view of the
+// workspace) first used there, and the contraction's output is read again
+// after it. The plan then did not start that buffer at the contraction:
+// it may sit where the contraction's input was, which the later windows
+// still read.
+#k = affine_map<(m, p, k) -> (k, p)>
+#wk = affine_map<(m, p, k) -> (m, k)>
+#mp = affine_map<(m, p, k) -> (m, p)>
+#e3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @epilogue_kept(
+// CHECK-NOT: memref.collapse_shape
+// CHECK: return
+func.func @epilogue_kept(%ws: memref<?xi8>, %x: memref<8x?xf32>, %w: memref<4x8xf32>,
+                         %z: memref<4x?xf32>, %p: index, %h: index, %wd: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %a = memref.view %ws[%c0][%p] : memref<?xi8> to memref<4x?xf32>
+  %y = memref.view %ws[%c4096][%h, %wd] : memref<?xi8> to memref<4x?x?xf32>
+  linalg.generic {indexing_maps = [#k, #wk, #mp], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<8x?xf32>, memref<4x8xf32>) outs(%a : memref<4x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %v = memref.expand_shape %a [[0], [1, 2]] output_shape [4, %h, %wd] : memref<4x?xf32> into memref<4x?x?xf32>
+  linalg.generic {indexing_maps = [#e3, #e3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%v : memref<4x?x?xf32>) outs(%y : memref<4x?x?xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  }
+  memref.copy %a, %z : memref<4x?xf32> to memref<4x?xf32>
+  return
+}
+
+// -----
+
 // A plain copy (a pad's interior, the rows a stride-1 conv stacks) stays
 // one generic over its dynamic sizes: its loops, left to LLVM, copy whole
 // rows, where pieces of 16 columns and a rest one column at a time cost

@@ -36,6 +36,31 @@ func.func @chain(%in: memref<16xf32>, %out: memref<16xf32>) {
 
 // -----
 
+// Reading a size (memref.dim) is not a use: a's last use is the copy into
+// b, so c takes a's slot though a's size is read after c is written.
+// CHECK-LABEL: func.func @dim_not_use(
+// CHECK-SAME: kiln.workspace_size = 128
+// CHECK: %[[OFF_A:.*]] = arith.constant 0 : index
+// CHECK: memref.view %{{.*}}[%[[OFF_A]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: %[[OFF_B:.*]] = arith.constant 64 : index
+// CHECK: memref.view %{{.*}}[%[[OFF_B]]][] : memref<128xi8> to memref<16xf32>
+// CHECK: %[[OFF_C:.*]] = arith.constant 0 : index
+// CHECK: memref.view %{{.*}}[%[[OFF_C]]][] : memref<128xi8> to memref<16xf32>
+func.func @dim_not_use(%in: memref<16xf32>, %out: memref<16xf32>) -> index {
+  %a = memref.alloc() : memref<16xf32>
+  memref.copy %in, %a : memref<16xf32> to memref<16xf32>
+  %b = memref.alloc() : memref<16xf32>
+  memref.copy %a, %b : memref<16xf32> to memref<16xf32>
+  %c = memref.alloc() : memref<16xf32>
+  memref.copy %b, %c : memref<16xf32> to memref<16xf32>
+  memref.copy %c, %out : memref<16xf32> to memref<16xf32>
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<16xf32>
+  return %n : index
+}
+
+// -----
+
 // A view keeps its buffer alive: a is read through %sub after b is dead, so
 // c (allocated then) cannot take a's slot but takes b's.
 // CHECK-LABEL: func.func @alias_through_subview(

@@ -52,6 +52,7 @@
 #include "passes/Utils/Buffers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -403,7 +404,8 @@ struct StripDynamicDimsPass
           (operand.get() != expand.getResult() && kiln::rootBuffer(operand.get()) == outRoot))
         return {};
     }
-    if (after.getDpsInitOperand(0)->get() == expand.getResult())
+    if (after.getDpsInitOperand(0)->get() == expand.getResult() ||
+        !writesOwnMemory(op, after, out))
       return {};
     // Rebuilt flat, where it was.
     OpBuilder b(after);
@@ -426,6 +428,38 @@ struct StripDynamicDimsPass
     erased.insert(after);
     after.erase();
     return flat;
+  }
+
+  /// Whether what `after` writes is memory that no input of `op` can be
+  /// in: run window by window, `after` writes before `op` has read all its
+  /// inputs. kiln-plan-memory lets a buffer first used after a top-level
+  /// op take the memory of one dead after it, unless it makes the buffer
+  /// live from the contraction (an epilogue that is the last reader of
+  /// the contraction's output `out`, within kEpilogueReach ops of it: the
+  /// kernels fold such epilogues). Safe when the written buffer is not a
+  /// planned one, or is used before `op`, or the plan started it at `op`.
+  static bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after, Value out) {
+    constexpr int64_t kEpilogueReach = 16; // As kiln-plan-memory's.
+    Value written = kiln::rootBuffer(after.getDpsInitOperand(0)->get());
+    if (!written.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
+      return true; // An argument, an alloc of its own; or planned per top-level op.
+    // As the plan counts uses: not views, not sizes read.
+    auto used = [](Operation *o, Value root) {
+      return !isa<ViewLikeOpInterface, memref::DimOp>(o) && kiln::touches(o, root);
+    };
+    for (Operation *o = &op->getBlock()->front(); o != op; o = o->getNextNode())
+      if (used(o, written))
+        return true;
+    int64_t between = 0;
+    for (Operation *o = op->getNextNode(); o != after; o = o->getNextNode())
+      ++between;
+    if (between >= kEpilogueReach - 1)
+      return false;
+    Value outRoot = kiln::rootBuffer(out);
+    for (Operation *o = after->getNextNode(); o; o = o->getNextNode())
+      if (used(o, outRoot))
+        return false;
+    return true;
   }
 
   /// A piece of `op` and then one of `after` on the same window of
