@@ -130,8 +130,8 @@ bool mayWrite(Operation *op, Value root) {
       .wasInterrupted();
 }
 
-/// The ops reading `v` (a view of the stack), in use order: collected
-/// into `readers`; false if one may write it or is not one this pass can
+/// Collects into `readers` every op that uses `v` (a view of the stack),
+/// through views; false if one may write it or is not one this pass can
 /// retype (reshapes, subviews, dims, linalg inputs, copy sources).
 bool onlyRead(Value v, SmallVectorImpl<Operation *> &readers) {
   for (OpOperand &use : v.getUses()) {
