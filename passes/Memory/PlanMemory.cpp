@@ -246,9 +246,7 @@ std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
   return {first, last};
 }
 
-/// How far back from an epilogue its contraction is looked for (views and
-/// fills sit between them).
-constexpr int64_t kEpilogueReach = 16;
+using kiln::kEpilogueReach;
 
 /// For the buffer `root` whose first use is top-level op `first`: the index
 /// of the contraction whose elementwise epilogue writes `root`, when the

@@ -52,7 +52,8 @@ bool isRowOffset(OpFoldResult offset, int64_t row, OpFoldResult pitch) {
     return isEqualConstantIntOrValue(offset, pitch);
   if (std::optional<int64_t> p = getConstantIntValue(pitch))
     return value == row * *p;
-  auto mul = dyn_cast_or_null<arith::MulIOp>(dyn_cast<Value>(offset).getDefiningOp());
+  auto v = dyn_cast<Value>(offset);
+  auto mul = v ? v.getDefiningOp<arith::MulIOp>() : arith::MulIOp();
   if (!mul)
     return false;
   Value p = cast<Value>(pitch);
@@ -130,12 +131,16 @@ bool mayWrite(Operation *op, Value root) {
       .wasInterrupted();
 }
 
-/// Collects into `readers` every op that uses `v` (a view of the stack),
-/// through views; false if one may write it or is not one this pass can
-/// retype (reshapes, subviews, dims, linalg inputs, copy sources).
-bool onlyRead(Value v, SmallVectorImpl<Operation *> &readers) {
+/// Collects into `readers` every op that uses `v` (the stack or a view of
+/// it), through views, but those `skip` holds for; false if one may write
+/// it or is not one this pass can retype (reshapes, subviews, dims, linalg
+/// inputs, copy sources).
+bool onlyRead(Value v, SmallVectorImpl<Operation *> &readers,
+              llvm::function_ref<bool(Operation *)> skip = nullptr) {
   for (OpOperand &use : v.getUses()) {
     Operation *user = use.getOwner();
+    if (skip && skip(user))
+      continue;
     readers.push_back(user);
     if (isa<memref::DimOp>(user))
       continue;
@@ -223,23 +228,20 @@ void viewRows(memref::AllocOp alloc) {
   Value source;
   SmallVector<std::optional<RowCopy>> copies(rows);
   SmallVector<Operation *> readers;
+  // The row copies: each row once, by a subview that only the copy uses.
+  llvm::SmallPtrSet<Operation *, 4> rowViews;
   for (Operation *user : stack.getUsers()) {
-    if (isa<memref::DeallocOp>(user))
-      continue;
     auto subview = dyn_cast<memref::SubViewOp>(user);
-    if (subview && subview->hasOneUse()) {
-      auto copy = dyn_cast<memref::CopyOp>(*subview->getUsers().begin());
-      if (copy && copy.getTarget() == subview.getResult()) {
-        std::optional<RowCopy> row = rowCopy(copy, stack, source);
-        if (!row || copies[row->row] || copy->getBlock() != alloc->getBlock())
-          return;
-        copies[row->row] = row;
-        continue;
-      }
-    }
-    if (!isa<memref::DimOp, memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp,
-             linalg::LinalgOp, memref::CopyOp>(user))
+    if (!subview || !subview->hasOneUse())
+      continue;
+    auto copy = dyn_cast<memref::CopyOp>(*subview->getUsers().begin());
+    if (!copy || copy.getTarget() != subview.getResult())
+      continue;
+    std::optional<RowCopy> row = rowCopy(copy, stack, source);
+    if (!row || copies[row->row] || copy->getBlock() != alloc->getBlock())
       return;
+    copies[row->row] = row;
+    rowViews.insert(subview);
   }
   if (llvm::any_of(copies, [](const std::optional<RowCopy> &c) { return !c; }))
     return;
@@ -249,37 +251,19 @@ void viewRows(memref::AllocOp alloc) {
     if (!isRowOffset(c->offset, c->row, pitch))
       return;
   // Every other use reads.
-  for (OpOperand &use : stack.getUses()) {
-    Operation *user = use.getOwner();
-    if (isa<memref::DeallocOp>(user) ||
-        llvm::any_of(copies, [&](std::optional<RowCopy> &c) {
-          return c->copy.getTarget().getDefiningOp() == user;
-        }))
-      continue;
-    readers.push_back(user);
-    if (isa<memref::DimOp>(user))
-      continue;
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(user)) {
-      if (!linalgOp.hasPureBufferSemantics() || !linalgOp.isDpsInput(&use))
-        return;
-      continue;
-    }
-    if (auto copy = dyn_cast<memref::CopyOp>(user)) {
-      if (copy.getSource() != stack)
-        return;
-      continue;
-    }
-    if (isa<memref::SubViewOp>(user) && cast<memref::SubViewOp>(user).getDroppedDims().any())
-      return;
-    if (!onlyRead(user->getResult(0), readers))
-      return;
-  }
+  if (!onlyRead(stack, readers, [&](Operation *user) {
+        return isa<memref::DeallocOp>(user) || rowViews.contains(user);
+      }))
+    return;
   // From the first copy to the last reader, nothing writes the source.
   Block *block = alloc->getBlock();
-  Operation *first = nullptr, *last = nullptr;
-  for (const std::optional<RowCopy> &c : copies)
-    if (!first || c->copy->isBeforeInBlock(first))
+  Operation *first = copies[0]->copy, *lastCopy = first, *last = nullptr;
+  for (const std::optional<RowCopy> &c : copies) {
+    if (c->copy->isBeforeInBlock(first))
       first = c->copy;
+    if (lastCopy->isBeforeInBlock(c->copy))
+      lastCopy = c->copy;
+  }
   for (Operation *reader : readers) {
     Operation *top = block->findAncestorOpInBlock(*reader);
     if (!top)
@@ -311,10 +295,6 @@ void viewRows(memref::AllocOp alloc) {
     return;
   // Build the view at the last copy (after everything the copies use),
   // before every reader.
-  Operation *lastCopy = first;
-  for (const std::optional<RowCopy> &c : copies)
-    if (lastCopy->isBeforeInBlock(c->copy))
-      lastCopy = c->copy;
   for (Operation *reader : readers)
     if (!lastCopy->isBeforeInBlock(block->findAncestorOpInBlock(*reader)))
       return;

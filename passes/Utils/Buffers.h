@@ -31,6 +31,12 @@ inline mlir::Value rootBuffer(mlir::Value v) {
   return v;
 }
 
+/// How far (in top-level ops) kiln-plan-memory looks back from an
+/// epilogue's output buffer for the contraction it follows, to start that
+/// buffer's life there (views and fills sit between them); the CPU code
+/// generation relies on the same reach.
+inline constexpr int64_t kEpilogueReach = 16;
+
 /// Whether `op` or an op nested in it has a memref operand whose root
 /// buffer is `root`.
 inline bool touches(mlir::Operation *op, mlir::Value root) {

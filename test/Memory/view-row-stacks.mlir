@@ -116,3 +116,33 @@ func.func @uneven(%y: memref<4x3x?xf32>, %p: index, %len: index, %n: index) {
   }
   return
 }
+
+// Kept: the third row at a constant offset while the pitch is not a
+// constant (nothing says 8 is 2 * p). The offset has no defining op to
+// look at; the check must not ask a null value for one.
+// CHECK-LABEL: func.func @constant_offset(
+// CHECK-COUNT-3: memref.copy
+// CHECK-NOT: reinterpret_cast
+// CHECK: return
+func.func @constant_offset(%y: memref<4x3x?xf32>, %p: index, %len: index, %n: index) {
+  %one = arith.constant 1.0 : f32
+  %x = memref.alloc(%n) : memref<1x4x?xf32>
+  linalg.fill ins(%one : f32) outs(%x : memref<1x4x?xf32>)
+  %s = memref.alloc(%len) : memref<1x4x3x?xf32>
+  %x0 = memref.subview %x[0, 0, 0] [1, 4, %len] [1, 1, 1] : memref<1x4x?xf32> to memref<4x?xf32, strided<[?, 1]>>
+  %s0 = memref.subview %s[0, 0, 0, 0] [1, 4, 1, %len] [1, 1, 1, 1] : memref<1x4x3x?xf32> to memref<4x?xf32, strided<[?, 1]>>
+  memref.copy %x0, %s0 : memref<4x?xf32, strided<[?, 1]>> to memref<4x?xf32, strided<[?, 1]>>
+  %x1 = memref.subview %x[0, 0, %p] [1, 4, %len] [1, 1, 1] : memref<1x4x?xf32> to memref<4x?xf32, strided<[?, 1], offset: ?>>
+  %s1 = memref.subview %s[0, 0, 1, 0] [1, 4, 1, %len] [1, 1, 1, 1] : memref<1x4x3x?xf32> to memref<4x?xf32, strided<[?, 1], offset: ?>>
+  memref.copy %x1, %s1 : memref<4x?xf32, strided<[?, 1], offset: ?>> to memref<4x?xf32, strided<[?, 1], offset: ?>>
+  %x2 = memref.subview %x[0, 0, 8] [1, 4, %len] [1, 1, 1] : memref<1x4x?xf32> to memref<4x?xf32, strided<[?, 1], offset: 8>>
+  %s2 = memref.subview %s[0, 0, 2, 0] [1, 4, 1, %len] [1, 1, 1, 1] : memref<1x4x3x?xf32> to memref<4x?xf32, strided<[?, 1], offset: ?>>
+  memref.copy %x2, %s2 : memref<4x?xf32, strided<[?, 1], offset: 8>> to memref<4x?xf32, strided<[?, 1], offset: ?>>
+  %c = memref.collapse_shape %s [[0, 1], [2], [3]] : memref<1x4x3x?xf32> into memref<4x3x?xf32>
+  linalg.generic {indexing_maps = [affine_map<(c, r, p) -> (c, r, p)>, affine_map<(c, r, p) -> (c, r, p)>], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%c : memref<4x3x?xf32>) outs(%y : memref<4x3x?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    linalg.yield %a : f32
+  }
+  return
+}

@@ -121,6 +121,27 @@ std::optional<StridedUse> stridedUse(AffineExpr e, ArrayRef<int64_t> ranges) {
   return use;
 }
 
+/// Whether the body of `op` reads its position (linalg.index) along a
+/// loop dim for which `dim` holds: within a window or block it would read
+/// its position there.
+bool readsPosition(linalg::GenericOp op, llvm::function_ref<bool(unsigned)> dim) {
+  return op.getRegion()
+      .walk([&](linalg::IndexOp index) {
+        return dim(index.getDim()) ? WalkResult::interrupt() : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The product of the static loop ranges: the work of one element (row)
+/// of the dynamic dims.
+int64_t staticWork(ArrayRef<int64_t> ranges) {
+  int64_t work = 1;
+  for (int64_t r : ranges)
+    if (!ShapedType::isDynamic(r))
+      work *= r;
+  return work;
+}
+
 /// The dynamic loop dims of `op` in loop order, each with where its size
 /// is read; empty if there are none or the generic cannot be strip-mined.
 SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
@@ -153,11 +174,9 @@ SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
   }
   // A body that reads the position along a dynamic dim (linalg.index)
   // would see it within the window.
-  bool positional = false;
-  op.getRegion().walk([&](linalg::IndexOp index) {
-    positional |= index.getDim() < ranges.size() && ShapedType::isDynamic(ranges[index.getDim()]);
-  });
-  if (positional)
+  if (readsPosition(op, [&](unsigned d) {
+        return d < ranges.size() && ShapedType::isDynamic(ranges[d]);
+      }))
     return {};
   for (unsigned k = 0; k < ranges.size(); ++k) {
     if (!ShapedType::isDynamic(ranges[k]))
@@ -257,10 +276,7 @@ struct StripDynamicDimsPass
                                            utils::IteratorType::reduction);
     if (parallel && !windowCopy) {
       unsigned d = dims.front().first;
-      int64_t work = 1;
-      for (int64_t r : op.getStaticLoopRanges())
-        if (!ShapedType::isDynamic(r))
-          work *= r;
+      int64_t work = staticWork(op.getStaticLoopRanges());
       bool disjoint = op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
                       llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
                         return llvm::is_contained(op.getMatchingIndexingMap(&out).getResults(),
@@ -382,9 +398,7 @@ struct StripDynamicDimsPass
     if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
         after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults())
       return {};
-    bool positional = false;
-    after.getRegion().walk([&](linalg::IndexOp) { positional = true; });
-    if (positional)
+    if (readsPosition(after, [](unsigned) { return true; }))
       return {};
     // The expansion of `out` it reads, and every operand a whole
     // contiguous buffer of its shape, read and written by identity maps.
@@ -439,7 +453,6 @@ struct StripDynamicDimsPass
   /// kernels fold such epilogues). Safe when the written buffer is not a
   /// planned one, or is used before `op`, or the plan started it at `op`.
   static bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after, Value out) {
-    constexpr int64_t kEpilogueReach = 16; // As kiln-plan-memory's.
     Value written = kiln::rootBuffer(after.getDpsInitOperand(0)->get());
     if (!written.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
       return true; // An argument, an alloc of its own; or planned per top-level op.
@@ -453,7 +466,7 @@ struct StripDynamicDimsPass
     int64_t between = 0;
     for (Operation *o = op->getNextNode(); o != after; o = o->getNextNode())
       ++between;
-    if (between >= kEpilogueReach - 1)
+    if (between >= kiln::kEpilogueReach - 1)
       return false;
     Value outRoot = kiln::rootBuffer(out);
     for (Operation *o = after->getNextNode(); o; o = o->getNextNode())
@@ -552,11 +565,7 @@ struct StripDynamicDimsPass
     constexpr int64_t kMaxBlocks = 16, kMinWork = 64;
     // Too little static work (a few rows of a sequence): not worth a
     // parallel loop, whatever the dynamic sizes.
-    int64_t work = 1;
-    for (int64_t r : ranges)
-      if (!ShapedType::isDynamic(r))
-        work *= r;
-    if (work < kMinWork)
+    if (staticWork(ranges) < kMinWork)
       return std::nullopt;
     // With reductions, only a dim every operand has (a depthwise conv's
     // channels): a contraction's kernels tile the rows of an output that
@@ -581,11 +590,8 @@ struct StripDynamicDimsPass
         AffineMap map = op.getMatchingIndexingMap(&out);
         return map.getNumResults() && map.getResults().back() == dim;
       });
-      // A body that reads its position along the dim (linalg.index: a
-      // gather's row) would see it within the block.
-      bool positional = false;
-      op.getRegion().walk([&](linalg::IndexOp index) { positional |= index.getDim() == m; });
-      if (!plain || inner || positional)
+      // Nor one whose position the body reads (a gather's row).
+      if (!plain || inner || readsPosition(op, [&](unsigned d) { return d == m; }))
         continue;
       int64_t size = ranges[m];
       for (int64_t s = 1; s <= ranges[m]; ++s)
