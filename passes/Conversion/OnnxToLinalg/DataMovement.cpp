@@ -88,9 +88,15 @@ struct ForwardPattern : public OpConversionPattern<OpTy> {
       auto maskType = dyn_cast_or_null<RankedTensorType>(
           this->typeConverter->convertType(extra.getType()));
       if (maskType && maskType.getElementType().isInteger(1)) {
-        results.push_back(arith::ConstantOp::create(
-            rewriter, op.getLoc(),
-            DenseElementsAttr::get(maskType, rewriter.getBoolAttr(true))));
+        Location loc = op.getLoc();
+        results.push_back(
+            maskType.hasStaticShape()
+                ? arith::ConstantOp::create(rewriter, loc,
+                                            DenseElementsAttr::get(maskType,
+                                                                   rewriter.getBoolAttr(true)))
+                      .getResult()
+                : filledTensor(rewriter, loc, maskType,
+                               arith::ConstantIntOp::create(rewriter, loc, 1, 1)));
         continue;
       }
       if (!extra.use_empty())

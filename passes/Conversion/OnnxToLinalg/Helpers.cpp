@@ -526,13 +526,18 @@ SmallVector<Value> kiln::lowering::forLoop(OpBuilder &b, Location loc, Value lo,
 }
 
 namespace {
-/// Offsets, sizes and strides selecting index `at` of dim `axis` of `type`.
-void sliceAtIndex(OpBuilder &b, RankedTensorType type, int64_t axis, OpFoldResult at,
+/// Offsets, sizes and strides selecting index `at` of dim `axis` of `v`
+/// (its other dynamic dims whole, by tensor.dim).
+void sliceAtIndex(OpBuilder &b, Location loc, Value v, int64_t axis, OpFoldResult at,
                   SmallVectorImpl<OpFoldResult> &offsets, SmallVectorImpl<OpFoldResult> &sizes,
                   SmallVectorImpl<OpFoldResult> &strides) {
+  auto type = cast<RankedTensorType>(v.getType());
   for (int64_t d = 0; d < type.getRank(); ++d) {
     offsets.push_back(d == axis ? at : b.getIndexAttr(0));
-    sizes.push_back(b.getIndexAttr(d == axis ? 1 : type.getDimSize(d)));
+    if (d != axis && type.isDynamicDim(d))
+      sizes.push_back(tensor::DimOp::create(b, loc, v, d).getResult());
+    else
+      sizes.push_back(b.getIndexAttr(d == axis ? 1 : type.getDimSize(d)));
     strides.push_back(b.getIndexAttr(1));
   }
 }
@@ -544,13 +549,13 @@ Value kiln::lowering::extractSliceAt(OpBuilder &b, Location loc, Value v, int64_
   SmallVector<int64_t> shape(type.getShape());
   shape.erase(shape.begin() + axis);
   SmallVector<OpFoldResult> offsets, sizes, strides;
-  sliceAtIndex(b, type, axis, at, offsets, sizes, strides);
+  sliceAtIndex(b, loc, v, axis, at, offsets, sizes, strides);
   return tensor::ExtractSliceOp::create(b, loc, type.clone(shape), v, offsets, sizes, strides);
 }
 
 Value kiln::lowering::insertSliceAt(OpBuilder &b, Location loc, Value part, Value dest,
                                     int64_t axis, OpFoldResult at) {
   SmallVector<OpFoldResult> offsets, sizes, strides;
-  sliceAtIndex(b, cast<RankedTensorType>(dest.getType()), axis, at, offsets, sizes, strides);
+  sliceAtIndex(b, loc, dest, axis, at, offsets, sizes, strides);
   return tensor::InsertSliceOp::create(b, loc, part, dest, offsets, sizes, strides);
 }

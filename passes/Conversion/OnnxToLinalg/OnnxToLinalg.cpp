@@ -47,16 +47,16 @@ bool isStructural(Operation *op) { return isa<kiln::onnx::NoValueOp>(op); }
 /// elementwise op), in the order the unsupported-op message lists them;
 /// each refuses, naming why, what it cannot do with them.
 constexpr const char *kDynamicReady[] = {
-    "ArgMax", "ArgMin", "AveragePool", "BatchNormalization", "Concat", "ConstantOfShape",
-    "Conv", "ConvTranspose", "CumSum", "DepthToSpace", "DequantizeLinear", "DynamicQuantizeLinear", "Einsum",
-    "Expand", "Flatten", "Gather", "GatherElements", "GatherND", "Gemm", "GlobalAveragePool",
-    "GlobalMaxPool", "Hardmax", "Identity", "InstanceNormalization", "LayerNormalization",
-    "LogSoftmax", "LpNormalization", "LRN", "MatMul", "MatMulInteger", "MaxPool",
-    "MeanVarianceNormalization", "OneHot", "Pad", "QLinearMatMul", "QuantizeLinear", "Range",
-    "ReduceL1", "ReduceL2", "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin",
-    "ReduceProd", "ReduceSum", "ReduceSumSquare", "Reshape", "Resize", "ScatterElements",
-    "ScatterND", "Shape", "Size", "Slice", "Softmax", "Split", "Squeeze", "Tile", "TopK",
-    "Transpose", "Trilu", "Unsqueeze"};
+    "ArgMax", "ArgMin", "AveragePool", "BatchNormalization", "Concat", "ConstantOfShape", "Conv",
+    "ConvTranspose", "CumSum", "DepthToSpace", "DequantizeLinear", "Dropout",
+    "DynamicQuantizeLinear", "Einsum", "Expand", "EyeLike", "Flatten", "Gather", "GatherElements",
+    "GatherND", "Gemm", "GlobalAveragePool", "GlobalMaxPool", "GRU", "Hardmax", "Identity",
+    "InstanceNormalization", "LayerNormalization", "LogSoftmax", "LpNormalization", "LRN", "LSTM",
+    "MatMul", "MatMulInteger", "MaxPool", "MeanVarianceNormalization", "OneHot", "Pad",
+    "QLinearMatMul", "QuantizeLinear", "Range", "ReduceL1", "ReduceL2", "ReduceLogSum",
+    "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum",
+    "ReduceSumSquare", "Reshape", "Resize", "RNN", "ScatterElements", "ScatterND", "Shape", "Size",
+    "Slice", "Softmax", "Split", "Squeeze", "Tile", "TopK", "Transpose", "Trilu", "Unsqueeze"};
 
 struct ConvertOnnxToLinalgPass
     : public kiln::impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {

@@ -10,7 +10,9 @@
 //     and writes zeros to Y;
 //   - bidirectional ops run the loop once per direction (the reverse one
 //     from the last valid step of each batch entry back to the first).
-// layout = 1 is handled by transposing into and out of layout 0.
+// layout = 1 is handled by transposing into and out of layout 0. The
+// sequence length and the batch may be dynamic (the model's dims): every
+// tensor made here is sized from X's dims, and the loop runs X's length.
 //
 //===----------------------------------------------------------------------===//
 
@@ -110,7 +112,9 @@ Value matmulTransB(OpBuilder &b, Location loc, Value a, Value bt) {
   auto bType = cast<RankedTensorType>(bt.getType());
   Type et = aType.getElementType();
   auto outType = RankedTensorType::get({aType.getDimSize(0), bType.getDimSize(0)}, et);
-  Value init = filledTensor(b, loc, outType, scalarConstant(b, loc, et, 0));
+  Value init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
+                                      emptyTensor(b, loc, outType, dynamicSizesOf(b, loc, a, {0})))
+                   .getResult(0);
   MLIRContext *ctx = b.getContext();
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   // Loops: m, k, n.
@@ -156,8 +160,10 @@ struct GateReads {
     shape.back() = hidden;
     SmallVector<OpFoldResult> offsets(r, b.getIndexAttr(0)), sizes, strides(r, b.getIndexAttr(1));
     offsets.back() = b.getIndexAttr(gate * hidden);
-    for (int64_t s : shape)
-      sizes.push_back(b.getIndexAttr(s));
+    for (int64_t d = 0; d < r; ++d)
+      sizes.push_back(ShapedType::isDynamic(shape[d])
+                          ? OpFoldResult(tensor::DimOp::create(b, loc, v, d).getResult())
+                          : OpFoldResult(b.getIndexAttr(shape[d])));
     return tensor::ExtractSliceOp::create(b, loc, type.clone(shape), v, offsets, sizes, strides);
   }
   unsigned matrix(Value v, int64_t gate) {
@@ -172,16 +178,16 @@ struct GateReads {
 };
 
 /// Builds the generic: `body` maps the read scalars to `numResults` result
-/// scalars, all [batch, hidden].
+/// scalars, all [batch, hidden], sized like `state` (one such tensor).
 SmallVector<Value> gateGeneric(
-    OpBuilder &b, Location loc, GateReads &reads, RankedTensorType stateType,
-    unsigned numResults,
+    OpBuilder &b, Location loc, GateReads &reads, Value state, unsigned numResults,
     llvm::function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> body) {
+  auto stateType = cast<RankedTensorType>(state.getType());
   SmallVector<Value> inits;
   SmallVector<Type> types;
   SmallVector<AffineMap> maps(reads.maps);
   for (unsigned i = 0; i < numResults; ++i) {
-    inits.push_back(emptyTensor(b, loc, stateType));
+    inits.push_back(emptyTensor(b, loc, stateType, dynamicSizesOf(b, loc, state, {0, 1})));
     types.push_back(stateType);
     maps.push_back(b.getMultiDimIdentityMap(2));
   }
@@ -221,7 +227,6 @@ Value clipped(OpBuilder &b, Location l, const StepContext &s, Value x) {
 /// and c [batch, H]; returns the new h (and c for LSTM).
 SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value xt,
                         Value h, Value c) {
-  auto stateType = cast<RankedTensorType>(h.getType());
   Value hr = matmulTransB(b, loc, h, s.r);
   auto add = [&](OpBuilder &nb, Location l, Value x, Value y) -> Value {
     return arith::AddFOp::create(nb, l, x, y);
@@ -236,7 +241,7 @@ SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value 
   switch (s.kind) {
   case Kind::RNN: {
     unsigned x0 = reads.matrix(xt, 0), r0 = reads.matrix(hr, 0);
-    return gateGeneric(b, loc, reads, stateType, 1,
+    return gateGeneric(b, loc, reads, h, 1,
                        [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
                          return {act(nb, l, 0, add(nb, l, a[x0], a[r0]))};
                        });
@@ -255,7 +260,7 @@ SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value 
       pf = reads.vector(s.peep, 2);
     }
     return gateGeneric(
-        b, loc, reads, stateType, 2,
+        b, loc, reads, h, 2,
         [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
           Value cp = a[cPrev];
           auto pre = [&](unsigned x, unsigned r) { return add(nb, l, a[x], a[r]); };
@@ -282,7 +287,7 @@ SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value 
   if (!s.linearBeforeReset) {
     GateReads rReads(b, loc, s.hidden);
     unsigned xr = rReads.matrix(xt, 1), rr = rReads.matrix(hr, 1), hp = rReads.matrix(h, 0);
-    Value rh = gateGeneric(b, loc, rReads, stateType, 1,
+    Value rh = gateGeneric(b, loc, rReads, h, 1,
                            [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
                              Value r = act(nb, l, 0, add(nb, l, a[xr], a[rr]));
                              return {mul(nb, l, r, a[hp])};
@@ -302,7 +307,7 @@ SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value 
   unsigned rm = rhMatmul ? reads.matrix(rhMatmul, 0) : 0;
   unsigned rb = s.rbh ? reads.vector(s.rbh, 0) : 0;
   return gateGeneric(
-      b, loc, reads, stateType, 1, [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
+      b, loc, reads, h, 1, [&](OpBuilder &nb, Location l, ValueRange a) -> SmallVector<Value> {
         Value z = act(nb, l, 0, add(nb, l, a[xz], a[rz]));
         Value hIn;
         if (s.linearBeforeReset) {
@@ -355,6 +360,8 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
     auto wType = cast<RankedTensorType>(adaptor.getW().getType());
     int64_t seq = xType.getDimSize(0), batch = xType.getDimSize(1),
             input = xType.getDimSize(2), hidden = rType.getDimSize(2);
+    if (!wType.hasStaticShape() || !rType.hasStaticShape() || ShapedType::isDynamic(input))
+      return unsupported(rewriter, op, "W, R and the input size must be static");
     if (wType.getRank() != 3 || rType.getRank() != 3 || wType.getDimSize(0) != dirs ||
         rType.getDimSize(0) != dirs || wType.getDimSize(1) != gates * hidden ||
         wType.getDimSize(2) != input || rType.getDimSize(1) != gates * hidden)
@@ -363,19 +370,26 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
     if (seq == 0 || batch == 0)
       return unsupported(rewriter, op, "empty sequences or batches are not supported");
     // Every optional operand must have the shape the others imply (they
-    // are read at those positions).
-    auto shaped = [](Value orig, Value conv, ArrayRef<int64_t> shape) {
-      return onnx::isNone(orig) ||
-             cast<RankedTensorType>(conv.getType()).getShape() == shape;
+    // are read at those positions); a dynamic batch must be X's, the same
+    // dim of the model.
+    int64_t xBatchAxis = batchFirst ? 0 : 1;
+    auto shaped = [&](Value orig, Value conv, ArrayRef<int64_t> shape, int64_t batchAxis) {
+      if (onnx::isNone(orig))
+        return true;
+      if (cast<RankedTensorType>(conv.getType()).getShape() != shape)
+        return false;
+      return batchAxis < 0 || !ShapedType::isDynamic(batch) ||
+             sameSize(orig, batchAxis, op.getX(), xBatchAxis);
     };
     SmallVector<int64_t> stateShape =
         batchFirst ? SmallVector<int64_t>{batch, dirs, hidden} : SmallVector<int64_t>{dirs, batch, hidden};
-    bool ok = shaped(op.getB(), adaptor.getB(), {dirs, 2 * gates * hidden}) &&
-              shaped(op.getSequenceLens(), adaptor.getSequenceLens(), {batch}) &&
-              shaped(op.getInitialH(), adaptor.getInitialH(), stateShape);
+    int64_t stateBatchAxis = batchFirst ? 0 : 1;
+    bool ok = shaped(op.getB(), adaptor.getB(), {dirs, 2 * gates * hidden}, -1) &&
+              shaped(op.getSequenceLens(), adaptor.getSequenceLens(), {batch}, 0) &&
+              shaped(op.getInitialH(), adaptor.getInitialH(), stateShape, stateBatchAxis);
     if constexpr (kind == Kind::LSTM)
-      ok = ok && shaped(op.getInitialC(), adaptor.getInitialC(), stateShape) &&
-           shaped(op.getP(), adaptor.getP(), {dirs, 3 * hidden});
+      ok = ok && shaped(op.getInitialC(), adaptor.getInitialC(), stateShape, stateBatchAxis) &&
+           shaped(op.getP(), adaptor.getP(), {dirs, 3 * hidden}, -1);
     if (!ok)
       return unsupported(rewriter, op, "B, sequence_lens, initial states or P do not have the "
                                        "shapes X, W and R imply");
@@ -424,6 +438,25 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
 
     auto stateType = RankedTensorType::get({batch, hidden}, et);
     Value zero = scalarConstant(rewriter, loc, et, 0);
+    // X's length and batch (constants when static); a new tensor of
+    // `shape`, whose dynamic dims are X's length where `dims` says 0 and
+    // its batch where it says 1.
+    auto sizeValue = [&](int64_t size, int64_t dim) -> Value {
+      if (ShapedType::isDynamic(size))
+        return tensor::DimOp::create(rewriter, loc, x, dim);
+      return arith::ConstantIndexOp::create(rewriter, loc, size);
+    };
+    Value seqSize = sizeValue(seq, 0), batchSize = sizeValue(batch, 1);
+    auto empty = [&](ArrayRef<int64_t> shape, ArrayRef<int> dims) -> Value {
+      SmallVector<Value> sizes;
+      for (auto [d, which] : llvm::zip_equal(shape, dims))
+        if (ShapedType::isDynamic(d))
+          sizes.push_back(which == 0 ? seqSize : batchSize);
+      return emptyTensor(rewriter, loc, RankedTensorType::get(shape, et), sizes);
+    };
+    auto filled = [&](ArrayRef<int64_t> shape, ArrayRef<int> dims) -> Value {
+      return linalg::FillOp::create(rewriter, loc, zero, empty(shape, dims)).getResult(0);
+    };
     auto initialState = [&](Value orig, Value conv) -> Value {
       if (onnx::isNone(orig))
         return Value();
@@ -440,7 +473,11 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
     if (!onnx::isNone(op.getSequenceLens()))
       lens = adaptor.getSequenceLens();
 
-    Value x2d = reshapeTensor(rewriter, loc, x, RankedTensorType::get({seq * batch, input}, et));
+    bool dynamic = ShapedType::isDynamic(seq) || ShapedType::isDynamic(batch);
+    int64_t rows = dynamic ? ShapedType::kDynamic : seq * batch;
+    Value x2d = tensor::CollapseShapeOp::create(
+        rewriter, loc, RankedTensorType::get({rows, input}, et), x,
+        ArrayRef<ReassociationIndices>{{0, 1}, {2}});
     auto gatesType = RankedTensorType::get({gates * hidden}, et);
     SmallVector<Value> ys, hs, cs;
     for (int64_t d = 0; d < dirs; ++d) {
@@ -480,7 +517,8 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
                               cast<RankedTensorType>(xw.getType()),
                               [](OpBuilder &b, Location l, ValueRange a) -> Value {
                                 return arith::AddFOp::create(b, l, a[0], a[1]);
-                              });
+                              },
+                              xw);
         if (kind == Kind::GRU && lbr)
           s.rbh = tensor::ExtractSliceOp::create(
               rewriter, loc, RankedTensorType::get({hidden}, et), rb,
@@ -488,27 +526,34 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
               ArrayRef<OpFoldResult>{rewriter.getIndexAttr(hidden)},
               ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
       }
-      xw = reshapeTensor(rewriter, loc, xw, RankedTensorType::get({seq, batch, gates * hidden}, et));
+      xw = tensor::ExpandShapeOp::create(
+          rewriter, loc, RankedTensorType::get({seq, batch, gates * hidden}, et), xw,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}},
+          ArrayRef<OpFoldResult>{getAsOpFoldResult(seqSize), getAsOpFoldResult(batchSize),
+                                 rewriter.getIndexAttr(gates * hidden)});
       if (peepAll)
         s.peep = extractSliceAt(rewriter, loc, peepAll, 0, dIdx);
 
       Value h0 = h0All ? extractSliceAt(rewriter, loc, h0All, 0, dIdx)
-                       : filledTensor(rewriter, loc, stateType, zero);
+                       : filled(stateType.getShape(), {1, 1});
       SmallVector<Value> iters{h0};
       if (kind == Kind::LSTM)
         iters.push_back(c0All ? extractSliceAt(rewriter, loc, c0All, 0, dIdx)
-                              : filledTensor(rewriter, loc, stateType, zero));
-      iters.push_back(filledTensor(rewriter, loc,
-                                   RankedTensorType::get({seq, batch, hidden}, et), zero));
+                              : filled(stateType.getShape(), {1, 1}));
+      iters.push_back(filled({seq, batch, hidden}, {0, 1, 1}));
       Value lb = arith::ConstantIndexOp::create(rewriter, loc, 0);
-      Value ub = arith::ConstantIndexOp::create(rewriter, loc, seq);
       Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+      Value last;
+      if (reverse)
+        last = ShapedType::isDynamic(seq)
+                   ? arith::SubIOp::create(rewriter, loc, seqSize, one).getResult()
+                   : arith::ConstantIndexOp::create(rewriter, loc, seq - 1).getResult();
       auto loop = scf::ForOp::create(
-          rewriter, loc, lb, ub, one, iters,
+          rewriter, loc, lb, seqSize, one, iters,
           [&](OpBuilder &b, Location l, Value t, ValueRange state) {
             Value tt = t;
             if (reverse)
-              tt = arith::SubIOp::create(b, l, arith::ConstantIndexOp::create(b, l, seq - 1), t);
+              tt = arith::SubIOp::create(b, l, last, t);
             Value xt = extractSliceAt(b, l, xw, 0, tt);
             Value h = state[0];
             Value c = kind == Kind::LSTM ? state[1] : Value();
@@ -525,7 +570,7 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
                 oIdx.push_back(m.matrix(state[i], 0));
               }
               SmallVector<Value> masked = gateGeneric(
-                  b, l, m, stateType, next.size() + 1,
+                  b, l, m, state[0], next.size() + 1,
                   [&](OpBuilder &nb, Location nl, ValueRange a) -> SmallVector<Value> {
                     Value len = arith::IndexCastOp::create(nb, nl, nb.getIndexType(), a[li]);
                     Value valid = arith::CmpIOp::create(nb, nl, arith::CmpIPredicate::slt, tt, len);
@@ -554,8 +599,9 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
     }
 
     // Stack the directions: Y [seq, dirs, batch, H], states [dirs, batch, H].
-    auto stack = [&](ArrayRef<Value> parts, ArrayRef<int64_t> shape, int64_t dim) {
-      Value all = emptyTensor(rewriter, loc, RankedTensorType::get(shape, et));
+    auto stack = [&](ArrayRef<Value> parts, ArrayRef<int64_t> shape, ArrayRef<int> dims,
+                     int64_t dim) {
+      Value all = empty(shape, dims);
       for (int64_t d = 0; d < dirs; ++d)
         all = insertSliceAt(rewriter, loc, parts[d], all, dim, rewriter.getIndexAttr(d));
       return all;
@@ -567,13 +613,13 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
     if (onnx::isNone(op.getY())) {
       results.push_back(none());
     } else {
-      Value y = stack(ys, {seq, dirs, batch, hidden}, 1);
+      Value y = stack(ys, {seq, dirs, batch, hidden}, {0, 2, 1, 2}, 1);
       results.push_back(batchFirst ? transposeTensor(rewriter, loc, y, {2, 0, 1, 3}) : y);
     }
     auto state = [&](Value orig, ArrayRef<Value> parts) {
       if (onnx::isNone(orig))
         return none();
-      Value v = stack(parts, {dirs, batch, hidden}, 0);
+      Value v = stack(parts, {dirs, batch, hidden}, {2, 1, 2}, 0);
       return batchFirst ? transposeTensor(rewriter, loc, v, {1, 0, 2}) : v;
     };
     results.push_back(state(op.getYH(), hs));

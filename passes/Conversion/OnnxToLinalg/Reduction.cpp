@@ -104,9 +104,6 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
         return unsupported(rewriter, op, "axis out of range");
       reduce[a < 0 ? a + rank : a] = true;
     }
-    for (int64_t i = 0; i < rank; ++i)
-      if (reduce[i] && xType.isDynamicDim(i) && (kind == Kind::Mean || kind == Kind::LogSum))
-        return unsupported(rewriter, op, "a mean over the dynamic dim is not supported yet");
     Value r = reduceMask(rewriter, loc, x, reduce, isFloat, elem.isUnsignedInteger());
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, resultType));
     return success();
@@ -291,16 +288,34 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
     }
     auto keepType = cast<RankedTensorType>(r.getType());
     if (kind == Kind::Mean || kind == Kind::L2 || kind == Kind::LogSum) {
+      // A mean's count: the static reduced dims' product times the dynamic
+      // ones' sizes, read at run time.
       int64_t count = 1;
-      for (int64_t i = 0; i < rank; ++i)
-        if (reduce[i])
+      Value dynamicCount;
+      for (int64_t i = 0; i < rank; ++i) {
+        if (!reduce[i])
+          continue;
+        if (!xType.isDynamicDim(i)) {
           count *= xType.getDimSize(i);
+          continue;
+        }
+        if (kind != Kind::Mean)
+          continue;
+        Value n = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                             tensor::DimOp::create(rewriter, loc, x, i));
+        n = arith::SIToFPOp::create(rewriter, loc, et, n);
+        dynamicCount =
+            dynamicCount ? arith::MulFOp::create(rewriter, loc, dynamicCount, n).getResult() : n;
+      }
       r = broadcastGeneric(
           rewriter, loc, ValueRange{r}, keepType,
           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
-            if (kind == Kind::Mean)
-              return arith::DivFOp::create(
-                  b, l, a[0], scalarConstant(b, l, et, static_cast<double>(count)));
+            if (kind == Kind::Mean) {
+              Value divisor = scalarConstant(b, l, et, static_cast<double>(count));
+              if (dynamicCount)
+                divisor = arith::MulFOp::create(b, l, divisor, dynamicCount);
+              return arith::DivFOp::create(b, l, a[0], divisor);
+            }
             if (kind == Kind::L2)
               return math::SqrtOp::create(b, l, a[0]);
             return math::LogOp::create(b, l, a[0]);

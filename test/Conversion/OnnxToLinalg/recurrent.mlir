@@ -24,7 +24,8 @@
 // and inserts it into Y at t; Y and Y_h get the direction dim back.
 // CHECK-LABEL: func.func @rnn_forward(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<5x2x3xf32>, %[[W:[a-z0-9_]+]]: tensor<1x4x3xf32>, %[[R:[a-z0-9_]+]]: tensor<1x4x4xf32>, %[[B:[a-z0-9_]+]]: tensor<1x8xf32>)
-// CHECK: %[[X2:.*]] = tensor.expand_shape %{{.*}} {{\[\[}}0, 1]] output_shape [10, 3] : tensor<30xf32> into tensor<10x3xf32>
+// CHECK: %[[UB:.*]] = arith.constant 5 : index
+// CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<5x2x3xf32> into tensor<10x3xf32>
 // CHECK: %[[R0:.*]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 4, 4] [1, 1, 1] : tensor<1x4x4xf32> to tensor<4x4xf32>
 // CHECK: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 4, 3] [1, 1, 1] : tensor<1x4x3xf32> to tensor<4x3xf32>
 // CHECK: %[[XW:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
@@ -41,12 +42,10 @@
 // CHECK: %[[XWB:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME: ins(%[[XW]], %[[BIAS]] : tensor<10x4xf32>, tensor<4xf32>)
 // CHECK: arith.addf
-// CHECK: %[[XWC:.*]] = tensor.collapse_shape %[[XWB]]
-// CHECK: %[[XW3:.*]] = tensor.expand_shape %[[XWC]] {{\[\[}}0, 1, 2]] output_shape [5, 2, 4] : tensor<40xf32> into tensor<5x2x4xf32>
+// CHECK: %[[XW3:.*]] = tensor.expand_shape %[[XWB]] {{\[\[}}0, 1], [2]] output_shape [5, 2, 4] : tensor<10x4xf32> into tensor<5x2x4xf32>
 // CHECK: %[[H0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4xf32>) -> tensor<2x4xf32>
 // CHECK: %[[Y0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<5x2x4xf32>) -> tensor<5x2x4xf32>
 // CHECK: %[[LB:.*]] = arith.constant 0 : index
-// CHECK: %[[UB:.*]] = arith.constant 5 : index
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: %[[LOOP:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %[[LB]] to %[[UB]] step %[[ONE]] iter_args(%[[H:[a-z0-9_]+]] = %[[H0]], %[[YS:[a-z0-9_]+]] = %[[Y0]]) -> (tensor<2x4xf32>, tensor<5x2x4xf32>) {
 // CHECK: %[[XT:.*]] = tensor.extract_slice %[[XW3]][%[[T]], 0, 0] [1, 2, 4] [1, 1, 1] : tensor<5x2x4xf32> to tensor<2x4xf32>
@@ -104,8 +103,8 @@ func.func @rnn_forward(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WR]] : tensor<6x3xf32>, tensor<4x3xf32>)
 // CHECK: %[[XWR:.*]] = tensor.expand_shape {{.*}} output_shape [3, 2, 4]
 // CHECK: %[[HR0:.*]] = tensor.extract_slice %[[H0]][1, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<2x4xf32>
+// CHECK: %[[LAST:.*]] = arith.constant 2 : index
 // CHECK: %[[BWD:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %[[HR0]], %[[YS:[a-z0-9_]+]] = %{{.*}})
-// CHECK-NEXT: %[[LAST:.*]] = arith.constant 2 : index
 // CHECK-NEXT: %[[TT:.*]] = arith.subi %[[LAST]], %[[T]] : index
 // CHECK-NEXT: tensor.extract_slice %[[XWR]][%[[TT]], 0, 0] [1, 2, 4]
 // CHECK: linalg.generic {{.*}} ins(%[[H]], %[[RR]] : tensor<2x4xf32>, tensor<4x4xf32>)
@@ -133,8 +132,8 @@ func.func @rnn_bidirectional(%x: tensor<3x2x3xf32>, %w: tensor<2x4x3xf32>, %r: t
 
 // A reverse RNN: one loop, reading and writing step 4 - t.
 // CHECK-LABEL: func.func @rnn_reverse(
+// CHECK: %[[LAST:.*]] = arith.constant 4 : index
 // CHECK: scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%{{.*}} = %{{.*}}, %[[YS:[a-z0-9_]+]] = %{{.*}})
-// CHECK-NEXT: %[[LAST:.*]] = arith.constant 4 : index
 // CHECK-NEXT: %[[TT:.*]] = arith.subi %[[LAST]], %[[T]] : index
 // CHECK-NEXT: tensor.extract_slice %{{.*}}[%[[TT]], 0, 0] [1, 2, 4] [1, 1, 1] : tensor<5x2x4xf32> to tensor<2x4xf32>
 // CHECK: math.tanh
@@ -344,7 +343,7 @@ func.func @rnn_sequence_lens(%x: tensor<4x2x3xf32>, %w: tensor<1x4x3xf32>, %r: t
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[X]] : tensor<2x5x3xf32>) outs(%{{.*}} : tensor<5x2x3xf32>) permutation = [1, 0, 2]
 // CHECK: %[[H0T:.*]] = linalg.transpose ins(%[[H0]] : tensor<2x1x4xf32>) outs(%{{.*}} : tensor<1x2x4xf32>) permutation = [1, 0, 2]
 // CHECK: %[[C0T:.*]] = linalg.transpose ins(%[[C0]] : tensor<2x1x4xf32>) outs(%{{.*}} : tensor<1x2x4xf32>) permutation = [1, 0, 2]
-// CHECK: tensor.collapse_shape %[[XT]] {{\[\[}}0, 1, 2]] : tensor<5x2x3xf32> into tensor<30xf32>
+// CHECK: tensor.collapse_shape %[[XT]] {{\[\[}}0, 1], [2]] : tensor<5x2x3xf32> into tensor<10x3xf32>
 // CHECK: %[[HS:.*]] = tensor.extract_slice %[[H0T]][0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<1x2x4xf32> to tensor<2x4xf32>
 // CHECK: %[[CS:.*]] = tensor.extract_slice %[[C0T]][0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<1x2x4xf32> to tensor<2x4xf32>
 // CHECK: %[[LOOP:[a-z0-9_]+]]:3 = scf.for %{{.*}} iter_args(%{{.*}} = %[[HS]], %{{.*}} = %[[CS]], %{{.*}} = %{{.*}}) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<5x2x4xf32>)
