@@ -264,7 +264,8 @@ int checkModel(const CheckRequest &request) {
   };
 
   // Steps 2 to 4 with `options`; for cuda first with a dynamic batch kept
-  // whole, as `kiln compile` does, then, if that fails, item by item.
+  // whole, as `kiln compile` does, then, if that fails, item by item; for
+  // the CPU the other way round.
   OwningOpRef<ModuleOp> module;
   LogicalResult imported = failure();
   auto analyze = [&] {
@@ -395,17 +396,54 @@ int checkModel(const CheckRequest &request) {
   analyze();
   auto main = module ? (*module).lookupSymbol<func::FuncOp>("main") : func::FuncOp();
   auto batch = main ? main->getAttrOfType<StringAttr>("kiln.batch_dim") : StringAttr();
-  std::vector<std::string> notes;
-  if (batch && clear()) {
-    notes.push_back("'" + batch.str() + "' is a dynamic batch dim: every GPU kernel takes the "
-                    "whole batch");
-  } else if (batch) {
-    // The first reason the whole batch fails, then the check item by item.
+  // The first reason the model does not compile.
+  auto firstReason = [&] {
     std::string why = general;
     for (size_t i = 0; i < problems.size() && why.empty(); ++i)
       if (!problems[i].empty())
         why = (problems[i][0].node.empty() ? "" : problems[i][0].node + ": ") +
               summary.ops[i].opType + ": " + problems[i][0].reason;
+    return why;
+  };
+  std::vector<std::string> notes;
+  StringAttr itemBatch;
+  for (unsigned i = 0; !cuda && succeeded(imported) && main && i < main.getNumArguments(); ++i)
+    if (auto dim = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
+      itemBatch = dim;
+      break;
+    }
+  if (itemBatch && !clear()) {
+    // The CPU keeps the batch whole when the items cannot run one at a
+    // time, as kiln compile does; if that fails too, the item-by-item
+    // problems stand.
+    std::string why = firstReason();
+    auto itemProblems = problems;
+    std::string itemGeneral = general;
+    for (auto &p : problems)
+      p.clear();
+    general.clear();
+    options.symbolicBatch = true;
+    analyze();
+    if (clear()) {
+      notes.push_back("'" + itemBatch.str() + "' is a dynamic batch dim: one item at a time "
+                      "the model does not compile (" + why + "), so kiln keeps the batch "
+                      "whole");
+    } else {
+      std::string whole = firstReason();
+      problems = std::move(itemProblems);
+      general = itemGeneral;
+      notes.push_back("'" + itemBatch.str() + "' is a dynamic batch dim: kiln compiles the "
+                      "model for one item and runs the items one after another" +
+                      (whole == why ? std::string()
+                                    : "; with the batch kept whole it does not compile either (" +
+                                          whole + ")"));
+    }
+  } else if (batch && clear()) {
+    notes.push_back("'" + batch.str() + "' is a dynamic batch dim: every GPU kernel takes the "
+                    "whole batch");
+  } else if (batch) {
+    // The first reason the whole batch fails, then the check item by item.
+    std::string why = firstReason();
     for (auto &p : problems)
       p.clear();
     general.clear();

@@ -16,6 +16,7 @@
 #include "passes/Quantization/Passes.h"
 #include "compiler/Target/Target.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -338,10 +339,14 @@ int compileModel(const CompileRequest &request) {
   // --target=cuda first keeps a dynamic batch symbolic (each kernel takes
   // the whole batch); if the model does not compile so (the lowering
   // refuses a dim that is a product of dims, [N * seq, 256]), again with
-  // the batch run item by item, as on the CPU. Meanwhile the first try's
-  // errors are kept, not printed: the first one says why, in a note after
-  // the second try; its warnings are printed if it succeeds.
-  bool collecting = false;
+  // the batch run item by item. The CPU takes the other order: item by
+  // item first (static code, a workspace that does not grow), then, if
+  // that is refused (items that mix: a reduction over the batch, an RNN
+  // over a leading length), the batch kept whole. Meanwhile a try's errors
+  // are kept, not printed: the first one says why, in a note after the
+  // second try; the warnings of the try that succeeds are printed, and
+  // when both fail, the first try's errors.
+  bool collecting = false, secondTry = false;
   std::string firstError, deferred;
   auto failNow = [&](const llvm::Twine &message) {
     if (collecting) {
@@ -379,8 +384,15 @@ int compileModel(const CompileRequest &request) {
     module = importOnnxModel(context, request.input, options);
     if (!module)
       return 1;
-    Operation *main = module->lookupSymbol("main");
-    collecting = options.symbolicBatch && main && main->hasAttr("kiln.batch_dim");
+    auto main = module->lookupSymbol<func::FuncOp>("main");
+    auto itemByItem = [&] {
+      for (unsigned i = 0; main && i < main.getNumArguments(); ++i)
+        if (main.getArgAttr(i, "kiln.dynamic_dim"))
+          return true;
+      return false;
+    };
+    collecting = main && (options.symbolicBatch ? main->hasAttr("kiln.batch_dim")
+                                                : !cuda && !secondTry && itemByItem());
     for (Phase p : {Phase::Onnx, Phase::Lower, Phase::Bufferize, Phase::LLVM}) {
       if (p > last)
         break;
@@ -447,16 +459,31 @@ int compileModel(const CompileRequest &request) {
   if (int status = build()) {
     if (!collecting)
       return status;
+    std::string why = firstError, firstErrors = deferred;
     collecting = false;
     deferred.clear();
-    options.symbolicBatch = false;
+    firstError.clear();
+    secondTry = true;
+    options.symbolicBatch = !cuda;
     info = start;
-    if (int again = build())
+    if (int again = build()) {
+      if (cuda)
+        return again;
+      // Neither way: the item-by-item errors, and why the whole batch
+      // fails too when that is another reason.
+      progress.clear();
+      llvm::errs() << firstErrors;
+      if (!firstError.empty() && firstError != why)
+        llvm::errs() << "kiln: note: " << request.input << ": with the dynamic batch kept "
+                     << "whole, the model does not compile either (" << firstError << ")\n";
       return again;
+    }
     if (!request.quiet) {
       progress.clear();
-      llvm::errs() << "kiln: note: " << request.input << ": the dynamic batch runs one item "
-                   << "at a time (" << firstError << ")\n";
+      llvm::errs() << "kiln: note: " << request.input << ": the dynamic batch "
+                   << (cuda ? "runs one item at a time (" : "is kept whole, not run one item "
+                                                           "at a time (")
+                   << why << ")\n";
     }
   }
   collecting = false;

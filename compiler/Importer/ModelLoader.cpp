@@ -298,16 +298,18 @@ LogicalResult pinInputShapes(MLIRContext &context, LoadedModel &model,
 /// runs a model with a dynamic batch one item at a time. All such dims must
 /// be one dim (the same name, or unnamed). With options.symbolicBatch they
 /// stay symbolic, all named as the named ones are ("batch" when none is).
-LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
-                              const ImportOptions &options) {
+/// Leading dims of different names (a length-first sequence [seq, batch,
+/// ...] beside its lengths [batch]) are no batch: they stay symbolic dims
+/// of their own.
+void pinDynamicBatch(LoadedModel &model, const ImportOptions &options) {
   if (!options.dynamicBatch)
-    return success();
+    return;
   ::onnx::GraphProto *graph = model.proto.mutable_graph();
   std::set<std::string> initializers;
   for (const auto &t : graph->initializer())
     initializers.insert(t.name());
-  std::string batchName, firstInput;
-  std::vector<::onnx::TensorShapeProto_Dimension *> batchDims;
+  std::string batchName;
+  std::vector<std::pair<std::string, ::onnx::TensorShapeProto_Dimension *>> leading;
   for (auto &vi : *graph->mutable_input()) {
     if (initializers.count(vi.name()) || !vi.type().has_tensor_type() ||
         !vi.type().tensor_type().has_shape() ||
@@ -318,32 +320,23 @@ LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
       continue;
     std::string name = dim->has_dim_param() ? dim->dim_param() : "";
     if (!name.empty() && !batchName.empty() && name != batchName)
-      return emitError(modelLoc(context, model))
-             << "inputs '" << firstInput << "' and '" << vi.name()
-             << "' have different symbolic leading dims ('" << batchName << "' and '"
-             << name << "'); kiln supports one dynamic batch dim: pin the others with "
-             << "--input-shape";
-    if (firstInput.empty())
-      firstInput = vi.name();
+      return;
     if (batchName.empty())
       batchName = name;
-    if (options.symbolicBatch) {
-      batchDims.push_back(dim);
-      continue;
-    }
-    model.dynamicBatchInputs[vi.name()] = name;
+    leading.push_back({vi.name(), dim});
+  }
+  if (options.symbolicBatch) {
+    if (!leading.empty())
+      model.symbolicBatch = batchName.empty() ? "batch" : batchName;
+    for (auto &entry : leading)
+      entry.second->set_dim_param(model.symbolicBatch);
+    return;
+  }
+  for (auto &[input, dim] : leading) {
+    model.dynamicBatchInputs[input] = batchName.empty() ? "batch" : batchName;
     dim->clear_dim_param();
     dim->set_dim_value(1);
   }
-  if (options.symbolicBatch) {
-    if (!batchDims.empty())
-      model.symbolicBatch = batchName.empty() ? "batch" : batchName;
-    for (auto *dim : batchDims)
-      dim->set_dim_param(model.symbolicBatch);
-    return success();
-  }
-  for (auto &[input, name] : model.dynamicBatchInputs)
-    name = batchName.empty() ? "batch" : batchName;
   // Outputs declared [batchName, ...] must carry the batch (checked by
   // kiln-dynamic-batch).
   if (!batchName.empty())
@@ -352,7 +345,6 @@ LogicalResult pinDynamicBatch(MLIRContext &context, LoadedModel &model,
           vi.type().tensor_type().shape().dim_size() > 0 &&
           vi.type().tensor_type().shape().dim(0).dim_param() == batchName)
         model.dynamicBatchOutputs.insert(vi.name());
-  return success();
 }
 
 /// ONNX's inference on `proto`: strictly first, to keep ONNX's reason for
@@ -588,9 +580,9 @@ LogicalResult loadModel(MLIRContext &context, StringRef path,
       failed(inlineLocalFunctions(context, model)) ||
       failed(rewriteNewerOpsets(context, model)) ||
       failed(checkGraph(context, model, model.proto.graph())) ||
-      failed(pinInputShapes(context, model, options)) ||
-      failed(pinDynamicBatch(context, model, options)))
+      failed(pinInputShapes(context, model, options)))
     return failure();
+  pinDynamicBatch(model, options);
   if (options.onnxShapeInference &&
       failed(runOnnxShapeInference(context, model)))
     return failure();

@@ -308,15 +308,18 @@ LogicalResult addRunFunctions(llvm::Module &m, llvm::Function *impl,
     return f;
   };
 
-  // NAME_run: one item.
-  // With a symbolic dim there is no value to run with: status 1.
+  // NAME_run: one item (a dynamic batch kept whole: dims 1). With another
+  // symbolic dim there is no value to run with: status 1.
   llvm::Function *run = exported("run", i32, {"inputs", "outputs", "workspace"});
-  if (symbolic)
+  if (symbolic && !info.batchOnly()) {
     b.CreateRet(llvm::ConstantInt::get(i32, 1));
-  else
-    b.CreateRet(b.CreateCall(items, {run->getArg(0), run->getArg(1), run->getArg(2),
-                                     llvm::ConstantInt::get(i64, 1),
-                                     llvm::ConstantInt::get(i64, 0)}));
+  } else {
+    SmallVector<llvm::Value *> args = {run->getArg(0), run->getArg(1), run->getArg(2),
+                                       llvm::ConstantInt::get(i64, 1)};
+    args.append(std::max<size_t>(numSymbols, 1),
+                llvm::ConstantInt::get(i64, symbolic ? 1 : 0));
+    b.CreateRet(b.CreateCall(items, args));
+  }
 
   // The dims array of `f` (its first argument): `onNull` is returned when
   // it is NULL (and the model has dynamic dims); then dims[k] for the batch

@@ -259,7 +259,32 @@ def main():
     np.save(os.path.join(out, "cnn_x.npy"), rng.standard_normal((3, 1, 8, 8)).astype(np.float32))
     np.save(os.path.join(out, "cnn_ids.npy"), rng.integers(0, 7, (3, 3)).astype(np.int64))
 
-    # Items that are not independent, one way each.
+    # Items that are not independent, one way each: compiled with the batch
+    # kept whole, checked at batch 5 (x: [5, ...] of 0.25 * arange, refs
+    # below).
+    def save(name, x, **refs):
+        np.save(os.path.join(out, name + "_x.npy"), x.astype(np.float32))
+        for k, v in refs.items():
+            np.save(os.path.join(out, "%s_%s.npy" % (name, k)), np.asarray(v, np.float32))
+
+    def ramp(*shape):
+        return (0.25 * np.arange(np.prod(shape)) - 1).reshape(shape).astype(np.float32)
+
+    x4 = ramp(5, 4)
+    save("reduce_batch", x4, y=x4.mean(axis=0, keepdims=True))
+    save("transpose_out", x4, y=x4.T)
+    save("batch_value", x4, y=x4 / 5)
+    save("batch_quarter", x4, y=x4 + 1)
+    save("batch_positions", x4, y=x4 + 1)
+    x34 = ramp(5, 3, 4)
+    save("literal_reshape", x34, y=x34.reshape(1, 60))
+    save("zeros_out", x4, y=np.zeros((5, 4)))
+    x23 = ramp(5, 2, 3)
+    mean, var = x23.mean(axis=(0, 2), keepdims=True), x23.var(axis=(0, 2), keepdims=True)
+    save("bn_training", x23, y=(x23 - mean) / np.sqrt(var + 1e-5) + 1)
+    x22 = ramp(5, 1, 2, 2)
+    save("resize_batch", x22, y=np.repeat(x22, 2, axis=0))
+    save("attention_rows", rng.standard_normal((5, 5, 8)))
     model(out, "reduce_batch",
           [helper.make_node("ReduceMean", ["x"], ["y"], name="batch_mean", axes=[0])],
           [vi("x", ["N", 4])], [vi("y", [1, 4])])
@@ -324,6 +349,13 @@ def main():
                             training_mode=1)],
           [vi("x", ["N", 2, 3])], [vi("y", ["N", 2, 3])],
           inits=[init(k, np.ones(2, np.float32)) for k in ("s", "o", "m", "v")])
+    # Refused both ways: the mean over the batch item by item, LpPool (no
+    # dynamic dims) with the batch kept whole.
+    model(out, "pool_mean",
+          [helper.make_node("LpPool", ["x"], ["t"], name="pool", kernel_shape=[2, 2],
+                            strides=[2, 2], p=2),
+           helper.make_node("ReduceMean", ["t"], ["y"], name="batch_mean", axes=[0])],
+          [vi("x", ["N", 2, 4, 4])], [vi("y", [1, 2, 2, 2])])
     model(out, "resize_batch",
           [helper.make_node("Resize", ["x", "", "scales"], ["y"], name="upsample_batch")],
           [vi("x", ["N", 1, 2, 2])], [vi("y", ["M", 1, 2, 2])],
