@@ -352,6 +352,7 @@ int compileModel(const CompileRequest &request) {
     if (collecting) {
       if (firstError.empty())
         firstError = message.str();
+      deferred += ("kiln: error: " + message + "\n").str();
       return 1;
     }
     progress.clear();
