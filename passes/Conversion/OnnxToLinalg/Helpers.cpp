@@ -2,9 +2,13 @@
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 
+#include "passes/Utils/ElementsData.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
+
+#include <cstring>
 
 using namespace mlir;
 
@@ -558,4 +562,32 @@ Value kiln::lowering::insertSliceAt(OpBuilder &b, Location loc, Value part, Valu
   SmallVector<OpFoldResult> offsets, sizes, strides;
   sliceAtIndex(b, loc, dest, axis, at, offsets, sizes, strides);
   return tensor::InsertSliceOp::create(b, loc, part, dest, offsets, sizes, strides);
+}
+
+std::optional<Value> kiln::lowering::transposedConstant(OpBuilder &b, Location loc, Value v,
+                                                        std::optional<int64_t> slab) {
+  auto constant = v.getDefiningOp<kiln::onnx::ConstantOp>();
+  ElementsAttr value = constant ? constant.getValueAttr() : ElementsAttr();
+  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
+  int64_t rank = slab ? 3 : 2;
+  if (!type || type.getRank() != rank || !type.hasStaticShape() ||
+      !type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8 ||
+      (slab && (*slab < 0 || *slab >= type.getDimSize(0))))
+    return std::nullopt;
+  std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
+  if (!raw)
+    return std::nullopt;
+  int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+  size_t width = type.getElementTypeBitWidth() / 8;
+  size_t slabBytes = size_t(rows * cols) * width;
+  if (raw->size() != slabBytes * size_t(slab ? type.getDimSize(0) : 1))
+    return std::nullopt;
+  ArrayRef<char> data = raw->slice(slab ? size_t(*slab) * slabBytes : 0, slabBytes);
+  std::vector<char> out(slabBytes);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      std::memcpy(&out[(c * rows + r) * width], &data[(r * cols + c) * width], width);
+  auto target = RankedTensorType::get({cols, rows}, signlessType(type.getElementType()));
+  return arith::ConstantOp::create(b, loc, target, DenseElementsAttr::getFromRawBuffer(target, out))
+      .getResult();
 }

@@ -9,11 +9,8 @@
 
 #include "passes/Conversion/OnnxToLinalg/Patterns.h"
 #include "dialects/Onnx/IR/ShapeHelpers.h"
-#include "passes/Utils/ElementsData.h"
 
 #include "mlir/IR/Matchers.h"
-
-#include <cstring>
 
 using namespace mlir;
 using namespace kiln::lowering;
@@ -42,32 +39,6 @@ struct MatMulPattern : public OpConversionPattern<onnx::MatMulOp> {
     return success();
   }
 };
-
-/// `v` transposed at compile time, if it is a 2-D constant (Gemm's transB
-/// weights: the kernels want the output's columns contiguous).
-std::optional<Value> transposedConstant(OpBuilder &b, Location loc, Value v) {
-  auto constant = v.getDefiningOp<onnx::ConstantOp>();
-  ElementsAttr value = constant ? constant.getValueAttr() : ElementsAttr();
-  auto type = value ? dyn_cast<RankedTensorType>(value.getType()) : nullptr;
-  if (!type || type.getRank() != 2 || !type.getElementType().isIntOrFloat() ||
-      type.getElementTypeBitWidth() % 8)
-    return std::nullopt;
-  std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
-  if (!raw)
-    return std::nullopt;
-  ArrayRef<char> data = *raw;
-  int64_t rows = type.getDimSize(0), cols = type.getDimSize(1);
-  size_t width = type.getElementTypeBitWidth() / 8;
-  if (data.size() != size_t(rows * cols) * width)
-    return std::nullopt;
-  std::vector<char> out(data.size());
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c)
-      std::memcpy(&out[(c * rows + r) * width], &data[(r * cols + c) * width], width);
-  auto target = RankedTensorType::get({cols, rows}, signlessType(type.getElementType()));
-  return arith::ConstantOp::create(
-      b, loc, target, DenseElementsAttr::getFromRawBuffer(target, out));
-}
 
 /// Y = alpha * A' * B' + beta * C.
 struct GemmPattern : public OpConversionPattern<onnx::GemmOp> {

@@ -340,6 +340,15 @@ mlir::Value clampedIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 mlir::Value clampedRuntimeIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                                 mlir::Value dim);
 
+/// `v` (an onnx value) transposed at compile time when it is a constant:
+/// a 2-D [R, C] one, or with `slab`, slab `slab` of a 3-D [D, R, C] one
+/// (a recurrent op's weights per direction); [C, R] either way. None for
+/// anything else. The contraction kernels want the output's columns
+/// contiguous in the weight (Gemm's transB, W and R of RNN, GRU, LSTM).
+std::optional<mlir::Value> transposedConstant(mlir::OpBuilder &b, mlir::Location loc,
+                                              mlir::Value v,
+                                              std::optional<int64_t> slab = std::nullopt);
+
 /// The slice of `v` at index `at` of dim `axis`, that dim dropped.
 mlir::Value extractSliceAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                            int64_t axis, mlir::OpFoldResult at);

@@ -106,12 +106,14 @@ Value apply(OpBuilder &b, Location l, const Activation &a, Value x) {
   return math::Log1pOp::create(b, l, math::ExpOp::create(b, l, x));
 }
 
-/// a [m, k] x bt[n, k]^T -> [m, n].
-Value matmulTransB(OpBuilder &b, Location loc, Value a, Value bt) {
+/// a [m, k] x w -> [m, n], where w is [k, n] (a weight transposed at
+/// compile time) or, when `transposed` is false, [n, k].
+Value matmul(OpBuilder &b, Location loc, Value a, Value w, bool transposed) {
   auto aType = cast<RankedTensorType>(a.getType());
-  auto bType = cast<RankedTensorType>(bt.getType());
+  auto wType = cast<RankedTensorType>(w.getType());
   Type et = aType.getElementType();
-  auto outType = RankedTensorType::get({aType.getDimSize(0), bType.getDimSize(0)}, et);
+  auto outType =
+      RankedTensorType::get({aType.getDimSize(0), wType.getDimSize(transposed ? 1 : 0)}, et);
   Value init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
                                       emptyTensor(b, loc, outType, dynamicSizesOf(b, loc, a, {0})))
                    .getResult(0);
@@ -119,9 +121,10 @@ Value matmulTransB(OpBuilder &b, Location loc, Value a, Value bt) {
   auto d = [&](unsigned i) { return getAffineDimExpr(i, ctx); };
   // Loops: m, k, n.
   return linalg::GenericOp::create(
-             b, loc, outType, ValueRange{a, bt}, ValueRange{init},
+             b, loc, outType, ValueRange{a, w}, ValueRange{init},
              ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(0), d(1)}, ctx),
-                                 AffineMap::get(3, 0, {d(2), d(1)}, ctx),
+                                 transposed ? AffineMap::get(3, 0, {d(1), d(2)}, ctx)
+                                            : AffineMap::get(3, 0, {d(2), d(1)}, ctx),
                                  AffineMap::get(3, 0, {d(0), d(2)}, ctx)},
              ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
                                            utils::IteratorType::reduction,
@@ -209,7 +212,8 @@ struct StepContext {
   int64_t hidden;
   std::optional<double> clip;
   ArrayRef<Activation> acts; // this direction's f, g, h
-  Value r;                   // [G*H, H]
+  Value r;                   // [H, G*H] (rT), else [G*H, H]
+  bool rT = false;
   Value rbh;                 // GRU, linear_before_reset: Rb of the h gate [H]
   Value peep;                // LSTM: [3H] or null
   bool linearBeforeReset = false;
@@ -227,7 +231,7 @@ Value clipped(OpBuilder &b, Location l, const StepContext &s, Value x) {
 /// and c [batch, H]; returns the new h (and c for LSTM).
 SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value xt,
                         Value h, Value c) {
-  Value hr = matmulTransB(b, loc, h, s.r);
+  Value hr = matmul(b, loc, h, s.r, s.rT);
   auto add = [&](OpBuilder &nb, Location l, Value x, Value y) -> Value {
     return arith::AddFOp::create(nb, l, x, y);
   };
@@ -292,14 +296,16 @@ SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value 
                              Value r = act(nb, l, 0, add(nb, l, a[xr], a[rr]));
                              return {mul(nb, l, r, a[hp])};
                            })[0];
+    // R's rows (columns of R^T) [2H, 3H).
     int64_t hd = s.hidden;
-    auto rType = cast<RankedTensorType>(s.r.getType());
+    SmallVector<OpFoldResult> offsets{b.getIndexAttr(2 * hd), b.getIndexAttr(0)},
+        sizes{b.getIndexAttr(hd), b.getIndexAttr(hd)};
+    if (s.rT)
+      std::swap(offsets[0], offsets[1]);
     Value rH = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({hd, rType.getDimSize(1)}, s.et), s.r,
-        ArrayRef<OpFoldResult>{b.getIndexAttr(2 * hd), b.getIndexAttr(0)},
-        ArrayRef<OpFoldResult>{b.getIndexAttr(hd), b.getIndexAttr(rType.getDimSize(1))},
+        b, loc, RankedTensorType::get({hd, hd}, s.et), s.r, offsets, sizes,
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-    rhMatmul = matmulTransB(b, loc, rh, rH);
+    rhMatmul = matmul(b, loc, rh, rH, s.rT);
   }
   unsigned xz = reads.matrix(xt, 0), xr = reads.matrix(xt, 1), xh = reads.matrix(xt, 2);
   unsigned rz = reads.matrix(hr, 0), rr = reads.matrix(hr, 1), rhh = reads.matrix(hr, 2);
@@ -489,11 +495,17 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
       s.hidden = hidden;
       s.clip = clip;
       s.acts = ArrayRef(acts).slice(d * perDir, perDir);
-      s.r = extractSliceAt(rewriter, loc, adaptor.getR(), 0, dIdx);
+      // W and R transposed at compile time when they are constants.
+      std::optional<Value> rT = transposedConstant(rewriter, loc, op.getR(), d);
+      s.r = rT ? *rT : extractSliceAt(rewriter, loc, adaptor.getR(), 0, dIdx);
+      s.rT = rT.has_value();
       s.linearBeforeReset = lbr;
       // Input projection of every step, plus Wb + Rb (GRU with
       // linear_before_reset keeps Rb of the h gate for inside the reset).
-      Value xw = matmulTransB(rewriter, loc, x2d, extractSliceAt(rewriter, loc, adaptor.getW(), 0, dIdx));
+      std::optional<Value> wT = transposedConstant(rewriter, loc, op.getW(), d);
+      Value xw = matmul(rewriter, loc, x2d,
+                        wT ? *wT : extractSliceAt(rewriter, loc, adaptor.getW(), 0, dIdx),
+                        wT.has_value());
       if (!onnx::isNone(op.getB())) {
         Value bd = extractSliceAt(rewriter, loc,
                                   reshapeTensor(rewriter, loc, adaptor.getB(),

@@ -361,3 +361,25 @@ func.func @lstm_layout1(%x: tensor<2x5x3xf32>, %w: tensor<1x16x3xf32>, %r: tenso
   %y, %yh, %yc = "onnx.LSTM"(%x, %w, %r, %none, %none, %h0, %c0, %none) <{direction = "forward", hidden_size = 4 : i64, input_forget = 0 : i64, layout = 1 : i64}> : (tensor<2x5x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, none, none, tensor<2x1x4xf32>, tensor<2x1x4xf32>, none) -> (tensor<2x5x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>)
   return %y, %yh, %yc : tensor<2x5x1x4xf32>, tensor<2x1x4xf32>, tensor<2x1x4xf32>
 }
+
+// -----
+
+// Constant weights are transposed at compile time, direction by
+// direction: the projection and H R^T read W^T [3, 4] and R^T [4, 4]
+// with the output's columns contiguous (map (d1, d2)); row 1 of W (the
+// second hidden unit's weights) is column 1 of W^T.
+// CHECK-LABEL: func.func @rnn_constant_weights(
+// CHECK-DAG: %[[WT:.*]] = arith.constant dense<{{\[\[}}0.000000e+00, 3.000000e+00, 6.000000e+00, 9.000000e+00], [1.000000e+00, 4.000000e+00, 7.000000e+00, 1.000000e+01], [2.000000e+00, 5.000000e+00, 8.000000e+00, 1.100000e+01]]> : tensor<3x4xf32>
+// CHECK-DAG: %[[RT:.*]] = arith.constant dense<{{\[\[}}0.000000e+00, 4.000000e-01, 8.000000e-01, 1.200000e+00], {{.*}}> : tensor<4x4xf32>
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK-SAME: ins(%{{.*}}, %[[WT]] : tensor<10x3xf32>, tensor<3x4xf32>)
+// CHECK: scf.for
+// CHECK: linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>]
+// CHECK-SAME: ins(%{{.*}}, %[[RT]] : tensor<2x4xf32>, tensor<4x4xf32>)
+func.func @rnn_constant_weights(%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %none = onnx.NoValue
+  %w = "onnx.Constant"() <{value = dense<[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]]> : tensor<1x4x3xf32>}> : () -> tensor<1x4x3xf32>
+  %r = "onnx.Constant"() <{value = dense<[[[0.0, 0.1, 0.2, 0.3], [0.4, 0.5, 0.6, 0.7], [0.8, 0.9, 1.0, 1.1], [1.2, 1.3, 1.4, 1.5]]]> : tensor<1x4x4xf32>}> : () -> tensor<1x4x4xf32>
+  %y, %yh = "onnx.RNN"(%x, %w, %r, %none, %none, %none) <{hidden_size = 4 : i64}> : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, none, none, none) -> (tensor<5x1x2x4xf32>, none)
+  return %y : tensor<5x1x2x4xf32>
+}
