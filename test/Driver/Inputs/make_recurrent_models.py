@@ -12,13 +12,15 @@ recurrent-dynamic.test:
   - lens_gru.onnx: a reverse GRU with layout 1, sequence_lens and an
     initial state as inputs ([batch], [batch, 1, 8]), written here;
     lens_gru_seq.onnx the same with layout 0 ([seq, batch, 6] beside
-    [batch]: leading dims of two names).
+    [batch]: leading dims of two names);
+  - gru_reset.onnx: a static bidirectional GRU with linear_before_reset
+    = 0 and constant weights (transposed at compile time).
 
 Inputs and expected outputs at several sizes: torch's for its models
 (NAME_x{S}_{B}.npy, NAME_y{S}_{B}.npy: S by B for sequence-first
-models, B by S for batch-first ones), numpy's for lens_gru
+models, B by S for batch-first ones), numpy's for the others
 (lens_gru_{x,lens,h,y,yh}{B}_{S}.npy; lens_gru_seq_* the same,
-transposed).
+transposed; gru_reset_{x,y,yh}.npy).
 
     make_recurrent_models.py OUTDIR
 
@@ -129,6 +131,45 @@ def lens_gru(out):
             np.save(os.path.join(out, "lens_gru_seq_%s%d_%d.npy" % (what, b, s)), v)
 
 
+def reset_gru(out):
+    """gru_reset.onnx: a bidirectional GRU with linear_before_reset = 0
+    (the h gate reads (r * H) R_h^T, a slice of R^T since R is constant)
+    over x [6, 3, 4]; numpy's y and yh."""
+    rng = np.random.default_rng(3)
+    hidden, width = 5, 4
+    w = (0.5 * rng.standard_normal((2, 3 * hidden, width))).astype(np.float32)
+    r = (0.5 * rng.standard_normal((2, 3 * hidden, hidden))).astype(np.float32)
+    bias = (0.5 * rng.standard_normal((2, 6 * hidden))).astype(np.float32)
+    x = rng.standard_normal((6, 3, width)).astype(np.float32)
+    f = TensorProto.FLOAT
+    node = helper.make_node("GRU", ["x", "W", "R", "B"], ["y", "yh"], name="gru",
+                            hidden_size=hidden, direction="bidirectional")
+    graph = helper.make_graph(
+        [node], "gru_reset", [helper.make_tensor_value_info("x", f, [6, 3, width])],
+        [helper.make_tensor_value_info("y", f, [6, 2, 3, hidden]),
+         helper.make_tensor_value_info("yh", f, [2, 3, hidden])],
+        initializer=[numpy_helper.from_array(w, "W"), numpy_helper.from_array(r, "R"),
+                     numpy_helper.from_array(bias, "B")])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]),
+              os.path.join(out, "gru_reset.onnx"))
+    sigmoid = lambda v: 1 / (1 + np.exp(-v))
+    y, yh = np.zeros((6, 2, 3, hidden)), np.zeros((2, 3, hidden))
+    for d in range(2):
+        wz, wr, wh = np.split(w[d].astype(np.float64), 3)
+        rz, rr, rh = np.split(r[d].astype(np.float64), 3)
+        wbz, wbr, wbh, rbz, rbr, rbh = np.split(bias[d].astype(np.float64), 6)
+        h = np.zeros((3, hidden))
+        for t in (range(6) if d == 0 else reversed(range(6))):
+            z = sigmoid(x[t] @ wz.T + h @ rz.T + wbz + rbz)
+            rg = sigmoid(x[t] @ wr.T + h @ rr.T + wbr + rbr)
+            hc = np.tanh(x[t] @ wh.T + (rg * h) @ rh.T + rbh + wbh)
+            h = (1 - z) * hc + z * h
+            y[t, d] = h
+        yh[d] = h
+    for what, v in [("x", x), ("y", y), ("yh", yh)]:
+        np.save(os.path.join(out, "gru_reset_%s.npy" % what), v.astype(np.float32))
+
+
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: make_recurrent_models.py OUTDIR")
@@ -138,6 +179,7 @@ def main():
     export(out, "gru", torch.nn.GRU, False, True, 1, [(3, 5), (2, 1)])
     export(out, "rnn", torch.nn.RNN, False, False, 1, [(4, 3)])
     lens_gru(out)
+    reset_gru(out)
 
 
 if __name__ == "__main__":
