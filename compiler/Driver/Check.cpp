@@ -406,12 +406,9 @@ int checkModel(const CheckRequest &request) {
     return why;
   };
   std::vector<std::string> notes;
-  StringAttr itemBatch;
-  for (unsigned i = 0; !cuda && succeeded(imported) && main && i < main.getNumArguments(); ++i)
-    if (auto dim = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
-      itemBatch = dim;
-      break;
-    }
+  // A dynamic batch run one item at a time (the CPU's first try; for cuda
+  // the first try keeps it whole, `batch`).
+  StringAttr itemBatch = succeeded(imported) && module ? itemBatchDim(*module) : StringAttr();
   if (itemBatch && !clear()) {
     // The CPU keeps the batch whole when the items cannot run one at a
     // time, as kiln compile does; if that fails too, the item-by-item
@@ -452,13 +449,9 @@ int checkModel(const CheckRequest &request) {
     notes.push_back("'" + batch.str() + "' is a dynamic batch dim: the whole batch does not "
                     "compile for the GPU (" + why + "), so kiln compiles the model for one "
                     "item and runs the items one after another");
-  } else if (succeeded(imported) && main) {
-    for (unsigned i = 0; i < main.getNumArguments(); ++i)
-      if (auto dim = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim")) {
-        notes.push_back("'" + dim.str() + "' is a dynamic batch dim: kiln compiles the model "
-                        "for one item and runs the items one after another");
-        break;
-      }
+  } else if (itemBatch) {
+    notes.push_back("'" + itemBatch.str() + "' is a dynamic batch dim: kiln compiles the model "
+                    "for one item and runs the items one after another");
   }
   // Ops the onnx phase folded away (shape computations) are supported;
   // after an import failure nothing else was checked.

@@ -16,7 +16,6 @@
 #include "passes/Quantization/Passes.h"
 #include "compiler/Target/Target.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
@@ -385,15 +384,9 @@ int compileModel(const CompileRequest &request) {
     module = importOnnxModel(context, request.input, options);
     if (!module)
       return 1;
-    auto main = module->lookupSymbol<func::FuncOp>("main");
-    auto itemByItem = [&] {
-      for (unsigned i = 0; main && i < main.getNumArguments(); ++i)
-        if (main.getArgAttr(i, "kiln.dynamic_dim"))
-          return true;
-      return false;
-    };
+    Operation *main = module->lookupSymbol("main");
     collecting = main && (options.symbolicBatch ? main->hasAttr("kiln.batch_dim")
-                                                : !cuda && !secondTry && itemByItem());
+                                                : !cuda && !secondTry && itemBatchDim(*module));
     for (Phase p : {Phase::Onnx, Phase::Lower, Phase::Bufferize, Phase::LLVM}) {
       if (p > last)
         break;

@@ -75,4 +75,12 @@ OwningOpRef<ModuleOp> importOnnxModel(MLIRContext &context, StringRef path,
   return module;
 }
 
+StringAttr itemBatchDim(ModuleOp module) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  for (unsigned i = 0; main && i < main.getNumArguments(); ++i)
+    if (auto dim = main.getArgAttrOfType<StringAttr>(i, "kiln.dynamic_dim"))
+      return dim;
+  return {};
+}
+
 } // namespace kiln

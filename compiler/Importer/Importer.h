@@ -61,6 +61,11 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
                                                   llvm::StringRef path,
                                                   const ImportOptions &options);
 
+/// The dynamic batch an imported module runs one item at a time: the name
+/// its `main`'s batched arguments carry as `kiln.dynamic_dim`
+/// (dynamicBatch without symbolicBatch); null when there is none.
+mlir::StringAttr itemBatchDim(mlir::ModuleOp module);
+
 /// A graph input or output as the model declares it: dims are numbers,
 /// symbolic names, or "?".
 struct ValueSummary {

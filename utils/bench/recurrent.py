@@ -22,8 +22,8 @@ compare the ratios of one run. Needs torch and onnxruntime-node
 
 import argparse
 import inspect
-import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,7 +31,7 @@ import tempfile
 import numpy as np
 import torch
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+import bench
 
 
 class Stack(torch.nn.Module):
@@ -84,27 +84,6 @@ def main():
     work = args.work or tempfile.mkdtemp(prefix="kiln-recurrent-")
     os.makedirs(work, exist_ok=True)
 
-    def bench_kiln(library, x, t):
-        out = subprocess.run(
-            [kiln, "bench", library, "--input", x, "--iterations", str(args.iterations),
-             "--warmup", str(args.warmup), "--threads", str(t), "--json"],
-            check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["median_ms"]
-
-    def bench_ort(model, x, t):
-        a = np.load(x)
-        raw = os.path.join(work, "x.bin")
-        a.tofile(raw)
-        spec = os.path.join(work, "inputs.json")
-        with open(spec, "w") as f:
-            json.dump([{"name": "x", "dtype": "float32", "dims": list(a.shape),
-                        "file": raw}], f)
-        out = subprocess.run(
-            ["node", os.path.join(HERE, "ort_bench.js"), model, spec, str(t),
-             str(args.iterations), str(args.warmup)],
-            check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["median_ms"]
-
     print("cell  batch threads  kiln-dynamic  kiln-static      ORT  dynamic/static  dynamic/ORT")
     for cell in args.cells.split(","):
         model = export(cell, work, args.steps, batches)
@@ -118,12 +97,20 @@ def main():
             static = os.path.join(work, "lib%s_%d.so" % (cell, b))
             subprocess.run([kiln, "compile", model, "-q", "-o", static, "--input-shape",
                             "x=%dx%dx80" % (args.steps, b)], check=True)
+            # The input as bench.py writes it (.npy for kiln, raw bytes and
+            # inputs.json for ort_bench.js), in a folder of its own.
+            folder = os.path.join(work, "inputs_%s_%d" % (cell, b))
+            os.makedirs(folder, exist_ok=True)
+            spec, npys = bench.write_inputs(model, [np.load(x)], folder)
             for t in threads:
                 best = [float("inf")] * 3
                 for _ in range(args.rounds):
-                    for i, ms in enumerate((bench_kiln(lib, x, t), bench_kiln(static, x, t),
-                                            bench_ort(model, x, t))):
-                        best[i] = min(best[i], ms)
+                    times = [bench.kiln_times(kiln, lib, npys, t, args.iterations, args.warmup),
+                             bench.kiln_times(kiln, static, npys, t, args.iterations,
+                                              args.warmup),
+                             bench.ort_times(model, spec, t, args.iterations, args.warmup)]
+                    for i, ts in enumerate(times):
+                        best[i] = min(best[i], statistics.median(ts))
                 d, s, o = best
                 print("%-5s %5d %7d  %12.3f %12.3f %8.3f  %14.2f %12.2f" %
                       (cell, b, t, d, s, o, d / s, d / o), flush=True)

@@ -250,29 +250,30 @@ Value reduceKeepDims(OpBuilder &b, Location loc, Value x,
 }
 
 /// Mean over the dims in `reduce` of x (keepdims shape).
-Value meanKeepDims(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduce) {
+std::pair<double, Value> reducedCount(OpBuilder &b, Location loc, Value x,
+                                      ArrayRef<bool> reduce) {
   auto type = cast<RankedTensorType>(x.getType());
-  Type et = type.getElementType();
   double count = 1;
-  bool dynamic = false;
-  for (int64_t i = 0; i < type.getRank(); ++i) {
-    if (!reduce[i])
-      continue;
-    if (type.isDynamicDim(i))
-      dynamic = true;
-    else
+  for (int64_t i = 0; i < type.getRank(); ++i)
+    if (reduce[i] && !type.isDynamicDim(i))
       count *= type.getDimSize(i);
-  }
-  // A dynamic reduced dim: that part of the count is known at run time.
   Value dynamicCount;
-  for (int64_t i = 0; dynamic && i < type.getRank(); ++i) {
+  for (int64_t i = 0; i < type.getRank(); ++i) {
     if (!reduce[i] || !type.isDynamicDim(i))
       continue;
     Value n = tensor::DimOp::create(b, loc, x, i);
     n = arith::IndexCastOp::create(b, loc, b.getI64Type(), n);
-    n = arith::SIToFPOp::create(b, loc, et, n);
+    n = arith::SIToFPOp::create(b, loc, type.getElementType(), n);
     dynamicCount = dynamicCount ? arith::MulFOp::create(b, loc, dynamicCount, n).getResult() : n;
   }
+  return {count, dynamicCount};
+}
+
+Value meanKeepDims(OpBuilder &b, Location loc, Value x, ArrayRef<bool> reduce) {
+  Type et = cast<RankedTensorType>(x.getType()).getElementType();
+  double count;
+  Value dynamicCount;
+  std::tie(count, dynamicCount) = reducedCount(b, loc, x, reduce);
   Value sum = reduceKeepDims(b, loc, x, reduce, b.getFloatAttr(et, 0),
                              [](OpBuilder &nb, Location l, Value acc, Value v) -> Value {
                                return arith::AddFOp::create(nb, l, acc, v);

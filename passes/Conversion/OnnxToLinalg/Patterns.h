@@ -307,6 +307,13 @@ mlir::Value reduceKeepDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x
                            llvm::ArrayRef<bool> reduce, mlir::TypedAttr init,
                            ReduceCombine combine, ReduceMap pre = nullptr);
 
+/// How many elements of the float tensor `x` a reduction over the dims in
+/// `reduce` combines: the static dims' product, and the dynamic dims'
+/// sizes multiplied at run time as a value of x's element type (null when
+/// none is dynamic).
+std::pair<double, mlir::Value> reducedCount(mlir::OpBuilder &b, mlir::Location loc,
+                                            mlir::Value x, llvm::ArrayRef<bool> reduce);
+
 /// The mean of a float tensor over the dims in `reduce` (keepdims shape).
 mlir::Value meanKeepDims(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                          llvm::ArrayRef<bool> reduce);

@@ -207,7 +207,6 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
   Value reduceMask(OpBuilder &rewriter, Location loc, Value x, ArrayRef<bool> reduce,
                    bool isFloat, bool isUnsigned) const {
     auto xType = cast<RankedTensorType>(x.getType());
-    int64_t rank = xType.getRank();
     Type et = xType.getElementType();
     auto zero = cast<TypedAttr>(isFloat ? Attribute(rewriter.getFloatAttr(et, 0))
                                         : Attribute(rewriter.getIntegerAttr(et, 0)));
@@ -288,30 +287,16 @@ struct ReducePattern : public OpConversionPattern<OpTy> {
     }
     auto keepType = cast<RankedTensorType>(r.getType());
     if (kind == Kind::Mean || kind == Kind::L2 || kind == Kind::LogSum) {
-      // A mean's count: the static reduced dims' product times the dynamic
-      // ones' sizes, read at run time.
-      int64_t count = 1;
+      // A mean's count, the dynamic dims' part read at run time.
+      double count = 1;
       Value dynamicCount;
-      for (int64_t i = 0; i < rank; ++i) {
-        if (!reduce[i])
-          continue;
-        if (!xType.isDynamicDim(i)) {
-          count *= xType.getDimSize(i);
-          continue;
-        }
-        if (kind != Kind::Mean)
-          continue;
-        Value n = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
-                                             tensor::DimOp::create(rewriter, loc, x, i));
-        n = arith::SIToFPOp::create(rewriter, loc, et, n);
-        dynamicCount =
-            dynamicCount ? arith::MulFOp::create(rewriter, loc, dynamicCount, n).getResult() : n;
-      }
+      if (kind == Kind::Mean)
+        std::tie(count, dynamicCount) = reducedCount(rewriter, loc, x, reduce);
       r = broadcastGeneric(
           rewriter, loc, ValueRange{r}, keepType,
           [&](OpBuilder &b, Location l, ValueRange a) -> Value {
             if (kind == Kind::Mean) {
-              Value divisor = scalarConstant(b, l, et, static_cast<double>(count));
+              Value divisor = scalarConstant(b, l, et, count);
               if (dynamicCount)
                 divisor = arith::MulFOp::create(b, l, divisor, dynamicCount);
               return arith::DivFOp::create(b, l, a[0], divisor);
