@@ -575,10 +575,15 @@ std::optional<Value> kiln::lowering::transposedConstant(OpBuilder &b, Location l
       !type.getElementType().isIntOrFloat() || type.getElementTypeBitWidth() % 8 ||
       (slab && (*slab < 0 || *slab >= type.getDimSize(0))))
     return std::nullopt;
+  int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
+  auto target = RankedTensorType::get({cols, rows}, signlessType(type.getElementType()));
+  // A splat transposed is the same splat.
+  if (auto dense = dyn_cast<DenseElementsAttr>(value);
+      dense && dense.isSplat() && target.getElementType() == type.getElementType())
+    return arith::ConstantOp::create(b, loc, target, dense.resizeSplat(target)).getResult();
   std::optional<ArrayRef<char>> raw = kiln::rawElementData(value);
   if (!raw)
     return std::nullopt;
-  int64_t rows = type.getDimSize(rank - 2), cols = type.getDimSize(rank - 1);
   size_t width = type.getElementTypeBitWidth() / 8;
   size_t slabBytes = size_t(rows * cols) * width;
   if (raw->size() != slabBytes * size_t(slab ? type.getDimSize(0) : 1))
@@ -588,7 +593,6 @@ std::optional<Value> kiln::lowering::transposedConstant(OpBuilder &b, Location l
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t c = 0; c < cols; ++c)
       std::memcpy(&out[(c * rows + r) * width], &data[(r * cols + c) * width], width);
-  auto target = RankedTensorType::get({cols, rows}, signlessType(type.getElementType()));
   return arith::ConstantOp::create(b, loc, target, DenseElementsAttr::getFromRawBuffer(target, out))
       .getResult();
 }

@@ -1,6 +1,9 @@
 //===- Recurrent.cpp - RNN, GRU and LSTM -> linalg + scf.for ---------------===//
 //
 // The recurrent ops run their time steps in an `scf.for` over tensors:
+//   - W and R are transposed per direction to [K, G*H] (at compile time
+//     when they are constants, else once before the loop), so that every
+//     matmul reads its weight along rows;
 //   - the input projections of every step (X W^T + biases) are one matmul
 //     before the loop;
 //   - each step computes H R^T and one elementwise generic for the gates
@@ -106,14 +109,12 @@ Value apply(OpBuilder &b, Location l, const Activation &a, Value x) {
   return math::Log1pOp::create(b, l, math::ExpOp::create(b, l, x));
 }
 
-/// a [m, k] x w -> [m, n], where w is [k, n] (a weight transposed at
-/// compile time) or, when `transposed` is false, [n, k].
-Value matmul(OpBuilder &b, Location loc, Value a, Value w, bool transposed) {
+/// a [m, k] x w [k, n] -> [m, n] (w is a weight transposed before the loop).
+Value matmul(OpBuilder &b, Location loc, Value a, Value w) {
   auto aType = cast<RankedTensorType>(a.getType());
   auto wType = cast<RankedTensorType>(w.getType());
   Type et = aType.getElementType();
-  auto outType =
-      RankedTensorType::get({aType.getDimSize(0), wType.getDimSize(transposed ? 1 : 0)}, et);
+  auto outType = RankedTensorType::get({aType.getDimSize(0), wType.getDimSize(1)}, et);
   Value init = linalg::FillOp::create(b, loc, scalarConstant(b, loc, et, 0),
                                       emptyTensor(b, loc, outType, dynamicSizesOf(b, loc, a, {0})))
                    .getResult(0);
@@ -123,8 +124,7 @@ Value matmul(OpBuilder &b, Location loc, Value a, Value w, bool transposed) {
   return linalg::GenericOp::create(
              b, loc, outType, ValueRange{a, w}, ValueRange{init},
              ArrayRef<AffineMap>{AffineMap::get(3, 0, {d(0), d(1)}, ctx),
-                                 transposed ? AffineMap::get(3, 0, {d(1), d(2)}, ctx)
-                                            : AffineMap::get(3, 0, {d(2), d(1)}, ctx),
+                                 AffineMap::get(3, 0, {d(1), d(2)}, ctx),
                                  AffineMap::get(3, 0, {d(0), d(2)}, ctx)},
              ArrayRef<utils::IteratorType>{utils::IteratorType::parallel,
                                            utils::IteratorType::reduction,
@@ -212,8 +212,7 @@ struct StepContext {
   int64_t hidden;
   std::optional<double> clip;
   ArrayRef<Activation> acts; // this direction's f, g, h
-  Value r;                   // [H, G*H] (rT), else [G*H, H]
-  bool rT = false;
+  Value r;                   // R^T [H, G*H]
   Value rbh;                 // GRU, linear_before_reset: Rb of the h gate [H]
   Value peep;                // LSTM: [3H] or null
   bool linearBeforeReset = false;
@@ -231,7 +230,7 @@ Value clipped(OpBuilder &b, Location l, const StepContext &s, Value x) {
 /// and c [batch, H]; returns the new h (and c for LSTM).
 SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value xt,
                         Value h, Value c) {
-  Value hr = matmul(b, loc, h, s.r, s.rT);
+  Value hr = matmul(b, loc, h, s.r);
   auto add = [&](OpBuilder &nb, Location l, Value x, Value y) -> Value {
     return arith::AddFOp::create(nb, l, x, y);
   };
@@ -296,16 +295,14 @@ SmallVector<Value> step(OpBuilder &b, Location loc, const StepContext &s, Value 
                              Value r = act(nb, l, 0, add(nb, l, a[xr], a[rr]));
                              return {mul(nb, l, r, a[hp])};
                            })[0];
-    // R's rows (columns of R^T) [2H, 3H).
+    // Columns [2H, 3H) of R^T.
     int64_t hd = s.hidden;
-    SmallVector<OpFoldResult> offsets{b.getIndexAttr(2 * hd), b.getIndexAttr(0)},
-        sizes{b.getIndexAttr(hd), b.getIndexAttr(hd)};
-    if (s.rT)
-      std::swap(offsets[0], offsets[1]);
     Value rH = tensor::ExtractSliceOp::create(
-        b, loc, RankedTensorType::get({hd, hd}, s.et), s.r, offsets, sizes,
+        b, loc, RankedTensorType::get({hd, hd}, s.et), s.r,
+        ArrayRef<OpFoldResult>{b.getIndexAttr(0), b.getIndexAttr(2 * hd)},
+        ArrayRef<OpFoldResult>{b.getIndexAttr(hd), b.getIndexAttr(hd)},
         ArrayRef<OpFoldResult>{b.getIndexAttr(1), b.getIndexAttr(1)});
-    rhMatmul = matmul(b, loc, rh, rH, s.rT);
+    rhMatmul = matmul(b, loc, rh, rH);
   }
   unsigned xz = reads.matrix(xt, 0), xr = reads.matrix(xt, 1), xh = reads.matrix(xt, 2);
   unsigned rz = reads.matrix(hr, 0), rr = reads.matrix(hr, 1), rhh = reads.matrix(hr, 2);
@@ -495,17 +492,19 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
       s.hidden = hidden;
       s.clip = clip;
       s.acts = ArrayRef(acts).slice(d * perDir, perDir);
-      // W and R transposed at compile time when they are constants.
-      std::optional<Value> rT = transposedConstant(rewriter, loc, op.getR(), d);
-      s.r = rT ? *rT : extractSliceAt(rewriter, loc, adaptor.getR(), 0, dIdx);
-      s.rT = rT.has_value();
+      // W^T and R^T [K, G*H]: transposed at compile time when they are
+      // constants, else once before the loop, so that every matmul reads
+      // its weight along rows (the layout the contraction kernels take).
+      auto transposedWeight = [&](Value orig, Value conv) -> Value {
+        if (std::optional<Value> t = transposedConstant(rewriter, loc, orig, d))
+          return *t;
+        return transposeTensor(rewriter, loc, extractSliceAt(rewriter, loc, conv, 0, dIdx), {1, 0});
+      };
+      s.r = transposedWeight(op.getR(), adaptor.getR());
       s.linearBeforeReset = lbr;
       // Input projection of every step, plus Wb + Rb (GRU with
       // linear_before_reset keeps Rb of the h gate for inside the reset).
-      std::optional<Value> wT = transposedConstant(rewriter, loc, op.getW(), d);
-      Value xw = matmul(rewriter, loc, x2d,
-                        wT ? *wT : extractSliceAt(rewriter, loc, adaptor.getW(), 0, dIdx),
-                        wT.has_value());
+      Value xw = matmul(rewriter, loc, x2d, transposedWeight(op.getW(), adaptor.getW()));
       if (!onnx::isNone(op.getB())) {
         Value bd = extractSliceAt(rewriter, loc,
                                   reshapeTensor(rewriter, loc, adaptor.getB(),

@@ -1,8 +1,10 @@
 // RUN: kiln-opt %s --convert-onnx-to-linalg --split-input-file -mlir-print-local-scope | FileCheck %s
 // RNN, GRU and LSTM (Recurrent.cpp) as an scf.for over the time steps,
 // per direction:
-//   - before the loop, the input projection of every step is one matmul
-//     generic X[seq*batch, input] x W^T (loops m, k, n), plus Wb + Rb
+//   - before the loop, W and R of the direction are transposed (at compile
+//     time when they are constants, else with linalg.transpose) and the
+//     input projection of every step is one matmul generic
+//     X[seq*batch, input] x W^T (loops m, k, n; W^T read at (d1, d2)), plus Wb + Rb
 //     broadcast along the rows, reshaped to [seq, batch, G*H];
 //   - the loop carries the hidden state (and the cell state for LSTM) and
 //     Y [seq, batch, H]; each step slices its row of the projection,
@@ -27,9 +29,11 @@
 // CHECK: %[[UB:.*]] = arith.constant 5 : index
 // CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<5x2x3xf32> into tensor<10x3xf32>
 // CHECK: %[[R0:.*]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 4, 4] [1, 1, 1] : tensor<1x4x4xf32> to tensor<4x4xf32>
+// CHECK: %[[RT:.*]] = linalg.transpose ins(%[[R0]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>) permutation = [1, 0]
 // CHECK: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 4, 3] [1, 1, 1] : tensor<1x4x3xf32> to tensor<4x3xf32>
-// CHECK: %[[XW:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
-// CHECK-SAME: ins(%[[X2]], %[[W0]] : tensor<10x3xf32>, tensor<4x3xf32>) outs(%{{.*}} : tensor<10x4xf32>)
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W0]] : tensor<4x3xf32>) outs(%{{.*}} : tensor<3x4xf32>) permutation = [1, 0]
+// CHECK: %[[XW:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[X2]], %[[WT]] : tensor<10x3xf32>, tensor<3x4xf32>) outs(%{{.*}} : tensor<10x4xf32>)
 // CHECK-NEXT: ^bb0(%[[MA:[a-z0-9_]+]]: f32, %[[MB:[a-z0-9_]+]]: f32, %[[MO:[a-z0-9_]+]]: f32):
 // CHECK-NEXT: %[[P:.*]] = arith.mulf %[[MA]], %[[MB]] : f32
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[MO]], %[[P]] : f32
@@ -49,8 +53,8 @@
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: %[[LOOP:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %[[LB]] to %[[UB]] step %[[ONE]] iter_args(%[[H:[a-z0-9_]+]] = %[[H0]], %[[YS:[a-z0-9_]+]] = %[[Y0]]) -> (tensor<2x4xf32>, tensor<5x2x4xf32>) {
 // CHECK: %[[XT:.*]] = tensor.extract_slice %[[XW3]][%[[T]], 0, 0] [1, 2, 4] [1, 1, 1] : tensor<5x2x4xf32> to tensor<2x4xf32>
-// CHECK: %[[HR:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
-// CHECK-SAME: ins(%[[H]], %[[R0]] : tensor<2x4xf32>, tensor<4x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
+// CHECK: %[[HR:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[H]], %[[RT]] : tensor<2x4xf32>, tensor<4x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
 // CHECK: %[[HN:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME: ins(%[[XT]], %[[HR]] : tensor<2x4xf32>, tensor<2x4xf32>)
 // CHECK-NEXT: ^bb0(%[[XA:[a-z0-9_]+]]: f32, %[[HA:[a-z0-9_]+]]: f32, %{{.*}}: f32):
@@ -82,9 +86,11 @@ func.func @rnn_forward(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK-LABEL: func.func @rnn_bidirectional(
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<3x2x3xf32>, %[[W:[a-z0-9_]+]]: tensor<2x4x3xf32>, %[[R:[a-z0-9_]+]]: tensor<2x4x4xf32>, %[[H0:[a-z0-9_]+]]: tensor<2x2x4xf32>)
 // Forward direction.
-// CHECK: %[[RF:.*]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 4, 4] [1, 1, 1]
-// CHECK: %[[WF:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 4, 3] [1, 1, 1]
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WF]] : tensor<6x3xf32>, tensor<4x3xf32>)
+// CHECK: %[[RFS:.*]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 4, 4] [1, 1, 1]
+// CHECK: %[[RF:.*]] = linalg.transpose ins(%[[RFS]]
+// CHECK: %[[WFS:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 4, 3] [1, 1, 1]
+// CHECK: %[[WF:.*]] = linalg.transpose ins(%[[WFS]]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WF]] : tensor<6x3xf32>, tensor<3x4xf32>)
 // CHECK: %[[XWF:.*]] = tensor.expand_shape {{.*}} output_shape [3, 2, 4]
 // CHECK: %[[HF0:.*]] = tensor.extract_slice %[[H0]][0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<2x4xf32>
 // CHECK: %[[FWD:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %[[HF0]], %[[YS:[a-z0-9_]+]] = %{{.*}})
@@ -98,9 +104,11 @@ func.func @rnn_forward(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK: tensor.insert_slice %[[HN]] into %[[YS]][%[[T]], 0, 0] [1, 2, 4]
 // CHECK: scf.yield
 // Reverse direction.
-// CHECK: %[[RR:.*]] = tensor.extract_slice %[[R]][1, 0, 0] [1, 4, 4] [1, 1, 1]
-// CHECK: %[[WR:.*]] = tensor.extract_slice %[[W]][1, 0, 0] [1, 4, 3] [1, 1, 1]
-// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WR]] : tensor<6x3xf32>, tensor<4x3xf32>)
+// CHECK: %[[RRS:.*]] = tensor.extract_slice %[[R]][1, 0, 0] [1, 4, 4] [1, 1, 1]
+// CHECK: %[[RR:.*]] = linalg.transpose ins(%[[RRS]]
+// CHECK: %[[WRS:.*]] = tensor.extract_slice %[[W]][1, 0, 0] [1, 4, 3] [1, 1, 1]
+// CHECK: %[[WR:.*]] = linalg.transpose ins(%[[WRS]]
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WR]] : tensor<6x3xf32>, tensor<3x4xf32>)
 // CHECK: %[[XWR:.*]] = tensor.expand_shape {{.*}} output_shape [3, 2, 4]
 // CHECK: %[[HR0:.*]] = tensor.extract_slice %[[H0]][1, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<2x4xf32>
 // CHECK: %[[LAST:.*]] = arith.constant 2 : index
@@ -163,7 +171,7 @@ func.func @rnn_reverse(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK: %[[Y0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<5x2x4xf32>)
 // CHECK: %[[LOOP:[a-z0-9_]+]]:3 = scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %[[H0]], %[[C:[a-z0-9_]+]] = %[[C0]], %[[YS:[a-z0-9_]+]] = %[[Y0]]) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<5x2x4xf32>)
 // CHECK: %[[XT:.*]] = tensor.extract_slice %{{.*}}[%[[T]], 0, 0] [1, 2, 16] [1, 1, 1] : tensor<5x2x16xf32> to tensor<2x16xf32>
-// CHECK: %[[HR:.*]] = linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<16x4xf32>) outs(%{{.*}} : tensor<2x16xf32>)
+// CHECK: %[[HR:.*]] = linalg.generic {{.*}} ins(%[[H]], %{{.*}} : tensor<2x4xf32>, tensor<4x16xf32>) outs(%{{.*}} : tensor<2x16xf32>)
 // CHECK: %[[XI:.*]] = tensor.extract_slice %[[XT]][0, 0] [2, 4] [1, 1] : tensor<2x16xf32> to tensor<2x4xf32>
 // CHECK: %[[XO:.*]] = tensor.extract_slice %[[XT]][0, 4] [2, 4] [1, 1]
 // CHECK: %[[XF:.*]] = tensor.extract_slice %[[XT]][0, 8] [2, 4] [1, 1]
@@ -222,15 +230,16 @@ func.func @lstm_peepholes(%x: tensor<5x2x3xf32>, %w: tensor<1x16x3xf32>, %r: ten
 
 // GRU with linear_before_reset = 0 (gates z, r, h at columns 0, 4, 8):
 // inside the step a first generic computes sigmoid(xr + rr) * H, then a
-// second matmul multiplies it by rows 8..11 of R (R_h^T), and the final
+// second matmul multiplies it by columns 8..11 of R^T (R_h^T), and the final
 // generic reads that product for the h gate:
 //   H' = (1 - z) * tanh(xh + (r*H) R_h^T) + z * H.
 // CHECK-LABEL: func.func @gru_reset_before(
 // CHECK: %[[R0:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0] [1, 12, 4] [1, 1, 1] : tensor<1x12x4xf32> to tensor<12x4xf32>
+// CHECK: %[[RT:.*]] = linalg.transpose ins(%[[R0]] : tensor<12x4xf32>) outs(%{{.*}} : tensor<4x12xf32>) permutation = [1, 0]
 // CHECK: scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %{{.*}}, %{{.*}} = %{{.*}})
 // CHECK: %[[XT:.*]] = tensor.extract_slice %{{.*}}[%[[T]], 0, 0] [1, 2, 12] [1, 1, 1]
-// CHECK: %[[HR:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
-// CHECK-SAME: ins(%[[H]], %[[R0]] : tensor<2x4xf32>, tensor<12x4xf32>) outs(%{{.*}} : tensor<2x12xf32>)
+// CHECK: %[[HR:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK-SAME: ins(%[[H]], %[[RT]] : tensor<2x4xf32>, tensor<4x12xf32>) outs(%{{.*}} : tensor<2x12xf32>)
 // CHECK: %[[XR:.*]] = tensor.extract_slice %[[XT]][0, 4] [2, 4] [1, 1]
 // CHECK: %[[RR:.*]] = tensor.extract_slice %[[HR]][0, 4] [2, 4] [1, 1]
 // CHECK: %[[RH:.*]] = linalg.generic {{.*}} ins(%[[XR]], %[[RR]], %[[H]] : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
@@ -239,8 +248,8 @@ func.func @lstm_peepholes(%x: tensor<5x2x3xf32>, %w: tensor<1x16x3xf32>, %r: ten
 // CHECK: %[[RG:.*]] = arith.divf
 // CHECK-NEXT: %[[RHV:.*]] = arith.mulf %[[RG]], %[[HP]] : f32
 // CHECK-NEXT: linalg.yield %[[RHV]] : f32
-// CHECK: %[[RHW:.*]] = tensor.extract_slice %[[R0]][8, 0] [4, 4] [1, 1] : tensor<12x4xf32> to tensor<4x4xf32>
-// CHECK: %[[RM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
+// CHECK: %[[RHW:.*]] = tensor.extract_slice %[[RT]][0, 8] [4, 4] [1, 1] : tensor<4x12xf32> to tensor<4x4xf32>
+// CHECK: %[[RM:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d2)>], iterator_types = ["parallel", "reduction", "parallel"]}
 // CHECK-SAME: ins(%[[RH]], %[[RHW]] : tensor<2x4xf32>, tensor<4x4xf32>) outs(%{{.*}} : tensor<2x4xf32>)
 // CHECK: %[[XZ:.*]] = tensor.extract_slice %[[XT]][0, 0] [2, 4] [1, 1]
 // CHECK: %[[XR2:.*]] = tensor.extract_slice %[[XT]][0, 4] [2, 4] [1, 1]
@@ -380,6 +389,26 @@ func.func @rnn_constant_weights(%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
   %none = onnx.NoValue
   %w = "onnx.Constant"() <{value = dense<[[[0.0, 1.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]]> : tensor<1x4x3xf32>}> : () -> tensor<1x4x3xf32>
   %r = "onnx.Constant"() <{value = dense<[[[0.0, 0.1, 0.2, 0.3], [0.4, 0.5, 0.6, 0.7], [0.8, 0.9, 1.0, 1.1], [1.2, 1.3, 1.4, 1.5]]]> : tensor<1x4x4xf32>}> : () -> tensor<1x4x4xf32>
+  %y, %yh = "onnx.RNN"(%x, %w, %r, %none, %none, %none) <{hidden_size = 4 : i64}> : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, none, none, none) -> (tensor<5x1x2x4xf32>, none)
+  return %y : tensor<5x1x2x4xf32>
+}
+
+// -----
+
+// A splat constant weight transposed is the same splat, made at compile
+// time like any other constant weight (no linalg.transpose).
+// CHECK-LABEL: func.func @rnn_splat_weights(
+// CHECK-NOT: linalg.transpose
+// CHECK-DAG: %[[WT:.*]] = arith.constant dense<2.500000e-01> : tensor<3x4xf32>
+// CHECK-DAG: %[[RT:.*]] = arith.constant dense<5.000000e-01> : tensor<4x4xf32>
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WT]] : tensor<10x3xf32>, tensor<3x4xf32>)
+// CHECK: scf.for
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[RT]] : tensor<2x4xf32>, tensor<4x4xf32>)
+func.func @rnn_splat_weights(%x: tensor<5x2x3xf32>) -> tensor<5x1x2x4xf32> {
+  %none = onnx.NoValue
+  %w = "onnx.Constant"() <{value = dense<0.25> : tensor<1x4x3xf32>}> : () -> tensor<1x4x3xf32>
+  %r = "onnx.Constant"() <{value = dense<0.5> : tensor<1x4x4xf32>}> : () -> tensor<1x4x4xf32>
   %y, %yh = "onnx.RNN"(%x, %w, %r, %none, %none, %none) <{hidden_size = 4 : i64}> : (tensor<5x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, none, none, none) -> (tensor<5x1x2x4xf32>, none)
   return %y : tensor<5x1x2x4xf32>
 }
