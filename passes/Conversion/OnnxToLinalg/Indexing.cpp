@@ -1,12 +1,11 @@
 //===- Indexing.cpp - Index-computing ops -> linalg and scf ----------------===//
 //
 // Ops whose result depends on computed positions: ArgMax/ArgMin and
-// Hardmax (a reduction carrying the index), GatherElements/GatherND
-// (tensor.extract at a computed index inside a generic), Scatter*
-// (an scf.for nest inserting into a copy of the data), and position
-// patterns (Trilu, OneHot, EyeLike, Range, CumSum), plus the
-// DepthToSpace/SpaceToDepth reshuffles. Every index read from data is
-// normalised (negative counts from the end) and clamped into the tensor.
+// Hardmax (a reduction carrying the index), position patterns (Trilu,
+// OneHot, EyeLike, Range, CumSum, ReverseSequence), the DepthToSpace and
+// SpaceToDepth reshuffles and the constant windows. Gather* and Scatter*
+// are in GatherScatter.cpp. Every index read from data is normalised
+// (negative counts from the end) and clamped into the tensor.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,53 +23,11 @@ namespace onnx = kiln::onnx;
 
 namespace {
 
-Value cidx(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantIndexOp::create(b, loc, v);
-}
-
 /// A scalar from a (rank-0 or one-element) tensor operand.
 Value scalarOf(OpBuilder &b, Location loc, Value t) {
   auto type = cast<RankedTensorType>(t.getType());
-  SmallVector<Value> zeros(type.getRank(), cidx(b, loc, 0));
+  SmallVector<Value> zeros(type.getRank(), indexConstant(b, loc, 0));
   return tensor::ExtractOp::create(b, loc, t, zeros);
-}
-
-int64_t normAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
-
-/// Whether `type` has no elements, as far as its static dims tell.
-bool knownEmpty(RankedTensorType type) {
-  return llvm::any_of(type.getShape(), [](int64_t d) { return d == 0; });
-}
-
-/// Each dim of `v` as an index value (a constant where static).
-SmallVector<Value> dimValues(OpBuilder &b, Location loc, Value v) {
-  auto type = cast<RankedTensorType>(v.getType());
-  SmallVector<Value> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    dims.push_back(type.isDynamicDim(d) ? tensor::DimOp::create(b, loc, v, d).getResult()
-                                        : cidx(b, loc, type.getDimSize(d)));
-  return dims;
-}
-
-/// min(i, size - 1): a position read along a dim that the loop's own dim
-/// may exceed.
-Value clampedPosition(OpBuilder &b, Location loc, Value i, Value size) {
-  if (std::optional<int64_t> c = getConstantIntValue(size))
-    return arith::MinSIOp::create(b, loc, i, cidx(b, loc, *c - 1));
-  return arith::MinSIOp::create(b, loc, i, arith::SubIOp::create(b, loc, size, cidx(b, loc, 1)));
-}
-
-/// Makes the entry point refuse 0 for a dynamic dim `d` of `data` (an onnx
-/// value) that the op reads at a position it computes (clamped into the
-/// dim, which an empty dim has none of), unless the op's loop dim `ld`,
-/// dim `ld` of `loop`, always has its size (then there is nothing to read).
-void requireReadable(Operation *op, Value data, int64_t d, Value loop = Value(),
-                     int64_t ld = -1) {
-  if (!cast<RankedTensorType>(data.getType()).isDynamicDim(d))
-    return;
-  if (loop && sameSize(data, d, loop, ld))
-    return;
-  requireNonZero(op, data, d);
 }
 
 /// Index of the max (or min) along `axis`: [dims without axis] of i64, then
@@ -154,7 +111,7 @@ struct ArgPattern : public OpConversionPattern<OpTy> {
     if (!isSupportedFloat(elem) && !isSupportedInt(elem))
       return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     auto type = cast<RankedTensorType>(adaptor.getData().getType());
-    int64_t axis = normAxis(op.getAxis(), type.getRank());
+    int64_t axis = normalizedAxis(op.getAxis(), type.getRank());
     if (axis < 0 || axis >= type.getRank() || type.getDimSize(axis) == 0)
       return unsupported(rewriter, op, "axis out of range or empty");
     RankedTensorType resultType = convertedResultType(*this->typeConverter, op);
@@ -176,7 +133,7 @@ struct HardmaxPattern : public OpConversionPattern<onnx::HardmaxOp> {
     if (!isSupportedFloat(elem))
       return unsupported(rewriter, op, "element type " + typeName(elem) + " is not supported yet");
     auto type = cast<RankedTensorType>(adaptor.getInput().getType());
-    int64_t rank = type.getRank(), axis = normAxis(op.getAxis(), rank);
+    int64_t rank = type.getRank(), axis = normalizedAxis(op.getAxis(), rank);
     if (axis < 0 || axis >= rank || type.getDimSize(axis) == 0)
       return unsupported(rewriter, op, "axis out of range or empty");
     SmallVector<int64_t> keep(type.getShape());
@@ -197,252 +154,6 @@ struct HardmaxPattern : public OpConversionPattern<onnx::HardmaxOp> {
   }
 };
 
-struct GatherElementsPattern : public OpConversionPattern<onnx::GatherElementsOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(onnx::GatherElementsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value data = adaptor.getData(), indices = adaptor.getIndices();
-    auto dType = cast<RankedTensorType>(data.getType());
-    RankedTensorType type = convertedResultType(*typeConverter, op);
-    int64_t rank = dType.getRank(), axis = normAxis(op.getAxis(), rank);
-    if (axis < 0 || axis >= rank || knownEmpty(dType))
-      return unsupported(rewriter, op, "axis out of range or empty data");
-    if (type.getRank() != rank)
-      return unsupported(rewriter, op, "indices must have the data's rank");
-    if (knownEmpty(type)) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
-      return success();
-    }
-    // Positions along other dims are the output's own, clamped where the
-    // indices are larger than the data. (Where the indices have the data's
-    // size, an empty data dim means nothing to read.)
-    for (int64_t d = 0; d < rank; ++d)
-      requireReadable(op, op.getData(), d, op.getIndices(), d);
-    SmallVector<Value> dims = dimValues(rewriter, loc, data);
-    SmallVector<int64_t> all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
-    auto generic = linalg::GenericOp::create(
-        rewriter, loc, type, ValueRange{indices},
-        ValueRange{emptyTensor(rewriter, loc, type, dynamicSizesOf(rewriter, loc, indices, all))},
-        ArrayRef<AffineMap>{rewriter.getMultiDimIdentityMap(rank),
-                            rewriter.getMultiDimIdentityMap(rank)},
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-        [&](OpBuilder &b, Location l, ValueRange a) {
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == axis
-                             ? clampedRuntimeIndex(b, l, a[0], dims[d])
-                             : clampedPosition(b, l, linalg::IndexOp::create(b, l, d), dims[d]));
-          linalg::YieldOp::create(b, l, tensor::ExtractOp::create(b, l, data, at).getResult());
-        });
-    rewriter.replaceOp(op, generic.getResult(0));
-    return success();
-  }
-};
-
-struct GatherNDPattern : public OpConversionPattern<onnx::GatherNDOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(onnx::GatherNDOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value data = adaptor.getData(), indices = adaptor.getIndices();
-    auto dType = cast<RankedTensorType>(data.getType());
-    auto iType = cast<RankedTensorType>(indices.getType());
-    RankedTensorType type = convertedResultType(*typeConverter, op);
-    int64_t r = dType.getRank(), q = iType.getRank(), bd = op.getBatchDims();
-    if (q < 1 || iType.isDynamicDim(q - 1))
-      return unsupported(rewriter, op, "the indices' last dim must be static");
-    int64_t k = iType.getDimSize(q - 1);
-    if (bd < 0 || bd + k > r || bd >= q || knownEmpty(dType) ||
-        type.getRank() != q - 1 + r - bd - k)
-      return unsupported(rewriter, op, "indices do not fit the data");
-    if (knownEmpty(type)) {
-      rewriter.replaceOp(op, emptyTensor(rewriter, loc, type));
-      return success();
-    }
-    // The batch dims are the indices' (clamped into the data's), the
-    // indexed ones computed, the rest the data's own.
-    for (int64_t d = 0; d < bd + k; ++d)
-      requireReadable(op, op.getData(), d, d < bd ? op.getIndices() : Value(), d);
-    SmallVector<Value> dims = dimValues(rewriter, loc, data);
-    rewriter.replaceOp(op, generateTensor(
-        rewriter, loc, type, [&](OpBuilder &b, Location l) -> Value {
-          // Output dims: indices' leading q-1 dims (the first bd are the
-          // batch dims), then data's dims after bd + k.
-          SmallVector<Value> at, idxAt;
-          for (int64_t d = 0; d < q - 1; ++d)
-            idxAt.push_back(linalg::IndexOp::create(b, l, d));
-          for (int64_t d = 0; d < bd; ++d)
-            at.push_back(dType.getDimSize(d) == iType.getDimSize(d) && !dType.isDynamicDim(d)
-                             ? idxAt[d]
-                             : clampedPosition(b, l, idxAt[d], dims[d]));
-          for (int64_t j = 0; j < k; ++j) {
-            SmallVector<Value> ia(idxAt);
-            ia.push_back(cidx(b, l, j));
-            Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(clampedRuntimeIndex(b, l, v, dims[bd + j]));
-          }
-          for (int64_t d = bd + k; d < r; ++d)
-            at.push_back(linalg::IndexOp::create(b, l, q - 1 + d - bd - k));
-          return tensor::ExtractOp::create(b, l, data, at);
-        }));
-    return success();
-  }
-};
-
-/// Combines an existing element with an update per Scatter's `reduction`.
-Value scatterCombine(OpBuilder &b, Location l, StringRef reduction, Value old, Value upd,
-                     bool isUnsigned) {
-  bool f = isa<FloatType>(old.getType());
-  if (reduction == "add")
-    return f ? Value(arith::AddFOp::create(b, l, old, upd)) : Value(arith::AddIOp::create(b, l, old, upd));
-  if (reduction == "mul")
-    return f ? Value(arith::MulFOp::create(b, l, old, upd)) : Value(arith::MulIOp::create(b, l, old, upd));
-  if (reduction == "max")
-    return f ? Value(arith::MaximumFOp::create(b, l, old, upd))
-             : isUnsigned ? Value(arith::MaxUIOp::create(b, l, old, upd))
-                          : Value(arith::MaxSIOp::create(b, l, old, upd));
-  if (reduction == "min")
-    return f ? Value(arith::MinimumFOp::create(b, l, old, upd))
-             : isUnsigned ? Value(arith::MinUIOp::create(b, l, old, upd))
-                          : Value(arith::MinSIOp::create(b, l, old, upd));
-  return upd;
-}
-
-/// Builds an scf.for nest over `sizes` carrying `init`; `body` gets the
-/// induction variables and the carried tensor and returns the new one.
-Value loopNest(OpBuilder &b, Location loc, ValueRange sizes, Value init,
-               function_ref<Value(OpBuilder &, Location, ValueRange, Value)> body) {
-  SmallVector<Value> lbs(sizes.size(), cidx(b, loc, 0)), steps(sizes.size(), cidx(b, loc, 1));
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, sizes, steps, ValueRange{init},
-      [&](OpBuilder &nb, Location l, ValueRange ivs, ValueRange iter) -> scf::ValueVector {
-        return {body(nb, l, ivs, iter[0])};
-      });
-  return nest.results[0];
-}
-
-/// The smaller of two sizes, folded where both are constants.
-Value minSize(OpBuilder &b, Location loc, Value x, Value y) {
-  std::optional<int64_t> cx = getConstantIntValue(x), cy = getConstantIntValue(y);
-  if (cx && cy)
-    return cidx(b, loc, std::min(*cx, *cy));
-  return arith::MinSIOp::create(b, loc, x, y);
-}
-
-struct ScatterElementsPattern : public OpConversionPattern<onnx::ScatterElementsOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(onnx::ScatterElementsOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto dType = cast<RankedTensorType>(adaptor.getData().getType());
-    auto iType = cast<RankedTensorType>(adaptor.getIndices().getType());
-    auto uType = cast<RankedTensorType>(adaptor.getUpdates().getType());
-    int64_t rank = dType.getRank(), axis = normAxis(op.getAxis(), rank);
-    if (axis < 0 || axis >= rank || knownEmpty(dType))
-      return unsupported(rewriter, op, "axis out of range or empty data");
-    if (iType.getRank() != rank || uType.getRank() != rank)
-      return unsupported(rewriter, op, "indices and updates must have the data's rank");
-    for (int64_t d = 0; d < rank; ++d)
-      if (!iType.isDynamicDim(d) && !uType.isDynamicDim(d) &&
-          iType.getDimSize(d) != uType.getDimSize(d))
-        return unsupported(rewriter, op, "indices and updates must have one shape");
-    StringRef reduction = op.getReduction();
-    bool isUnsigned = elementTypeOf(op.getData()).isUnsignedInteger();
-    Value data = adaptor.getData(), indices = adaptor.getIndices(),
-          updates = adaptor.getUpdates();
-    for (int64_t d = 0; d < rank; ++d)
-      requireReadable(op, op.getData(), d, op.getUpdates(), d);
-    SmallVector<Value> dims = dimValues(rewriter, loc, data);
-    // Over the updates (and indices: the smaller where their sizes are
-    // known only at run time).
-    SmallVector<Value> sizes = dimValues(rewriter, loc, updates);
-    SmallVector<Value> iSizes = dimValues(rewriter, loc, indices);
-    for (int64_t d = 0; d < rank; ++d)
-      sizes[d] = minSize(rewriter, loc, sizes[d], iSizes[d]);
-    Value result = loopNest(
-        rewriter, loc, sizes, data,
-        [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) -> Value {
-          Value idx = tensor::ExtractOp::create(b, l, indices, ivs);
-          SmallVector<Value> at;
-          for (int64_t d = 0; d < rank; ++d)
-            at.push_back(d == axis ? clampedRuntimeIndex(b, l, idx, dims[d])
-                                   : clampedPosition(b, l, ivs[d], dims[d]));
-          Value upd = tensor::ExtractOp::create(b, l, updates, ivs);
-          Value old = tensor::ExtractOp::create(b, l, acc, at);
-          return tensor::InsertOp::create(b, l, scatterCombine(b, l, reduction, old, upd, isUnsigned),
-                                          acc, at);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
-struct ScatterNDPattern : public OpConversionPattern<onnx::ScatterNDOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(onnx::ScatterNDOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    auto dType = cast<RankedTensorType>(adaptor.getData().getType());
-    auto iType = cast<RankedTensorType>(adaptor.getIndices().getType());
-    auto uType = cast<RankedTensorType>(adaptor.getUpdates().getType());
-    int64_t r = dType.getRank(), q = iType.getRank();
-    if (q < 1 || iType.isDynamicDim(q - 1))
-      return unsupported(rewriter, op, "the indices' last dim must be static");
-    int64_t k = iType.getDimSize(q - 1);
-    if (k > r || knownEmpty(dType) || uType.getRank() != q - 1 + r - k)
-      return unsupported(rewriter, op, "indices and updates do not fit the data");
-    // updates' shape is indices.shape[:-1] + data.shape[k:].
-    auto fits = [](int64_t a, int64_t b) {
-      return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
-    };
-    for (int64_t d = 0; d < q - 1; ++d)
-      if (!fits(uType.getDimSize(d), iType.getDimSize(d)))
-        return unsupported(rewriter, op, "indices and updates do not fit the data");
-    for (int64_t d = k; d < r; ++d)
-      if (!fits(uType.getDimSize(q - 1 + d - k), dType.getDimSize(d)))
-        return unsupported(rewriter, op, "indices and updates do not fit the data");
-    StringRef reduction = op.getReduction();
-    bool isUnsigned = elementTypeOf(op.getData()).isUnsignedInteger();
-    Value data = adaptor.getData(), indices = adaptor.getIndices(),
-          updates = adaptor.getUpdates();
-    for (int64_t d = 0; d < k; ++d)
-      requireReadable(op, op.getData(), d);
-    SmallVector<Value> dims = dimValues(rewriter, loc, data);
-    // Over the updates, bounded by the indices and the data where their
-    // sizes are known only at run time.
-    SmallVector<Value> sizes = dimValues(rewriter, loc, updates);
-    SmallVector<Value> iSizes = dimValues(rewriter, loc, indices);
-    for (int64_t d = 0; d < q - 1; ++d)
-      sizes[d] = minSize(rewriter, loc, sizes[d], iSizes[d]);
-    for (int64_t d = k; d < r; ++d)
-      sizes[q - 1 + d - k] = minSize(rewriter, loc, sizes[q - 1 + d - k], dims[d]);
-    Value result = loopNest(
-        rewriter, loc, sizes, data,
-        [&](OpBuilder &b, Location l, ValueRange ivs, Value acc) -> Value {
-          SmallVector<Value> at;
-          for (int64_t j = 0; j < k; ++j) {
-            SmallVector<Value> ia(ivs.take_front(q - 1));
-            ia.push_back(cidx(b, l, j));
-            Value v = tensor::ExtractOp::create(b, l, indices, ia);
-            at.push_back(clampedRuntimeIndex(b, l, v, dims[j]));
-          }
-          for (int64_t d = k; d < r; ++d)
-            at.push_back(ivs[q - 1 + d - k]);
-          Value upd = tensor::ExtractOp::create(b, l, updates, ivs);
-          Value old = tensor::ExtractOp::create(b, l, acc, at);
-          return tensor::InsertOp::create(b, l, scatterCombine(b, l, reduction, old, upd, isUnsigned),
-                                          acc, at);
-        });
-    rewriter.replaceOp(op, result);
-    return success();
-  }
-};
-
 struct TriluPattern : public OpConversionPattern<onnx::TriluOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -454,7 +165,7 @@ struct TriluPattern : public OpConversionPattern<onnx::TriluOp> {
     if (rank < 2)
       return unsupported(rewriter, op, "input must have rank >= 2");
     Value k = onnx::isNone(op.getK())
-                  ? cidx(rewriter, loc, 0)
+                  ? indexConstant(rewriter, loc, 0)
                   : arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(),
                                                scalarOf(rewriter, loc, adaptor.getK()))
                         .getResult();
@@ -485,7 +196,7 @@ struct OneHotPattern : public OpConversionPattern<onnx::OneHotOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     RankedTensorType type = convertedResultType(*typeConverter, op);
-    int64_t rank = type.getRank(), axis = normAxis(op.getAxis(), rank);
+    int64_t rank = type.getRank(), axis = normalizedAxis(op.getAxis(), rank);
     if (axis < 0 || axis >= rank)
       return unsupported(rewriter, op, "axis out of range");
     auto vType = cast<RankedTensorType>(adaptor.getValues().getType());
@@ -494,9 +205,9 @@ struct OneHotPattern : public OpConversionPattern<onnx::OneHotOp> {
     if (type.isDynamicDim(axis))
       return unsupported(rewriter, op, "a depth known only at run time");
     Value off = tensor::ExtractOp::create(rewriter, loc, adaptor.getValues(),
-                                          ValueRange{cidx(rewriter, loc, 0)});
+                                          ValueRange{indexConstant(rewriter, loc, 0)});
     Value on = tensor::ExtractOp::create(rewriter, loc, adaptor.getValues(),
-                                         ValueRange{cidx(rewriter, loc, 1)});
+                                         ValueRange{indexConstant(rewriter, loc, 1)});
     int64_t depth = type.getDimSize(axis);
     MLIRContext *ctx = rewriter.getContext();
     SmallVector<AffineExpr> iExprs;
@@ -543,7 +254,8 @@ struct EyeLikePattern : public OpConversionPattern<onnx::EyeLikeOp> {
                                           [&](OpBuilder &b, Location l) -> Value {
       Value diff = arith::SubIOp::create(b, l, linalg::IndexOp::create(b, l, 1),
                                          linalg::IndexOp::create(b, l, 0));
-      Value hit = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, diff, cidx(b, l, k));
+      Value hit =
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, diff, indexConstant(b, l, k));
       return arith::SelectOp::create(b, l, hit, scalarConstant(b, l, et, 1),
                                      scalarConstant(b, l, et, 0));
     }));
@@ -610,10 +322,10 @@ struct CumSumPattern : public OpConversionPattern<onnx::CumSumOp> {
     Value axisRaw = scalarOf(rewriter, loc, adaptor.getAxis());
     Value axis = arith::IndexCastOp::create(rewriter, loc, rewriter.getIndexType(), axisRaw);
     Value neg = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::slt, axis,
-                                      cidx(rewriter, loc, 0));
-    axis = arith::SelectOp::create(rewriter, loc, neg,
-                                   arith::AddIOp::create(rewriter, loc, axis, cidx(rewriter, loc, rank)),
-                                   axis);
+                                      indexConstant(rewriter, loc, 0));
+    Value wrapped =
+        arith::AddIOp::create(rewriter, loc, axis, indexConstant(rewriter, loc, rank));
+    axis = arith::SelectOp::create(rewriter, loc, neg, wrapped, axis);
     int64_t maxDim = 1;
     for (int64_t d : type.getShape())
       maxDim = std::max(maxDim, d);
@@ -630,15 +342,18 @@ struct CumSumPattern : public OpConversionPattern<onnx::CumSumOp> {
                                            rewriter.getMultiDimIdentityMap(rank).getResults(), ctx)},
         iters, [&](OpBuilder &b, Location l, ValueRange a) {
           Value j = linalg::IndexOp::create(b, l, rank);
-          Value i = cidx(b, l, 0), size = cidx(b, l, 0);
+          Value i = indexConstant(b, l, 0), size = indexConstant(b, l, 0);
           SmallVector<Value> at;
           for (int64_t d = 0; d < rank; ++d) {
-            Value isAxis = arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, axis, cidx(b, l, d));
+            Value isAxis =
+                arith::CmpIOp::create(b, l, arith::CmpIPredicate::eq, axis, indexConstant(b, l, d));
             Value id = linalg::IndexOp::create(b, l, d);
             i = arith::SelectOp::create(b, l, isAxis, id, i);
-            size = arith::SelectOp::create(b, l, isAxis, cidx(b, l, type.getDimSize(d)), size);
+            size = arith::SelectOp::create(b, l, isAxis, indexConstant(b, l, type.getDimSize(d)),
+                                           size);
             Value pos = arith::SelectOp::create(b, l, isAxis, j, id);
-            at.push_back(arith::MinSIOp::create(b, l, pos, cidx(b, l, type.getDimSize(d) - 1)));
+            at.push_back(
+                arith::MinSIOp::create(b, l, pos, indexConstant(b, l, type.getDimSize(d) - 1)));
           }
           arith::CmpIPredicate pred =
               reverse ? (exclusive ? arith::CmpIPredicate::sgt : arith::CmpIPredicate::sge)
@@ -670,7 +385,7 @@ struct CumSumPattern : public OpConversionPattern<onnx::CumSumOp> {
       return runtimeAxis(op, adaptor, rewriter);
     if (axisVals->size() != 1)
       return unsupported(rewriter, op, "axis must hold one value");
-    int64_t axis = normAxis((*axisVals)[0], rank);
+    int64_t axis = normalizedAxis((*axisVals)[0], rank);
     if (axis < 0 || axis >= rank)
       return unsupported(rewriter, op, "axis out of range");
     bool exclusive = op.getExclusive() != 0, reverse = op.getReverse() != 0;
@@ -810,10 +525,11 @@ struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequence
             at.push_back(linalg::IndexOp::create(b, l, d));
           Value len = tensor::ExtractOp::create(b, l, lens, ValueRange{at[ba]});
           len = arith::IndexCastOp::create(b, l, b.getIndexType(), len);
-          len = arith::MinSIOp::create(b, l, arith::MaxSIOp::create(b, l, len, cidx(b, l, 0)),
-                                       cidx(b, l, steps));
+          len = arith::MaxSIOp::create(b, l, len, indexConstant(b, l, 0));
+          len = arith::MinSIOp::create(b, l, len, indexConstant(b, l, steps));
           Value t = at[ta];
-          Value rev = arith::SubIOp::create(b, l, arith::SubIOp::create(b, l, len, cidx(b, l, 1)), t);
+          Value last = arith::SubIOp::create(b, l, len, indexConstant(b, l, 1));
+          Value rev = arith::SubIOp::create(b, l, last, t);
           Value inside = arith::CmpIOp::create(b, l, arith::CmpIPredicate::slt, t, len);
           at[ta] = arith::SelectOp::create(b, l, inside, rev, t);
           return tensor::ExtractOp::create(b, l, x, at);
@@ -828,8 +544,7 @@ namespace kiln::lowering {
 void populateIndexingPatterns(const TypeConverter &converter,
                               RewritePatternSet &patterns) {
   patterns.add<ArgPattern<onnx::ArgMaxOp, true>, ArgPattern<onnx::ArgMinOp, false>,
-               HardmaxPattern, GatherElementsPattern, GatherNDPattern,
-               ScatterElementsPattern, ScatterNDPattern, TriluPattern, OneHotPattern,
+               HardmaxPattern, TriluPattern, OneHotPattern,
                EyeLikePattern, RangePattern, CumSumPattern, DepthToSpacePattern,
                SpaceToDepthPattern, WindowPattern<onnx::HannWindowOp>,
                WindowPattern<onnx::HammingWindowOp>, WindowPattern<onnx::BlackmanWindowOp>,

@@ -87,6 +87,7 @@ struct ConvertOnnxToLinalgPass
     populateSlicingPatterns(converter, patterns);
     populateNormalizationPatterns(converter, patterns);
     populateIndexingPatterns(converter, patterns);
+    populateGatherScatterPatterns(converter, patterns);
     populateLossPatterns(converter, patterns);
     populateResizePatterns(converter, patterns);
     populateQuantizePatterns(converter, patterns);

@@ -56,6 +56,8 @@ void populateNormalizationPatterns(const mlir::TypeConverter &converter,
                                    mlir::RewritePatternSet &patterns);
 void populateIndexingPatterns(const mlir::TypeConverter &converter,
                               mlir::RewritePatternSet &patterns);
+void populateGatherScatterPatterns(const mlir::TypeConverter &converter,
+                                   mlir::RewritePatternSet &patterns);
 void populateLossPatterns(const mlir::TypeConverter &converter,
                           mlir::RewritePatternSet &patterns);
 void populateResizePatterns(const mlir::TypeConverter &converter,
@@ -152,6 +154,15 @@ mlir::Value castScalar(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
 /// An arith.constant scalar of (signless) `type` with `value`.
 mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
                            mlir::Type type, double value);
+
+/// An arith.constant of index type.
+inline mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc, int64_t value) {
+  return mlir::arith::ConstantIndexOp::create(b, loc, value);
+}
+
+/// An op's `axis` attribute counted from the front (negative counts from
+/// the end); out of [0, rank) when the attribute is.
+inline int64_t normalizedAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
 /// The most negative value of a signless float/int type (for max pooling
 /// and max reductions), as an attribute.
