@@ -4,7 +4,8 @@
 // vectors when its dim is parallel and every operand either is contiguous
 // along it (a vector load/store) or does not depend on it (a scalar load,
 // broadcast). Operands of 8-, 16- and 32-bit integers may take part in
-// those two ways (quantisation to int8, int32 accumulators' epilogues). The body's arith/math ops are rebuilt on vectors; the outer
+// those two ways (quantisation to int8, int32 accumulators' epilogues).
+// The body's arith/math ops are rebuilt on vectors; the outer
 // loops keep the generic's order, so every output element sees the same
 // sequence of updates as in the scalar loops (reductions over outer dims
 // included). A static tail is one masked vector.
@@ -21,6 +22,10 @@
 // before the vector loop, and what the body computes from them alone is
 // hoisted out of it (LayerNorm's 1 / sqrt(var + eps)).
 //
+// Window generics (pooling, strided im2col copies), with the output's last
+// dim parallel and reductions inside, are vectorised in
+// VectorizeWindows.cpp.
+//
 // LLVM's loop vectoriser leaves most of these loops scalar (the math
 // expansions' integer tricks, possible aliasing between workspace views),
 // which made activations such as SiLU cost more than the convolutions.
@@ -30,6 +35,7 @@
 #include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
+#include "passes/Codegen/CPU/VectorizeLoops.h"
 
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 
@@ -46,6 +52,58 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
+
+// The loops shared with VectorizeWindows.cpp (see VectorizeLoops.h).
+namespace kiln::vec {
+
+void outerLoops(OpBuilder &b, linalg::GenericOp op, ArrayRef<int64_t> ranges,
+                ArrayRef<unsigned> dims, SmallVector<Value> &ivs, bool &pending,
+                const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
+  if (dims.empty())
+    return body(b, ivs);
+  Location loc = op.getLoc();
+  unsigned dim = dims.front();
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dim]), c(1));
+  if (pending && ranges[dim] >= 2) {
+    bool disjoint = llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
+      return op.getMatchingIndexingMap(&out).isFunctionOfDim(dim);
+    });
+    if (op.getIteratorTypesArray()[dim] == utils::IteratorType::parallel && disjoint)
+      loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+    pending = false;
+  }
+  OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+  ivs[dim] = loop.getInductionVar();
+  outerLoops(nb, op, ranges, dims.drop_front(), ivs, pending, body);
+}
+
+scf::ForOp vectorSteps(OpBuilder &b, Location loc, int64_t n, int64_t lanes, Value &iv,
+                       const std::function<void(OpBuilder &, int64_t)> &step) {
+  int64_t full = n / lanes;
+  auto c = [&](OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  scf::ForOp loop;
+  if (full == 1) {
+    iv = c(b, 0);
+    step(b, lanes);
+  } else if (full > 1) {
+    loop = scf::ForOp::create(b, loc, c(b, 0), c(b, full * lanes), c(b, lanes));
+    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+    iv = loop.getInductionVar();
+    step(nb, lanes);
+  }
+  if (n % lanes) {
+    iv = c(b, full * lanes);
+    step(b, n % lanes);
+  }
+  return loop;
+}
+
+} // namespace kiln::vec
+
+using kiln::vec::outerLoops;
+using kiln::vec::stridesAlong;
+using kiln::vec::vectorSteps;
 
 namespace {
 
@@ -144,58 +202,6 @@ bool noAliasing(linalg::GenericOp op) {
            op.getMatchingIndexingMap(in) != op.getMatchingIndexingMap(&out)))
         return false;
   return true;
-}
-
-/// Nested scf.for over `dims` of `op` (whole ranges, step 1) around
-/// `body`. The first loop with two trips or more ends the search for the
-/// parallel loop (`pending`): it is marked kiln.parallel if its dim is
-/// parallel and every output has it (chunks then write disjoint elements)
-/// and no reduction loop encloses it.
-void outerLoops(OpBuilder &b, linalg::GenericOp op, ArrayRef<int64_t> ranges,
-                ArrayRef<unsigned> dims, SmallVector<Value> &ivs, bool &pending,
-                const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
-  if (dims.empty())
-    return body(b, ivs);
-  Location loc = op.getLoc();
-  unsigned dim = dims.front();
-  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  auto loop = scf::ForOp::create(b, loc, c(0), c(ranges[dim]), c(1));
-  if (pending && ranges[dim] >= 2) {
-    bool disjoint = llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
-      return op.getMatchingIndexingMap(&out).isFunctionOfDim(dim);
-    });
-    if (op.getIteratorTypesArray()[dim] == utils::IteratorType::parallel && disjoint)
-      loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
-    pending = false;
-  }
-  OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-  ivs[dim] = loop.getInductionVar();
-  outerLoops(nb, op, ranges, dims.drop_front(), ivs, pending, body);
-}
-
-/// Vector steps over [0, n) at `b`, `iv` set to each step's start: one loop
-/// over the full vectors (straight-line code for one), then one step of the
-/// n % lanes lanes left. `step` gets the lanes in bounds. Returns the loop,
-/// if there is one.
-scf::ForOp vectorSteps(OpBuilder &b, Location loc, int64_t n, int64_t lanes, Value &iv,
-                       const std::function<void(OpBuilder &, int64_t)> &step) {
-  int64_t full = n / lanes;
-  auto c = [&](OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
-  scf::ForOp loop;
-  if (full == 1) {
-    iv = c(b, 0);
-    step(b, lanes);
-  } else if (full > 1) {
-    loop = scf::ForOp::create(b, loc, c(b, 0), c(b, full * lanes), c(b, lanes));
-    OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-    iv = loop.getInductionVar();
-    step(nb, lanes);
-  }
-  if (n % lanes) {
-    iv = c(b, full * lanes);
-    step(b, n % lanes);
-  }
-  return loop;
 }
 
 class ElementwiseVectorizer {
@@ -475,157 +481,6 @@ private:
   std::optional<Combiner> combiner; ///< For an innermost reduction.
 };
 
-/// How operands of a generic move along its dim `p`, the output's last
-/// index: per operand 0 (not at all), or the coefficient of `p` in its
-/// last index, the only index that has it. None if some operand moves
-/// along `p` otherwise, or the output does not have `p` last.
-std::optional<SmallVector<int64_t>> stridesAlong(linalg::GenericOp op, unsigned p) {
-  SmallVector<int64_t> strides;
-  unsigned n = op.getNumLoops();
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
-        !kiln::vec::innermostContiguous(operand.get()))
-      return std::nullopt;
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    ArrayRef<AffineExpr> results = map.getResults();
-    for (AffineExpr e : results.drop_back(results.empty() ? 0 : 1))
-      if (e.isFunctionOfDim(p))
-        return std::nullopt;
-    if (results.empty() || !results.back().isFunctionOfDim(p)) {
-      if (op.isDpsInit(&operand))
-        return std::nullopt;
-      strides.push_back(0);
-      continue;
-    }
-    AffineExpr last = results.back();
-    if (op.isDpsInit(&operand) && last != getAffineDimExpr(p, op.getContext()))
-      return std::nullopt;
-    // Linear in p, one element to 64 apart.
-    std::optional<int64_t> stride = kiln::contraction::noDivision(last)
-                                        ? kiln::contraction::coefficient(last, p, n)
-                                        : std::nullopt;
-    if (!stride || *stride < 1 || *stride > 64)
-      return std::nullopt;
-    strides.push_back(*stride);
-  }
-  return strides;
-}
-
-/// A generic with reduction loops whose output's last index is a parallel
-/// dim `p` (pooling windows: MaxPool, AveragePool, LpPool as the lowering
-/// writes them): vectors along `p`, the reduction loops inside each
-/// vector step carrying the output's tile in registers, in the generic's
-/// order (so each output element is reduced exactly as by the scalar
-/// loops). Inputs strided along `p` (a stride-2 pool) are shuffled from a
-/// wide load (kiln::vec::stridedLoad).
-class WindowVectorizer {
-public:
-  /// `init`: the constant every output element holds before (a max
-  /// pool's -inf fill, which the caller then drops), if known; the tiles
-  /// then start from it instead of loading the output.
-  WindowVectorizer(linalg::GenericOp op, unsigned p, SmallVector<int64_t> strides,
-                   int64_t lanes, bool parallel, Value init = {})
-      : op(op), p(p), strides(std::move(strides)), lanes(lanes),
-        ranges(op.getStaticLoopRanges()), parallelPending(parallel), init(init) {}
-
-  void build() {
-    OpBuilder b(op);
-    SmallVector<Value> ivs(ranges.size());
-    SmallVector<unsigned> outerDims, reductions;
-    SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-    for (unsigned d = 0; d < ranges.size(); ++d)
-      if (d != p)
-        (iters[d] == utils::IteratorType::parallel ? outerDims : reductions).push_back(d);
-    outerLoops(b, op, ranges, outerDims, ivs, parallelPending,
-               [&](OpBuilder &b, SmallVector<Value> &ivs) {
-      vectorSteps(b, loc(), ranges[p], lanes, ivs[p], [&](OpBuilder &b, int64_t on) {
-        tile(b, ivs, reductions, on);
-      });
-    });
-  }
-
-private:
-  Location loc() { return op.getLoc(); }
-  Value index(OpBuilder &b, int64_t v) { return arith::ConstantIndexOp::create(b, loc(), v); }
-
-  /// `on` lanes of operand `operand` at `ivs`.
-  Value vectorOf(OpBuilder &b, OpOperand &operand, ArrayRef<Value> ivs, int64_t on) {
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    SmallVector<Value> at(ivs);
-    for (Value &v : at)
-      if (!v)
-        v = index(b, 0); // A reduction dim the output does not have.
-    SmallVector<Value> idx;
-    for (AffineExpr e : map.getResults()) {
-      if (auto d = dyn_cast<AffineDimExpr>(e))
-        idx.push_back(at[d.getPosition()]);
-      else
-        idx.push_back(affine::AffineApplyOp::create(
-            b, loc(), AffineMap::get(map.getNumDims(), 0, e), at));
-    }
-    auto type = VectorType::get({lanes}, b.getF32Type());
-    int64_t stride = strides[operand.getOperandNumber()];
-    if (stride == 0)
-      return vector::BroadcastOp::create(b, loc(), type,
-                                         memref::LoadOp::create(b, loc(), operand.get(), idx));
-    return kiln::vec::stridedLoad(b, loc(), operand.get(), idx, lanes, stride, on);
-  }
-
-  /// One tile of `on` lanes at `ivs`: the output loaded, the reduction
-  /// loops applying the body to it, the output stored.
-  void tile(OpBuilder &b, SmallVector<Value> &ivs, ArrayRef<unsigned> reductions, int64_t on) {
-    // The previous step's reduction loops are not in scope here.
-    for (unsigned d : reductions)
-      ivs[d] = Value();
-    OpOperand *out = op.getDpsInitOperand(0);
-    // A body that ignores the output (a copy) needs no load of it.
-    bool readsOutput = !op.getMatchingBlockArgument(out).use_empty();
-    Value acc = init ? vector::BroadcastOp::create(
-                           b, loc(), VectorType::get({lanes}, b.getF32Type()), init)
-                           .getResult()
-                     : readsOutput ? vectorOf(b, *out, ivs, on)
-                                   : arith::ConstantOp::create(
-                                         b, loc(), b.getZeroAttr(VectorType::get(
-                                                       {lanes}, b.getF32Type())))
-                                         .getResult();
-    Value result = reduce(b, ivs, reductions, acc, on);
-    AffineMap map = op.getMatchingIndexingMap(out);
-    SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, ivs);
-    kiln::vec::store(b, loc(), result, out->get(), idx, on);
-  }
-
-  Value reduce(OpBuilder &b, SmallVector<Value> &ivs, ArrayRef<unsigned> dims, Value acc,
-               int64_t on) {
-    if (dims.empty()) {
-      Block &body = op.getRegion().front();
-      IRMapping map;
-      for (OpOperand &operand : op->getOpOperands()) {
-        BlockArgument arg = body.getArgument(operand.getOperandNumber());
-        if (arg.use_empty())
-          continue;
-        map.map(arg, op.isDpsInit(&operand) ? acc : vectorOf(b, operand, ivs, on));
-      }
-      return kiln::vec::vectorizeBody(b, op, map, lanes)[0];
-    }
-    auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, ranges[dims[0]]),
-                                   index(b, 1), ValueRange{acc});
-    OpBuilder nb = OpBuilder::atBlockEnd(loop.getBody());
-    ivs[dims[0]] = loop.getInductionVar();
-    Value next = reduce(nb, ivs, dims.drop_front(), loop.getRegionIterArgs()[0], on);
-    scf::YieldOp::create(nb, loc(), next);
-    return loop.getResult(0);
-  }
-
-  linalg::GenericOp op;
-  unsigned p;
-  SmallVector<int64_t> strides;
-  int64_t lanes;
-  SmallVector<int64_t> ranges;
-  bool parallelPending;
-  Value init;
-};
-
 /// The reassociation of a rank-`rank` memref that merges dims `pos` and
 /// `pos + 1` and keeps the others.
 SmallVector<ReassociationIndices> collapsedGroups(int64_t rank, unsigned pos) {
@@ -780,11 +635,10 @@ struct VectorizeElementwisePass
                    !op.getMatchingIndexingMap(op.getDpsInitOperand(0))
                         .isProjectedPermutation(/*allowZeroInResults=*/false)))
         init.reset();
-      WindowVectorizer(op, p, strides, lanes,
-                       parallel && work >= (int64_t(1) << 15) &&
-                           !kiln::vec::insideParallelLoop(op),
-                       init ? *init : Value())
-          .build();
+      kiln::vec::vectorizeWindow(op, p, strides, lanes,
+                                 parallel && work >= (int64_t(1) << 15) &&
+                                     !kiln::vec::insideParallelLoop(op),
+                                 init ? *init : Value());
       op.erase();
       if (init)
         before->erase();
