@@ -23,6 +23,13 @@ struct CompileRequest {
   /// `NAME=VALUE`: the largest value of the dynamic dim NAME, for a static
   /// memory plan.
   std::vector<std::string> maxShapes;
+  /// How a dynamic batch runs: "items" (one item at a time: static code,
+  /// a workspace that does not grow), "whole" (kept whole, a symbolic
+  /// dim), or "" / "auto" (whole on the GPU, and on a hosted CPU when
+  /// most of the model's work is matmuls by constant weights that take a
+  /// row or a few per item; else items). The other way is tried when the
+  /// first does not compile.
+  std::string dynamicBatch;
   std::string target, cpu, features;
   std::string gpuArch; ///< --gpu-arch (with --target=cuda); "" = sm_80.
   std::string gpuPrecision; ///< --gpu-precision (with --target=cuda); "" = fp32.

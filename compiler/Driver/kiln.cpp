@@ -57,6 +57,13 @@ cl::list<std::string> maxShapes(
              "static size (firmware) and larger values are refused at run time; "
              "repeatable"),
     cl::value_desc("DIM=VALUE"), cl::sub(compileCmd), cl::cat(kilnCategory));
+cl::opt<std::string> dynamicBatchMode(
+    "dynamic-batch",
+    cl::desc("How a dynamic batch runs: 'items' one item at a time (static code, a fixed "
+             "workspace), 'whole' kept whole (matmuls take every item's rows at once), 'auto' "
+             "(default) whole where most of the work is matmuls taking a row or a few per "
+             "item (and on GPUs), else items; the other way is tried if the first fails"),
+    cl::value_desc("mode"), cl::sub(compileCmd), cl::cat(kilnCategory));
 cl::opt<std::string> quantizeMode(
     "quantize",
     cl::desc("Quantise a float model: 'dynamic' = MatMul/Gemm weights to int8 (per output "
@@ -227,6 +234,7 @@ int main(int argc, char **argv) {
     r.compileTo = compileTo;
     r.inputShapes.assign(inputShapes.begin(), inputShapes.end());
     r.maxShapes.assign(maxShapes.begin(), maxShapes.end());
+    r.dynamicBatch = dynamicBatchMode;
     r.quantize = quantizeMode;
     r.calibrationData = calibrationData;
     r.calibrationMethod = calibrationMethod;

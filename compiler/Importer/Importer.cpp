@@ -83,4 +83,52 @@ StringAttr itemBatchDim(ModuleOp module) {
   return {};
 }
 
+double fewRowsPerItemShare(ModuleOp module, int64_t fewRows) {
+  auto main = module.lookupSymbol<func::FuncOp>("main");
+  if (!main)
+    return 0;
+  auto staticType = [](Value v) {
+    auto type = dyn_cast<RankedTensorType>(v.getType());
+    return type && type.hasStaticShape() ? type : RankedTensorType();
+  };
+  auto isConstant = [](Value v) { return bool(v.getDefiningOp<onnx::ConstantOp>()); };
+  // Multiply-adds of every contraction (output elements times K), and of
+  // those with a constant 2-D weight and fewer than `fewRows` rows (A's
+  // elements over K).
+  double all = 0, few = 0;
+  bool unknown = false;
+  auto count = [&](Value a, Value b, Value y, bool transA) {
+    RankedTensorType aType = staticType(a), bType = staticType(b), yType = staticType(y);
+    if (!aType || !bType || !yType || aType.getRank() < 1) {
+      unknown = true;
+      return;
+    }
+    int64_t k = aType.getDimSize(transA ? 0 : aType.getRank() - 1);
+    if (k == 0)
+      return;
+    double macs = double(yType.getNumElements()) * double(k);
+    all += macs;
+    if (isConstant(b) && bType.getRank() == 2 &&
+        aType.getNumElements() / k < fewRows)
+      few += macs;
+  };
+  main.walk([&](Operation *op) {
+    if (auto mm = dyn_cast<onnx::MatMulOp>(op))
+      count(mm.getA(), mm.getB(), mm.getY(), false);
+    else if (auto mm = dyn_cast<onnx::MatMulIntegerOp>(op))
+      count(mm.getA(), mm.getB(), mm.getY(), false);
+    else if (auto gemm = dyn_cast<onnx::GemmOp>(op))
+      count(gemm.getA(), gemm.getB(), gemm.getY(), gemm.getTransA());
+    else if (auto conv = dyn_cast<onnx::ConvOp>(op)) {
+      // Output elements times the weight's elements per output channel.
+      RankedTensorType y = staticType(conv.getY()), w = staticType(conv.getW());
+      if (!y || !w || w.getRank() < 1 || w.getDimSize(0) == 0)
+        unknown = true;
+      else
+        all += double(y.getNumElements()) * double(w.getNumElements() / w.getDimSize(0));
+    }
+  });
+  return unknown || all == 0 ? 0 : few / all;
+}
+
 } // namespace kiln

@@ -66,6 +66,14 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxModel(mlir::MLIRContext &context,
 /// (dynamicBatch without symbolicBatch); null when there is none.
 mlir::StringAttr itemBatchDim(mlir::ModuleOp module);
 
+/// The share of the multiply-adds of the contractions (MatMul,
+/// MatMulInteger, Gemm, Conv) of `module`'s `main` done by matmuls whose
+/// weight is a constant matrix and which take fewer than `fewRows` rows
+/// (an MLP's layers per item of a dynamic batch: each reads its whole
+/// weight for a row or a few). 0 when some contraction's shape is not
+/// static.
+double fewRowsPerItemShare(mlir::ModuleOp module, int64_t fewRows);
+
 /// A graph input or output as the model declares it: dims are numbers,
 /// symbolic names, or "?".
 struct ValueSummary {
