@@ -513,17 +513,24 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
         Value wb = extractSliceAt(rewriter, loc, bd, 0, rewriter.getIndexAttr(0));
         Value rb = extractSliceAt(rewriter, loc, bd, 0, rewriter.getIndexAttr(1));
         int64_t hStart = (gates - 1) * hidden;
-        Value bias = generateTensor(rewriter, loc, gatesType, [&](OpBuilder &b, Location l) -> Value {
-          Value j = linalg::IndexOp::create(b, l, 0);
-          Value w = tensor::ExtractOp::create(b, l, wb, j);
-          Value r = tensor::ExtractOp::create(b, l, rb, j);
-          Value sum = arith::AddFOp::create(b, l, w, r);
-          if (!(kind == Kind::GRU && lbr))
-            return sum;
-          Value inH = arith::CmpIOp::create(b, l, arith::CmpIPredicate::sge, j,
-                                            arith::ConstantIndexOp::create(b, l, hStart));
-          return arith::SelectOp::create(b, l, inH, w, sum);
-        });
+        // Wb + Rb as a plain elementwise sum (fused into the broadcast
+        // below, it stays a generic the vectorisers take); with
+        // linear_before_reset, Rb's h-gate block is zeroed first.
+        Value rbSum = rb;
+        if (kind == Kind::GRU && lbr) {
+          auto blockType = RankedTensorType::get({hidden}, et);
+          Value zeros = linalg::FillOp::create(rewriter, loc, zero,
+                                               emptyTensor(rewriter, loc, blockType))
+                            .getResult(0);
+          rbSum = tensor::InsertSliceOp::create(
+              rewriter, loc, zeros, rb, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(hStart)},
+              ArrayRef<OpFoldResult>{rewriter.getIndexAttr(hidden)},
+              ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+        }
+        Value bias = broadcastGeneric(rewriter, loc, ValueRange{wb, rbSum}, gatesType,
+                                      [](OpBuilder &b, Location l, ValueRange a) -> Value {
+                                        return arith::AddFOp::create(b, l, a[0], a[1]);
+                                      });
         xw = broadcastGeneric(rewriter, loc, ValueRange{xw, bias},
                               cast<RankedTensorType>(xw.getType()),
                               [](OpBuilder &b, Location l, ValueRange a) -> Value {

@@ -20,7 +20,7 @@
 // What cannot be lowered is tested in unsupported.mlir.
 
 // Forward RNN with a bias and the default Tanh: the projection matmul
-// and the bias (Wb + Rb through linalg.index) are outside the loop; the
+// and the bias (Wb + Rb, an elementwise generic) are outside the loop; the
 // loop slices row t of the projection, multiplies the iteration argument
 // H by R^T, applies tanh(x + hr) in one generic, copies the result into H
 // and inserts it into Y at t; Y and Y_h get the direction dim back.
@@ -38,11 +38,9 @@
 // CHECK-NEXT: %[[P:.*]] = arith.mulf %[[MA]], %[[MB]] : f32
 // CHECK-NEXT: %[[S:.*]] = arith.addf %[[MO]], %[[P]] : f32
 // CHECK-NEXT: linalg.yield %[[S]] : f32
-// CHECK: %[[BIAS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<4xf32>)
-// CHECK: %[[J:.*]] = linalg.index 0 : index
-// CHECK: %[[WB:.*]] = tensor.extract %{{.*}}[%[[J]]] : tensor<4xf32>
-// CHECK: %[[RB:.*]] = tensor.extract %{{.*}}[%[[J]]] : tensor<4xf32>
-// CHECK: arith.addf %[[WB]], %[[RB]] : f32
+// CHECK: %[[BIAS:.*]] = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%{{.*}}, %{{.*}} : tensor<4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<4xf32>)
+// CHECK-NEXT: ^bb0(%[[WB:[a-z0-9_]+]]: f32, %[[RB:[a-z0-9_]+]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: arith.addf %[[WB]], %[[RB]] : f32
 // CHECK: %[[XWB:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
 // CHECK-SAME: ins(%[[XW]], %[[BIAS]] : tensor<10x4xf32>, tensor<4xf32>)
 // CHECK: arith.addf
@@ -277,21 +275,18 @@ func.func @gru_reset_before(%x: tensor<5x2x3xf32>, %w: tensor<1x12x3xf32>, %r: t
 // -----
 
 // GRU with linear_before_reset = 1 and a bias: the projection's bias
-// takes Wb alone for the h gate (index >= 8) and Wb + Rb elsewhere; Rb_h
+// takes Wb alone for the h gate (index >= 8: Rb's block there zeroed)
+// and Wb + Rb elsewhere; Rb_h
 // is sliced out and read at (d1) by the gate generic, which computes
 // h = tanh(xh + r * (rh + Rb_h)); there is no second matmul in the step.
 // CHECK-LABEL: func.func @gru_linear_before_reset(
 // CHECK: %[[WB:.*]] = tensor.extract_slice %{{.*}}[0, 0] [1, 12] [1, 1] : tensor<2x12xf32> to tensor<12xf32>
 // CHECK: %[[RB:.*]] = tensor.extract_slice %{{.*}}[1, 0] [1, 12] [1, 1] : tensor<2x12xf32> to tensor<12xf32>
-// CHECK: linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} outs(%{{.*}} : tensor<12xf32>)
-// CHECK: %[[J:.*]] = linalg.index 0 : index
-// CHECK: %[[W:.*]] = tensor.extract %[[WB]][%[[J]]] : tensor<12xf32>
-// CHECK: %[[R:.*]] = tensor.extract %[[RB]][%[[J]]] : tensor<12xf32>
-// CHECK: %[[SUM:.*]] = arith.addf %[[W]], %[[R]] : f32
-// CHECK: %[[C8:.*]] = arith.constant 8 : index
-// CHECK: %[[INH:.*]] = arith.cmpi sge, %[[J]], %[[C8]] : index
-// CHECK: %[[SEL:.*]] = arith.select %[[INH]], %[[W]], %[[SUM]] : f32
-// CHECK: linalg.yield %[[SEL]] : f32
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: %[[RB0:.*]] = tensor.insert_slice %[[Z]] into %[[RB]][8] [4] [1] : tensor<4xf32> into tensor<12xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[WB]], %[[RB0]] : tensor<12xf32>, tensor<12xf32>) outs(%{{.*}} : tensor<12xf32>)
+// CHECK-NEXT: ^bb0(%[[W:[a-z0-9_]+]]: f32, %[[R:[a-z0-9_]+]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: arith.addf %[[W]], %[[R]] : f32
 // CHECK: %[[RBH:.*]] = tensor.extract_slice %[[RB]][8] [4] [1] : tensor<12xf32> to tensor<4xf32>
 // CHECK: scf.for
 // CHECK: %[[HR:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
