@@ -504,7 +504,8 @@ struct WindowPattern : public OpConversionPattern<OpTy> {
 };
 
 /// ReverseSequence: y[b, t] = x[b, len[b] - 1 - t] for t < len[b], else
-/// x[b, t] (batch and time axes 0/1).
+/// x[b, t] (batch and time axes 0/1; lengths clamped into [0, steps]).
+/// Any dim may be dynamic.
 struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequenceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -514,10 +515,17 @@ struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequence
     Value x = adaptor.getInput(), lens = adaptor.getSequenceLens();
     auto type = cast<RankedTensorType>(x.getType());
     int64_t rank = type.getRank(), ba = op.getBatchAxis(), ta = op.getTimeAxis();
-    if (rank < 2 || ba == ta || ba < 0 || ba > 1 || ta < 0 || ta > 1 ||
-        type.getNumElements() == 0)
+    if (rank < 2 || ba == ta || ba < 0 || ba > 1 || ta < 0 || ta > 1)
       return unsupported(rewriter, op, "batch_axis and time_axis must be 0 and 1");
-    int64_t steps = type.getDimSize(ta);
+    if (llvm::is_contained(type.getShape(), 0)) {
+      rewriter.replaceOp(op, x);
+      return success();
+    }
+    // The number of steps, read at run time along a dynamic time axis (the
+    // output is sized like the input: dynamic dims from the op's symbols).
+    Value steps = type.isDynamicDim(ta)
+                      ? tensor::DimOp::create(rewriter, loc, x, ta).getResult()
+                      : indexConstant(rewriter, loc, type.getDimSize(ta));
     rewriter.replaceOp(op, generateTensor(
         rewriter, loc, type, [&](OpBuilder &b, Location l) -> Value {
           SmallVector<Value> at;
@@ -526,7 +534,7 @@ struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequence
           Value len = tensor::ExtractOp::create(b, l, lens, ValueRange{at[ba]});
           len = arith::IndexCastOp::create(b, l, b.getIndexType(), len);
           len = arith::MaxSIOp::create(b, l, len, indexConstant(b, l, 0));
-          len = arith::MinSIOp::create(b, l, len, indexConstant(b, l, steps));
+          len = arith::MinSIOp::create(b, l, len, steps);
           Value t = at[ta];
           Value last = arith::SubIOp::create(b, l, len, indexConstant(b, l, 1));
           Value rev = arith::SubIOp::create(b, l, last, t);

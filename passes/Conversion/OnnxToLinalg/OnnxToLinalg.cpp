@@ -55,8 +55,9 @@ constexpr const char *kDynamicReady[] = {
     "MatMul", "MatMulInteger", "MaxPool", "MeanVarianceNormalization", "OneHot", "Pad",
     "QLinearMatMul", "QuantizeLinear", "Range", "ReduceL1", "ReduceL2", "ReduceLogSum",
     "ReduceLogSumExp", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum",
-    "ReduceSumSquare", "Reshape", "Resize", "RNN", "ScatterElements", "ScatterND", "Shape", "Size",
-    "Slice", "Softmax", "Split", "Squeeze", "Tile", "TopK", "Transpose", "Trilu", "Unsqueeze"};
+    "ReduceSumSquare", "Reshape", "Resize", "ReverseSequence", "RNN", "ScatterElements",
+    "ScatterND", "Shape", "Size", "Slice", "Softmax", "Split", "Squeeze", "Tile", "TopK",
+    "Transpose", "Trilu", "Unsqueeze"};
 
 struct ConvertOnnxToLinalgPass
     : public kiln::impl::ConvertOnnxToLinalgPassBase<ConvertOnnxToLinalgPass> {

@@ -323,6 +323,7 @@ func.func @hann_symmetric() -> tensor<5xf32> {
 // where t < len, else at t.
 // CHECK-LABEL: func.func @reverse_sequence(
 // CHECK-SAME: %[[X:.*]]: tensor<4x3x2xf32>, %[[L:.*]]: tensor<3xi64>) -> tensor<4x3x2xf32>
+// CHECK: %[[STEPS:.*]] = arith.constant 4 : index
 // CHECK: %[[Y:.*]] = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} outs(%{{.*}} : tensor<4x3x2xf32>)
 // CHECK: %[[T:.*]] = linalg.index 0 : index
 // CHECK: %[[B:.*]] = linalg.index 1 : index
@@ -330,7 +331,6 @@ func.func @hann_symmetric() -> tensor<5xf32> {
 // CHECK: %[[LV:.*]] = tensor.extract %[[L]][%[[B]]] : tensor<3xi64>
 // CHECK: %[[LI:.*]] = arith.index_cast %[[LV]] : i64 to index
 // CHECK: %[[LO:.*]] = arith.maxsi %[[LI]], %{{.*}} : index
-// CHECK: %[[STEPS:.*]] = arith.constant 4 : index
 // CHECK: %[[LEN:.*]] = arith.minsi %[[LO]], %[[STEPS]] : index
 // CHECK: %[[LAST:.*]] = arith.subi %[[LEN]], %{{.*}} : index
 // CHECK: %[[REV:.*]] = arith.subi %[[LAST]], %[[T]] : index
