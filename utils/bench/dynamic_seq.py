@@ -19,17 +19,16 @@ one at a time; the static builds pin N and the length).
 """
 
 import argparse
-import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "models"))
-import models as suite  # noqa: E402
+import bench
+from bench import suite
 
 
 def main():
@@ -58,35 +57,26 @@ def main():
                         "--input-shape", "input=%s" % "x".join(
                             str(d) for d in np.load(ids).shape)], check=True)
 
-    def bench_kiln(library, ids, t):
-        out = subprocess.run(
-            [kiln, "bench", library, "--input", ids, "--iterations", str(args.iterations),
-             "--warmup", str(args.warmup), "--threads", str(t), "--json"],
-            check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["median_ms"]
-
-    def bench_ort(ids, t):
-        x = np.load(ids).astype(np.int64)
-        raw = os.path.join(work, "ids.bin")
-        x.tofile(raw)
-        spec = os.path.join(work, "inputs.json")
-        with open(spec, "w") as f:
-            json.dump([{"name": "input", "dtype": "int64", "dims": list(x.shape),
-                        "file": raw}], f)
-        out = subprocess.run(
-            ["node", os.path.join(HERE, "ort_bench.js"), model, spec, str(t),
-             str(args.iterations), str(args.warmup)],
-            check=True, capture_output=True, text=True).stdout
-        return json.loads(out)["median_ms"]
+    # Each length's input as bench.py writes it (.npy for kiln, raw bytes
+    # and inputs.json for ort_bench.js), in a folder of its own.
+    inputs = {}
+    for n, (ids, _) in zip(lengths, pairs):
+        folder = os.path.join(work, "inputs_%d" % n)
+        os.makedirs(folder, exist_ok=True)
+        inputs[n] = bench.write_inputs(model, [np.load(ids).astype(np.int64)], folder)
 
     print("tokens threads  kiln-dynamic  kiln-static     ORT  dynamic/static  dynamic/ORT")
-    for n, (ids, _) in zip(lengths, pairs):
+    for n in lengths:
         for t in threads:
             best = [float("inf")] * 3
+            spec, npys = inputs[n]
             for _ in range(args.rounds):
-                for i, ms in enumerate((bench_kiln(lib, ids, t), bench_kiln(static[n], ids, t),
-                                        bench_ort(ids, t))):
-                    best[i] = min(best[i], ms)
+                times = [bench.kiln_times(kiln, lib, npys, t, args.iterations, args.warmup),
+                         bench.kiln_times(kiln, static[n], npys, t, args.iterations,
+                                          args.warmup),
+                         bench.ort_times(model, spec, t, args.iterations, args.warmup)]
+                for i, ts in enumerate(times):
+                    best[i] = min(best[i], statistics.median(ts))
             d, s, o = best
             print("%6d %7d  %12.3f %12.3f %7.3f  %14.2f %12.2f" % (n, t, d, s, o, d / s, d / o))
     return 0
