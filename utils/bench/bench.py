@@ -124,6 +124,20 @@ def ort_times(onnx_path, inputs_json, threads, iterations, warmup, out_dir=None)
     return json.loads(run(cmd))["times_ms"]
 
 
+def best_medians(kiln, libs, onnx_path, inputs_json, npys, threads, args):
+    """`kiln bench` of each library in `libs`, then ONNX Runtime on
+    `onnx_path`, in turn for args.rounds rounds (args.iterations runs after
+    args.warmup each); the best median of each (ms), ONNX Runtime's last."""
+    best = [float("inf")] * (len(libs) + 1)
+    for _ in range(args.rounds):
+        times = [kiln_times(kiln, lib, npys, threads, args.iterations, args.warmup)
+                 for lib in libs]
+        times.append(ort_times(onnx_path, inputs_json, threads, args.iterations, args.warmup))
+        for i, ts in enumerate(times):
+            best[i] = min(best[i], statistics.median(ts))
+    return best
+
+
 def parity(kiln, lib, onnx_path, npys, inputs_json, folder):
     """max |kiln - ORT| / max |ORT| over the first output."""
     kdir = os.path.join(folder, "kiln-out")

@@ -20,7 +20,6 @@ ratios of one run.
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -71,16 +70,8 @@ def main():
     print("past seq threads  kiln-dynamic  kiln-static     ORT  dynamic/static  dynamic/ORT")
     for step in steps:
         for t in threads:
-            best = [float("inf")] * 3
-            for _ in range(args.rounds):
-                spec, npys = specs[step]
-                times = [bench.kiln_times(kiln, lib, npys, t, args.iterations, args.warmup),
-                         bench.kiln_times(kiln, static[step], npys, t, args.iterations,
-                                          args.warmup),
-                         bench.ort_times(model, spec, t, args.iterations, args.warmup)]
-                for i, ts in enumerate(times):
-                    best[i] = min(best[i], statistics.median(ts))
-            d, s, o = best
+            spec, npys = specs[step]
+            d, s, o = bench.best_medians(kiln, [lib, static[step]], model, spec, npys, t, args)
             print("%4d %3d %7d  %12.3f %12.3f %7.3f  %14.2f %12.2f"
                   % (step[0], step[1], t, d, s, o, d / s, d / o))
     return 0

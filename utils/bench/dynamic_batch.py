@@ -24,7 +24,6 @@ the ratios of one run. Needs torch and onnxruntime-node (`npm install
 import argparse
 import inspect
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,14 +93,8 @@ def main():
         os.makedirs(folder, exist_ok=True)
         spec, npys = bench.write_inputs(model, [np.load(x)], folder)
         for t in threads:
-            best = [float("inf")] * 4
-            for _ in range(args.rounds):
-                times = [bench.kiln_times(kiln, lib, npys, t, args.iterations, args.warmup)
-                         for lib in (auto, items, static)]
-                times.append(bench.ort_times(model, spec, t, args.iterations, args.warmup))
-                for i, ts in enumerate(times):
-                    best[i] = min(best[i], statistics.median(ts))
-            a, i, s, o = best
+            a, i, s, o = bench.best_medians(kiln, [auto, items, static], model, spec, npys, t,
+                                            args)
             print("%5d %7d  %10.3f  %10.3f  %11.3f %8.3f  %10.2f  %11.2f  %8.2f" %
                   (b, t, a, i, s, o, a / i, a / s, a / o), flush=True)
     return 0

@@ -20,7 +20,6 @@ one at a time; the static builds pin N and the length).
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -68,16 +67,8 @@ def main():
     print("tokens threads  kiln-dynamic  kiln-static     ORT  dynamic/static  dynamic/ORT")
     for n in lengths:
         for t in threads:
-            best = [float("inf")] * 3
             spec, npys = inputs[n]
-            for _ in range(args.rounds):
-                times = [bench.kiln_times(kiln, lib, npys, t, args.iterations, args.warmup),
-                         bench.kiln_times(kiln, static[n], npys, t, args.iterations,
-                                          args.warmup),
-                         bench.ort_times(model, spec, t, args.iterations, args.warmup)]
-                for i, ts in enumerate(times):
-                    best[i] = min(best[i], statistics.median(ts))
-            d, s, o = best
+            d, s, o = bench.best_medians(kiln, [lib, static[n]], model, spec, npys, t, args)
             print("%6d %7d  %12.3f %12.3f %7.3f  %14.2f %12.2f" % (n, t, d, s, o, d / s, d / o))
     return 0
 

@@ -23,7 +23,6 @@ compare the ratios of one run. Needs torch and onnxruntime-node
 import argparse
 import inspect
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -103,15 +102,7 @@ def main():
             os.makedirs(folder, exist_ok=True)
             spec, npys = bench.write_inputs(model, [np.load(x)], folder)
             for t in threads:
-                best = [float("inf")] * 3
-                for _ in range(args.rounds):
-                    times = [bench.kiln_times(kiln, lib, npys, t, args.iterations, args.warmup),
-                             bench.kiln_times(kiln, static, npys, t, args.iterations,
-                                              args.warmup),
-                             bench.ort_times(model, spec, t, args.iterations, args.warmup)]
-                    for i, ts in enumerate(times):
-                        best[i] = min(best[i], statistics.median(ts))
-                d, s, o = best
+                d, s, o = bench.best_medians(kiln, [lib, static], model, spec, npys, t, args)
                 print("%-5s %5d %7d  %12.3f %12.3f %8.3f  %14.2f %12.2f" %
                       (cell, b, t, d, s, o, d / s, d / o), flush=True)
     return 0
