@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Checks kiln's own shape inference against ONNX's on the conformance data.
+"""Imports every conformance model, and checks kiln's own shape inference
+against ONNX's.
 
 For every model, `kiln compile --compile-to=onnx` runs twice: once as usual
 (node outputs typed by ONNX's reference shape inference, then refined by
@@ -7,11 +8,17 @@ kiln), once with --erase-onnx-shapes (node outputs keep only their element
 type, so kiln's shape functions and folders must find every shape). The
 graph outputs' types of the two runs must be identical.
 
-The models where they are identical are listed in shape-parity.txt; the test
-fails if one of them stops matching (so coverage only grows), and prints the
-models that match but are not listed yet. `--update` rewrites the list.
+Each run must either succeed or fail with a clean diagnostic (exit 1, a first
+line `kiln: error:`). A crash, a signal, another exit code or a timeout fails
+the check, whatever the model.
 
-Ends with `N passed, M failed` over the listed models.
+The models where the types are identical are listed in shape-parity.txt; the
+check fails if one of them stops matching (so coverage only grows), and
+prints the models that match but are not listed yet. `--update` rewrites the
+list.
+
+Ends with `N passed, M failed`: failures are listed models that stop
+matching, and crashes or timeouts of any model.
 """
 import argparse
 import concurrent.futures
@@ -25,7 +32,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LIST = os.path.join(HERE, "shape-parity.txt")
 
 
+class Crash(Exception):
+    """kiln ended other than by success or a clean `kiln: error:`."""
+
+
 def signature(kiln, model, erase):
+    """The main function's result types, or (None, the error's first line)
+    for a clean rejection. Raises Crash for anything else."""
     cmd = [kiln, "compile", model, "--compile-to=onnx", "-o", "-"]
     if erase:
         cmd.append("--erase-onnx-shapes")
@@ -33,22 +46,28 @@ def signature(kiln, model, erase):
         p = subprocess.run(cmd, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, timeout=120)
     except subprocess.TimeoutExpired:
-        return None, "timeout"
+        raise Crash("timeout")
+    err = p.stderr.decode(errors="replace")
+    first = next((l for l in err.splitlines() if l.strip()), "")
+    if p.returncode == 1 and first.startswith("kiln: error:"):
+        return None, first
     if p.returncode != 0:
-        err = p.stderr.decode(errors="replace").strip().splitlines()
-        return None, err[0] if err else "exit %d" % p.returncode
+        raise Crash("exit %d: %s" % (p.returncode, first or err[-300:]))
     for line in p.stdout.decode(errors="replace").splitlines():
         if "func.func @main(" in line:
             m = re.search(r"\) -> (.*) \{$", line)
             return (m.group(1) if m else ""), ""
-    return None, "no main function"
+    raise Crash("exit 0 but no main function in the output")
 
 
 def check(kiln, model):
-    ref, err = signature(kiln, model, False)
-    if ref is None:
-        return "error", err
-    ours, err = signature(kiln, model, True)
+    try:
+        ref, err = signature(kiln, model, False)
+        if ref is None:
+            return "rejected", err
+        ours, err = signature(kiln, model, True)
+    except Crash as e:
+        return "crash", str(e)
     if ours is None:
         return "error", "with --erase-onnx-shapes: " + err
     if ours == ref:
@@ -68,6 +87,9 @@ def main():
     models = []
     for cat in CATEGORIES:
         root = os.path.join(args.data, cat)
+        if not os.path.isdir(root):
+            print("missing conformance data: %s" % root)
+            return 1
         for name in sorted(os.listdir(root)):
             m = os.path.join(root, name, "model.onnx")
             if os.path.isfile(m):
@@ -89,6 +111,8 @@ def main():
         print("wrote %d models to %s" % (len(matching), LIST))
     listed = [l.strip() for l in open(LIST) if l.strip()]
     failed = [k for k in listed if results.get(k, ("missing", ""))[0] != "match"]
+    failed += sorted(k for k, (s, _) in results.items()
+                     if s == "crash" and k not in failed)
     new = sorted(set(matching) - set(listed))
     counts = {}
     for s, _ in results.values():
@@ -100,7 +124,8 @@ def main():
     if new:
         print("%d models match but are not in shape-parity.txt yet (run with "
               "--update)" % len(new))
-    print("%d passed, %d failed" % (len(listed) - len(failed), len(failed)))
+    passed = sum(1 for k in results if k not in failed)
+    print("%d passed, %d failed" % (passed, len(failed)))
     return 1 if failed else 0
 
 
