@@ -14,6 +14,8 @@ PACKAGES=(
   # LLVM / MLIR 22, the compiler and linker that build kiln, lld as a library.
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   clang-22 lld-22 liblld-22-dev zlib1g-dev libzstd-dev
+  # LLVM's LTO archive, linked statically with lld, refers to Polly.
+  libpolly-22-dev
   # ONNX protobuf classes, schema registry, protobuf.
   libonnx-dev libprotobuf-dev protobuf-compiler
   # Conformance data and the Python used by test scripts (Debian's python3).
