@@ -3,9 +3,9 @@
 // RUN: kiln-opt %s --kiln-strip-dynamic-dims=parallel=1 --kiln-vectorize-contractions="vector-bits=256 parallel=1" --kiln-vectorize-elementwise="vector-bits=256 parallel=1" --split-input-file | FileCheck %s --check-prefix=THREADS
 // Generics with a dynamic loop range (a model's dynamic dim) become loops
 // over static windows: full windows of 16 along the dim, then (in a
-// contraction with an operand the rows share) windows of 4, then the rest
-// one at a time, each a copy of the generic on subviews, which the kernels
-// take.
+// contraction with an operand the rows share) a window of 8 and one of 4,
+// then the rest one at a time, each a copy of the generic on subviews,
+// which the kernels take.
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -15,13 +15,19 @@
 // CHECK: %[[S:.*]] = memref.dim %[[X]], %c0
 // CHECK: %[[R:.*]] = arith.remui %[[S]], %c16
 // CHECK: %[[FULL:.*]] = arith.subi %[[S]], %[[R]]
+// CHECK: %[[R8:.*]] = arith.remui %[[S]], %c8
+// CHECK: %[[EIGHTS:.*]] = arith.subi %[[S]], %[[R8]]
 // CHECK: %[[R4:.*]] = arith.remui %[[S]], %c4
 // CHECK: %[[FOURS:.*]] = arith.subi %[[S]], %[[R4]]
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %c16 {
 // CHECK:   %[[XS:.*]] = memref.subview %[[X]][%[[I]], 0] [16, 8] [1, 1]
 // CHECK:   %[[YS:.*]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
 // CHECK:   linalg.generic {{.*}} ins(%[[XS]], %[[W]] : memref<16x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YS]] : memref<16x32xf32, strided<[32, 1], offset: ?>>)
-// CHECK: scf.for %[[K:.*]] = %[[FULL]] to %[[FOURS]] step %c4 {
+// CHECK: scf.for %[[E:.*]] = %[[FULL]] to %[[EIGHTS]] step %c8 {
+// CHECK:   %[[X8:.*]] = memref.subview %[[X]][%[[E]], 0] [8, 8] [1, 1]
+// CHECK:   %[[Y8:.*]] = memref.subview %[[Y]][%[[E]], 0] [8, 32] [1, 1]
+// CHECK:   linalg.generic {{.*}} ins(%[[X8]], %[[W]] : memref<8x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[Y8]] : memref<8x32xf32, strided<[32, 1], offset: ?>>)
+// CHECK: scf.for %[[K:.*]] = %[[EIGHTS]] to %[[FOURS]] step %c4 {
 // CHECK:   %[[X4:.*]] = memref.subview %[[X]][%[[K]], 0] [4, 8] [1, 1]
 // CHECK:   %[[Y4:.*]] = memref.subview %[[Y]][%[[K]], 0] [4, 32] [1, 1]
 // CHECK:   linalg.generic {{.*}} ins(%[[X4]], %[[W]] : memref<4x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[Y4]] : memref<4x32xf32, strided<[32, 1], offset: ?>>)
@@ -34,6 +40,8 @@
 // KERNEL-LABEL: func.func @rows(
 // KERNEL-NOT: linalg.generic
 // KERNEL: vector.store {{.*}} : memref<16x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.store {{.*}} : memref<8x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
 // KERNEL-NOT: linalg.generic
 // KERNEL: vector.store {{.*}} : memref<4x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
 // KERNEL-NOT: linalg.generic
@@ -55,8 +63,8 @@ func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>)
 
 // A dynamic reduction dim (attention's probabilities times values): the
 // windows along it update the whole output one after the other; the
-// dynamic output rows are windows too, of 16, 4 and 1 (six nests in all:
-// only the outermost dim has windows of 4).
+// dynamic output rows are windows too, of 16, 8, 4 and 1 (eight nests in
+// all: only the outermost dim has windows of 8 and 4).
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
@@ -72,6 +80,13 @@ func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>)
 // CHECK:     linalg.generic
 // CHECK:   scf.for
 // CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [16, 1] [1, 1]
+// CHECK:     linalg.generic
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [8, 16] [1, 1]
+// CHECK:     linalg.generic
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[P]][%{{.*}}, %{{.*}}] [8, 1] [1, 1]
 // CHECK:     linalg.generic
 // CHECK: scf.for
 // CHECK:   scf.for
@@ -397,12 +412,14 @@ func.func @position(%x: memref<?xf32>, %y: memref<i64>) {
 
 // -----
 
-// With threads, large enough windows: the loops over the windows of 16
-// and of 4 rows are parallel (they write disjoint rows) and the kernels
-// inside mark nothing; the rest, row by row, is serial (its kernel may
-// mark a loop of its own, not this small one). A dynamic reduction dim's
-// windows are not parallel (they update the same rows): the kernel inside
-// marks its own loop.
+// With threads, large enough windows: the loop over the windows of 16
+// rows is parallel (they write disjoint rows) and the kernels inside mark
+// nothing. The windows of 8 and of 4 rows run once at most: their loops
+// are serial and their kernels share out their own (columns), each
+// reading the weight once. The rest, row by row, is serial (its kernel
+// may mark a loop of its own, not this small one). A dynamic reduction
+// dim's windows are not parallel (they update the same rows): the kernel
+// inside marks its own loop.
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
@@ -411,9 +428,13 @@ func.func @position(%x: memref<?xf32>, %y: memref<i64>) {
 // THREADS-NOT: kiln.parallel
 // THREADS: } {kiln.parallel}
 // THREADS-NEXT: scf.for
-// THREADS: memref.subview {{.*}} [4, 256] [1, 1]
-// THREADS-NOT: kiln.parallel
+// THREADS: memref.subview {{.*}} [8, 256] [1, 1]
 // THREADS: } {kiln.parallel}
+// THREADS-NEXT: }{{$}}
+// THREADS-NEXT: scf.for
+// THREADS: memref.subview {{.*}} [4, 256] [1, 1]
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: }{{$}}
 // THREADS-NEXT: scf.for
 // THREADS: memref.subview {{.*}} [1, 256] [1, 1]
 // THREADS-NOT: kiln.parallel
