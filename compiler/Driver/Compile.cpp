@@ -469,14 +469,18 @@ int compileModel(const CompileRequest &request) {
   };
   options.symbolicBatch = wholeFirst;
   ModelInfo start = info;
-  int status = build();
-  if (status && fewRowsShare > 0.5) {
-    wholeFirst = true;
-    options.symbolicBatch = true;
+  // Compiles again from the imported model, the batch kept whole or not.
+  auto rebuild = [&](bool symbolicBatch) {
+    options.symbolicBatch = symbolicBatch;
     info = start;
     deferred.clear();
     firstError.clear();
-    status = build();
+    return build();
+  };
+  int status = build();
+  if (status && fewRowsShare > 0.5) {
+    wholeFirst = true;
+    status = rebuild(true);
     if (!status && !request.quiet) {
       progress.clear();
       llvm::errs() << "kiln: note: " << request.input << ": the dynamic batch is kept whole, not "
@@ -490,12 +494,8 @@ int compileModel(const CompileRequest &request) {
       return status;
     std::string why = firstError, firstErrors = deferred;
     collecting = false;
-    deferred.clear();
-    firstError.clear();
     secondTry = true;
-    options.symbolicBatch = !wholeFirst;
-    info = start;
-    if (int again = build()) {
+    if (int again = rebuild(!wholeFirst)) {
       if (wholeFirst)
         return again;
       // Neither way: the item-by-item errors, and why the whole batch

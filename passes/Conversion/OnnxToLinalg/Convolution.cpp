@@ -75,9 +75,7 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
                          RankedTensorType::get({n, m, ShapedType::kDynamic}, et));
     SmallVector<OpFoldResult> shape{b.getIndexAttr(n), b.getIndexAttr(m)};
     for (int64_t i = 0; i < sp; ++i)
-      shape.push_back(xp.isDynamicDim(2 + i)
-                          ? OpFoldResult(tensor::DimOp::create(b, loc, x, 2 + i).getResult())
-                          : OpFoldResult(b.getIndexAttr(xp.getDimSize(2 + i))));
+      shape.push_back(tensor::getMixedSize(b, loc, x, 2 + i));
     return tensor::ExpandShapeOp::create(b, loc, yType, y1, flat, shape);
   }
   // A 2-D stride-1 conv over dynamic dims, as the 1x1 one, over flat rows:
@@ -98,10 +96,7 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
     Type et = xp.getElementType();
     int64_t kh = wType.getDimSize(2), kw = wType.getDimSize(3);
     auto cst = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v).getResult(); };
-    auto dimOf = [&](int64_t i) -> Value {
-      return xp.isDynamicDim(i) ? tensor::DimOp::create(b, loc, x, i).getResult()
-                                : cst(xp.getDimSize(i));
-    };
+    auto dimOf = [&](int64_t i) { return dimValue(b, loc, x, i); };
     auto ones = [&](int64_t count) {
       return SmallVector<OpFoldResult>(count, b.getIndexAttr(1));
     };
@@ -190,9 +185,7 @@ Value kiln::lowering::buildConv(OpBuilder &b, Location loc, Value x, Value w, Va
         outSize.push_back(b.getIndexAttr(yType.getDimSize(2 + i)));
         continue;
       }
-      Value in = xp.isDynamicDim(2 + i)
-                     ? tensor::DimOp::create(b, loc, x, 2 + i).getResult()
-                     : arith::ConstantIndexOp::create(b, loc, xp.getDimSize(2 + i)).getResult();
+      Value in = dimValue(b, loc, x, 2 + i);
       outSize.push_back(convOutputSize(b, loc, in, wType.getDimSize(2 + i), strides[i],
                                        dilations[i]));
     }

@@ -171,9 +171,7 @@ struct ConcatPattern : public OpConversionPattern<onnx::ConcatOp> {
       SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
       SmallVector<OpFoldResult> sizes, strides(rank, rewriter.getIndexAttr(1));
       for (int64_t i = 0; i < rank; ++i)
-        sizes.push_back(t.isDynamicDim(i)
-                            ? OpFoldResult(tensor::DimOp::create(rewriter, loc, in, i).getResult())
-                            : OpFoldResult(rewriter.getIndexAttr(t.getDimSize(i))));
+        sizes.push_back(tensor::getMixedSize(rewriter, loc, in, i));
       offsets[axis] = offset;
       result = tensor::InsertSliceOp::create(rewriter, loc, in, result, offsets,
                                              sizes, strides);
@@ -336,14 +334,8 @@ struct ShapePattern : public OpConversionPattern<onnx::ShapeOp> {
     Location loc = op.getLoc();
     SmallVector<Value> elements;
     for (int64_t i = start; i < end; ++i) {
-      Value v = inType.isDynamicDim(i)
-                    ? arith::IndexCastOp::create(
-                          rewriter, loc, rewriter.getI64Type(),
-                          tensor::DimOp::create(rewriter, loc, adaptor.getData(), i))
-                          .getResult()
-                    : arith::ConstantIntOp::create(rewriter, loc, inType.getDimSize(i), 64)
-                          .getResult();
-      elements.push_back(v);
+      elements.push_back(arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(),
+                                                    dimValue(rewriter, loc, adaptor.getData(), i)));
     }
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, elements);
     return success();
@@ -365,11 +357,7 @@ struct SizePattern : public OpConversionPattern<onnx::SizeOp> {
     Location loc = op.getLoc();
     Value n = arith::ConstantIndexOp::create(rewriter, loc, 1);
     for (int64_t i = 0; i < inType.getRank(); ++i)
-      n = arith::MulIOp::create(
-          rewriter, loc, n,
-          inType.isDynamicDim(i)
-              ? tensor::DimOp::create(rewriter, loc, adaptor.getData(), i).getResult()
-              : arith::ConstantIndexOp::create(rewriter, loc, inType.getDimSize(i)).getResult());
+      n = arith::MulIOp::create(rewriter, loc, n, dimValue(rewriter, loc, adaptor.getData(), i));
     n = arith::IndexCastOp::create(rewriter, loc, rewriter.getI64Type(), n);
     rewriter.replaceOpWithNewOp<tensor::FromElementsOp>(op, type, ValueRange{n});
     return success();
@@ -479,9 +467,7 @@ struct PadPattern : public OpConversionPattern<onnx::PadOp> {
       if (type.isDynamicDim(d))
         requireNonZero(op, op.getData(), d);
     for (int64_t d = 0; d < rank; ++d)
-      sizes.push_back(type.isDynamicDim(d)
-                          ? Value(tensor::DimOp::create(b, loc, data, d))
-                          : Value(arith::ConstantIndexOp::create(b, loc, type.getDimSize(d))));
+      sizes.push_back(dimValue(b, loc, data, d));
     rewriter.replaceOp(op, generateTensor(
         b, loc, resultType, [&](OpBuilder &nb, Location l) -> Value {
           auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(nb, l, v); };

@@ -287,6 +287,13 @@ Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type, ValueRange 
   return tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType(), dynamicSizes);
 }
 
+Value dimValue(OpBuilder &b, Location loc, Value v, int64_t dim) {
+  auto type = cast<ShapedType>(v.getType());
+  if (type.isDynamicDim(dim))
+    return tensor::DimOp::create(b, loc, v, dim);
+  return indexConstant(b, loc, type.getDimSize(dim));
+}
+
 SmallVector<Value> dynamicSizesOf(OpBuilder &b, Location loc, Value v,
                                   ArrayRef<int64_t> dims) {
   SmallVector<Value> sizes;

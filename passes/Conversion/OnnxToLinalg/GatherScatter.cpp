@@ -21,18 +21,11 @@ namespace onnx = kiln::onnx;
 
 namespace {
 
-/// Whether `type` has no elements, as far as its static dims tell.
-bool knownEmpty(RankedTensorType type) {
-  return llvm::any_of(type.getShape(), [](int64_t d) { return d == 0; });
-}
-
 /// Each dim of `v` as an index value (a constant where static).
 SmallVector<Value> dimValues(OpBuilder &b, Location loc, Value v) {
-  auto type = cast<RankedTensorType>(v.getType());
   SmallVector<Value> dims;
-  for (int64_t d = 0; d < type.getRank(); ++d)
-    dims.push_back(type.isDynamicDim(d) ? tensor::DimOp::create(b, loc, v, d).getResult()
-                                        : indexConstant(b, loc, type.getDimSize(d)));
+  for (int64_t d = 0; d < cast<RankedTensorType>(v.getType()).getRank(); ++d)
+    dims.push_back(dimValue(b, loc, v, d));
   return dims;
 }
 

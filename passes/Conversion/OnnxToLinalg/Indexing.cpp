@@ -517,15 +517,13 @@ struct ReverseSequencePattern : public OpConversionPattern<onnx::ReverseSequence
     int64_t rank = type.getRank(), ba = op.getBatchAxis(), ta = op.getTimeAxis();
     if (rank < 2 || ba == ta || ba < 0 || ba > 1 || ta < 0 || ta > 1)
       return unsupported(rewriter, op, "batch_axis and time_axis must be 0 and 1");
-    if (llvm::is_contained(type.getShape(), 0)) {
+    if (knownEmpty(type)) {
       rewriter.replaceOp(op, x);
       return success();
     }
     // The number of steps, read at run time along a dynamic time axis (the
     // output is sized like the input: dynamic dims from the op's symbols).
-    Value steps = type.isDynamicDim(ta)
-                      ? tensor::DimOp::create(rewriter, loc, x, ta).getResult()
-                      : indexConstant(rewriter, loc, type.getDimSize(ta));
+    Value steps = dimValue(rewriter, loc, x, ta);
     rewriter.replaceOp(op, generateTensor(
         rewriter, loc, type, [&](OpBuilder &b, Location l) -> Value {
           SmallVector<Value> at;

@@ -164,6 +164,9 @@ inline mlir::Value indexConstant(mlir::OpBuilder &b, mlir::Location loc, int64_t
 /// the end); out of [0, rank) when the attribute is.
 inline int64_t normalizedAxis(int64_t axis, int64_t rank) { return axis < 0 ? axis + rank : axis; }
 
+/// Whether `type` has no elements, as far as its static dims tell.
+inline bool knownEmpty(mlir::ShapedType type) { return llvm::is_contained(type.getShape(), 0); }
+
 /// The most negative value of a signless float/int type (for max pooling
 /// and max reductions), as an attribute.
 mlir::TypedAttr lowestValue(mlir::Type type, bool isUnsigned);
@@ -277,6 +280,10 @@ mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
 /// A tensor.empty of `type` with the given sizes of its `?` dims.
 mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type, mlir::ValueRange dynamicSizes);
+/// Dim `dim` of the tensor `v` as an index value: a constant when it is
+/// static, else `tensor.dim`. (`tensor::getMixedSize` gives it as an
+/// OpFoldResult.)
+mlir::Value dimValue(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v, int64_t dim);
 /// `tensor.dim` of `v` at each of `dims` that is dynamic.
 llvm::SmallVector<mlir::Value> dynamicSizesOf(mlir::OpBuilder &b, mlir::Location loc,
                                               mlir::Value v, llvm::ArrayRef<int64_t> dims);

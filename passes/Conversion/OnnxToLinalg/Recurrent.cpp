@@ -444,12 +444,7 @@ struct RecurrentPattern : public OpConversionPattern<OpTy> {
     // X's length and batch (constants when static); a new tensor of
     // `shape`, whose dynamic dims are X's length where `dims` says 0 and
     // its batch where it says 1.
-    auto sizeValue = [&](int64_t size, int64_t dim) -> Value {
-      if (ShapedType::isDynamic(size))
-        return tensor::DimOp::create(rewriter, loc, x, dim);
-      return arith::ConstantIndexOp::create(rewriter, loc, size);
-    };
-    Value seqSize = sizeValue(seq, 0), batchSize = sizeValue(batch, 1);
+    Value seqSize = dimValue(rewriter, loc, x, 0), batchSize = dimValue(rewriter, loc, x, 1);
     auto empty = [&](ArrayRef<int64_t> shape, ArrayRef<int> dims) -> Value {
       SmallVector<Value> sizes;
       for (auto [d, which] : llvm::zip_equal(shape, dims))
