@@ -1,5 +1,5 @@
-// RUN: kiln-opt %s --kiln-outline-parallel-loops | FileCheck %s
-// RUN: kiln-opt %s --kiln-outline-parallel-loops --convert-scf-to-cf --finalize-memref-to-llvm --convert-arith-to-llvm --convert-func-to-llvm=use-bare-ptr-memref-call-conv=1 --convert-cf-to-llvm --convert-index-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
+// RUN: kiln-opt %s --kiln-outline-parallel-loops --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --split-input-file --kiln-outline-parallel-loops --convert-scf-to-cf --finalize-memref-to-llvm --convert-arith-to-llvm --convert-func-to-llvm=use-bare-ptr-memref-call-conv=1 --convert-cf-to-llvm --convert-index-to-llvm --reconcile-unrealized-casts | FileCheck %s --check-prefix=LLVM
 // A loop marked kiln.parallel becomes kiln_parallel_for(trips, fn, ctx):
 // the memrefs and the index it uses from outside travel in a stack struct
 // (descriptors and i64), constants are recreated in fn, and fn runs
@@ -46,5 +46,39 @@ func.func @scale(%x: memref<10x4xf32>, %y: memref<10x4xf32>, %k: index) {
   scf.for %i = %c0 to %c10 step %c1 {
     memref.store %two, %y[%i, %c0] : memref<10x4xf32>
   }
+  return
+}
+
+// -----
+
+// Nested marked loops (a window loop marked kiln.parallel_nests around a
+// kernel's own parallel loop): the inner loop is outlined first; its
+// context, stored inside the outer loop, is recreated in the outer
+// function (each thread stores its own), and the outer function calls the
+// hook for the inner loop.
+// CHECK-LABEL: func.func @nested(
+// CHECK: call @kiln_parallel_for(%{{.+}}, %{{.+}}, %{{.+}})
+// CHECK-NOT: scf.for
+// CHECK: return
+// CHECK-LABEL: func.func private @nested_parallel_1(
+// CHECK: %[[OWN:.+]] = llvm.alloca %{{.+}} x !llvm.struct{{.*}} {kiln.scratch}
+// CHECK: scf.for
+// CHECK: llvm.store %{{.+}}, %{{.+}}
+// CHECK: %[[INNER:.+]] = {{(func\.)?}}constant @nested_parallel_0
+// CHECK: call @kiln_parallel_for(%{{.+}}, %[[INNER]], %[[OWN]])
+// CHECK-LABEL: func.func private @nested_parallel_0(
+// CHECK: scf.for
+// CHECK: memref.store
+func.func @nested(%y: memref<32x64xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %n step %c16 {
+    scf.for %j = %c0 to %c64 step %c8 {
+      memref.store %two, %y[%i, %j] : memref<32x64xf32>
+    } {kiln.parallel}
+  } {kiln.parallel, kiln.parallel_nests}
   return
 }

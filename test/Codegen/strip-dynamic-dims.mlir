@@ -413,20 +413,24 @@ func.func @position(%x: memref<?xf32>, %y: memref<i64>) {
 // -----
 
 // With threads, large enough windows: the loop over the windows of 16
-// rows is parallel (they write disjoint rows) and the kernels inside mark
-// nothing. The windows of 8 and of 4 rows run once at most: their loops
-// are serial and their kernels share out their own (columns), each
-// reading the weight once. The rest, row by row, is serial (its kernel
-// may mark a loop of its own, not this small one). A dynamic reduction
-// dim's windows are not parallel (they update the same rows): the kernel
-// inside marks its own loop.
+// rows is parallel (they write disjoint rows); as a window of 16 rows is
+// enough work to split alone, it is marked kiln.parallel_nests too and
+// the kernel inside marks its own loop (run serially when the windows go
+// to threads, shared out when there is one window). The windows of 8 and
+// of 4 rows run once at most: their loops are serial and their kernels
+// share out their own (columns), each reading the weight once. The rest,
+// row by row, is serial (its kernel may mark a loop of its own, not this
+// small one). A dynamic reduction dim's windows are not parallel (they
+// update the same rows): the kernel inside marks its own loop.
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
 // THREADS-LABEL: func.func @threads(
 // THREADS: scf.for
+// THREADS: memref.subview {{.*}} [16, 256] [1, 1]
 // THREADS-NOT: kiln.parallel
 // THREADS: } {kiln.parallel}
+// THREADS-NEXT: } {kiln.parallel, kiln.parallel_nests}
 // THREADS-NEXT: scf.for
 // THREADS: memref.subview {{.*}} [8, 256] [1, 1]
 // THREADS: } {kiln.parallel}

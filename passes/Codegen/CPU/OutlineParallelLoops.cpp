@@ -14,6 +14,13 @@
 // cross as `builtin.unrealized_conversion_cast`s that the memref lowering
 // and reconcile-unrealized-casts remove.
 //
+// Marked loops may nest (a loop marked `kiln.parallel_nests` lets the
+// kernels inside mark theirs): the inner ones are outlined first, and the
+// context of an inner call, made inside the outer loop, is recreated in
+// the outer function, one per thread. The runtime runs an inner loop
+// serially when the outer one went to threads, and shares it out when the
+// outer one ran on the calling thread alone (one trip).
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Passes.h"
@@ -72,6 +79,9 @@ bool rematerialisable(Value v) {
   Operation *def = v.getDefiningOp();
   if (auto alloca = dyn_cast_or_null<memref::AllocaOp>(def))
     return alloca->hasAttr("kiln.scratch") && alloca.getType().hasStaticShape();
+  // The context of a loop outlined inside this one: each thread has its own.
+  if (auto alloca = dyn_cast_or_null<LLVM::AllocaOp>(def))
+    return alloca->hasAttr("kiln.scratch");
   return def && (def->hasTrait<OpTrait::ConstantLike>() || isa<memref::GetGlobalOp>(def));
 }
 
@@ -160,8 +170,17 @@ struct OutlineParallelLoopsPass
     Block *entry = fn.addEntryBlock();
     OpBuilder b = OpBuilder::atBlockEnd(entry);
     IRMapping map;
-    for (Value v : remade)
+    for (Value v : remade) {
+      if (auto alloca = v.getDefiningOp<LLVM::AllocaOp>()) {
+        Value one = LLVM::ConstantOp::create(b, loc, IntegerType::get(ctx, 64),
+                                             b.getI64IntegerAttr(1));
+        auto copy = LLVM::AllocaOp::create(b, loc, alloca.getType(), alloca.getElemType(), one);
+        copy->setAttr("kiln.scratch", b.getUnitAttr());
+        map.map(v, copy.getResult());
+        continue;
+      }
       map.map(v, b.clone(*v.getDefiningOp())->getResult(0));
+    }
     for (auto [i, v] : llvm::enumerate(passed)) {
       Value at = LLVM::GEPOp::create(b, loc, ptr, ctxType, entry->getArgument(0),
                                      ArrayRef<LLVM::GEPArg>{0, int32_t(i)});
@@ -195,7 +214,8 @@ struct OutlineParallelLoopsPass
     // The call: the context lives in the caller's entry block.
     OpBuilder eb = OpBuilder::atBlockBegin(&parent.getBody().front());
     Value count1 = LLVM::ConstantOp::create(eb, loc, i64, eb.getI64IntegerAttr(1));
-    Value storage = LLVM::AllocaOp::create(eb, loc, ptr, ctxType, count1);
+    auto storage = LLVM::AllocaOp::create(eb, loc, ptr, ctxType, count1);
+    storage->setAttr("kiln.scratch", eb.getUnitAttr());
     OpBuilder cb(loop);
     for (auto [i, v] : llvm::enumerate(passed)) {
       Value value = v;

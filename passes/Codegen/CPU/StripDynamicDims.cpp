@@ -302,6 +302,15 @@ struct StripDynamicDimsPass
         llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
           return !op.getMatchingIndexingMap(in).isFunctionOfDim(outer);
         });
+    // Such a contraction whose window of T rows is enough work to split by
+    // itself: the loop over its windows of T is marked kiln.parallel_nests
+    // too, and the kernels inside it mark their own loops (columns). At
+    // run time a loop of one trip runs on the calling thread, and its
+    // kernels' loops go to threads; with more trips the windows go to
+    // threads and the kernels' loops run serially in each (a batch of T to
+    // 2T - 1 rows left on one thread: an MLP's batch of 16 at two threads
+    // took 1.6x its static time).
+    bool kernelsShare = !windowInput && midWindows && rowWork * chunk >= (int64_t(1) << 20);
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
       if (k == dims.size())
         return after ? pieceWithEpilogue(b, op, after, at, width) : piece(b, op, at, width);
@@ -349,8 +358,11 @@ struct StripDynamicDimsPass
         // its weight read once, its columns split between threads). The
         // rest (one row at a time) stays serial too: its kernels may
         // share out their own loops (one token's matmuls).
-        if (k == 0 && maxTrips[r] > 1 && threadsFor(w))
+        if (k == 0 && maxTrips[r] > 1 && threadsFor(w)) {
           loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
+          if (kernelsShare)
+            loop->setAttr("kiln.parallel_nests", UnitAttr::get(loop.getContext()));
+        }
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         at[d] = loop.getInductionVar();
         width[d] = w;

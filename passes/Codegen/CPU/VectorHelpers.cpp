@@ -195,7 +195,7 @@ SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
 
 bool insideParallelLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (isa<scf::ForOp>(p) && p->hasAttr("kiln.parallel"))
+    if (isa<scf::ForOp>(p) && p->hasAttr("kiln.parallel") && !p->hasAttr("kiln.parallel_nests"))
       return true;
   return false;
 }
