@@ -90,8 +90,10 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
   let description = [{
     A `linalg.generic` on buffers whose loop ranges are dynamic (a model's
     dynamic dim) becomes, per dynamic loop dim of size S, a loop over the
-    full windows of `chunk` along it (for the outermost such dim, then
-    windows of `chunk` / 4) and a loop over the rest one at a time, each
+    full windows of `chunk` along it (for the outermost such dim of a
+    contraction that reuses an operand across it, then one window of
+    `chunk` / 2 and one of `chunk` / 4; a conv's, `chunk` / 2, / 4 and / 8)
+    and a loop over the rest one at a time, each
     running a copy of the generic on subviews with static
     ranges, which the vector kernels then take. Windows of a parallel dim
     are disjoint; those of a reduction dim update the output in order.
@@ -102,7 +104,8 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
     Option<"chunk", "chunk", "int64_t", "16",
            "Width of the full windows (less than 2: do nothing)">,
     Option<"parallel", "parallel", "bool", "false",
-           "Mark the full-window loop of a parallel dynamic dim kiln.parallel">,
+           "Mark the full-window loop of a parallel dynamic dim kiln.parallel "
+           "(and kiln.parallel_nests where one window is worth splitting alone)">,
   ];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::scf::SCFDialect",
@@ -252,7 +255,10 @@ def OutlineParallelLoopsPass
     a stack struct in the caller's entry block holding what the body uses
     from outside: memrefs as LLVM descriptors, index values as i64, other
     scalars as they are; constants and constant globals are recreated in
-    `fn`. A loop that captures anything else stays serial.
+    `fn`. A loop that captures anything else stays serial. Marked loops
+    may nest (inside one marked `kiln.parallel_nests`): inner loops are
+    outlined first, and the context of an inner call is recreated in the
+    outer `fn`, one per thread.
   }];
   let options = [
     Option<"indexBitwidth", "index-bitwidth", "unsigned", "64",
