@@ -49,6 +49,7 @@ struct Buffer {
   int64_t first = 0, last = 0; ///< Live range, in top-level op indices.
   int64_t offset = -1;
   Value dynamicBytes; ///< Computed in the entry block (dynamic buffers).
+  bool fromContraction = false; ///< Live from the contraction its epilogue follows.
 };
 
 /// The value of the symbolic dim the plan of a dynamic function is made
@@ -253,13 +254,14 @@ using kiln::kEpilogueReach;
 /// first ops on `root` are constant fills (a pad's border) and then an
 /// all-parallel generic writing `root` (or a window of it) from a buffer
 /// that a generic with reductions wrote last and that nothing reads
-/// after it. `first` otherwise.
+/// after it. `first` otherwise. Views and sizes read (memref.dim, over
+/// dynamic dims) between them touch no element.
 int64_t epilogueStart(Value root, Block &body, int64_t first, ArrayRef<Operation *> ops,
                       const llvm::DenseMap<Operation *, int64_t> &index) {
   int64_t end = std::min<int64_t>(ops.size(), first + kEpilogueReach);
   for (int64_t i = first; i < end; ++i) {
     Operation *op = ops[i];
-    if (!kiln::touches(op, root) || isa<ViewLikeOpInterface>(op))
+    if (!kiln::touches(op, root) || isa<ViewLikeOpInterface, memref::DimOp>(op))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(op);
         fill && kiln::rootBuffer(fill.getOutputs()[0]) == root &&
@@ -277,7 +279,7 @@ int64_t epilogueStart(Value root, Block &body, int64_t first, ArrayRef<Operation
       if (source == root || useRange(source, body, i, index).second != i)
         return first;
       for (int64_t j = first - 1; j >= 0 && j >= first - kEpilogueReach; --j) {
-        if (!kiln::touches(ops[j], source) || isa<ViewLikeOpInterface>(ops[j]))
+        if (!kiln::touches(ops[j], source) || isa<ViewLikeOpInterface, memref::DimOp>(ops[j]))
           continue;
         auto contraction = dyn_cast<linalg::GenericOp>(ops[j]);
         if (contraction && contraction.hasPureBufferSemantics() &&
@@ -423,8 +425,11 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       Operation *top = body.findAncestorOpInBlock(*alloc);
       auto [first, last] = useRange(alloc, body, index.lookup(top), index);
       buf.first = top == alloc ? first : index.lookup(top);
-      if (epilogues && top == alloc)
-        buf.first = epilogueStart(alloc, body, buf.first, ops, index);
+      if (epilogues && top == alloc) {
+        int64_t start = epilogueStart(alloc, body, buf.first, ops, index);
+        buf.fromContraction = start < buf.first;
+        buf.first = start;
+      }
       buf.last = std::max(buf.first, last);
       buffers.push_back(buf);
       return WalkResult::advance();
@@ -593,9 +598,11 @@ struct PlanMemoryPass : public kiln::impl::PlanMemoryPassBase<PlanMemoryPass> {
       Value offset =
           dynamic ? offsets[i]
                   : arith::ConstantIndexOp::create(builder, b.alloc.getLoc(), b.offset).getResult();
-      Value view = memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(),
-                                          ws, offset, b.alloc.getDynamicSizes());
-      b.alloc.replaceAllUsesWith(view);
+      auto view = memref::ViewOp::create(builder, b.alloc.getLoc(), b.alloc.getType(), ws, offset,
+                                         b.alloc.getDynamicSizes());
+      if (b.fromContraction)
+        view->setAttr(kiln::kLiveFromContraction, builder.getUnitAttr());
+      b.alloc.replaceAllUsesWith(view.getResult());
       b.alloc.erase();
     }
     func.walk([](memref::DeallocOp op) { op.erase(); });

@@ -37,6 +37,13 @@ inline mlir::Value rootBuffer(mlir::Value v) {
 /// generation relies on the same reach.
 inline constexpr int64_t kEpilogueReach = 16;
 
+/// Set by kiln-plan-memory on the view of a buffer whose life it started
+/// at the contraction before the epilogue that writes it (see
+/// kEpilogueReach): that buffer shares no memory with what the
+/// contraction reads, so the epilogue may write it before the contraction
+/// has read all of its inputs.
+inline constexpr llvm::StringLiteral kLiveFromContraction = "kiln.live_from_contraction";
+
 /// Whether `op` or an op nested in it has a memref operand whose root
 /// buffer is `root`.
 inline bool touches(mlir::Operation *op, mlir::Value root) {

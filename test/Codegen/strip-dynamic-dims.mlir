@@ -491,3 +491,155 @@ func.func @channel_blocks(%x: memref<?xf32>, %w: memref<512x700xf32>, %y: memref
   }
   return
 }
+
+// -----
+
+// A contraction's zero fill just before it and its bias and ReLU just
+// after it, into another planned buffer that kiln-plan-memory made live
+// from the contraction on (kiln.live_from_contraction: it shares no
+// memory with the contraction's inputs): each window fills its own window
+// of the output, then the contraction's piece, then the epilogue's piece
+// on the same window. The piece is marked kiln.output_read_once (nothing
+// after the epilogue reads the output), so that the kernels fold the
+// fill and the epilogue out of place: accumulators start at 0 and the
+// tiles go straight to the epilogue's buffer, no linalg op left.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @fill_epilogue(
+// CHECK: %[[A:.+]] = memref.view %{{.*}}[%c0]
+// CHECK: %[[Y:.+]] = memref.view %{{.*}}[%c4096]
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%[[A]] :
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c16 {
+// CHECK: %[[A16:.+]] = memref.subview %[[A]][%[[I]], 0] [16, 32] [1, 1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[A16]] :
+// CHECK: linalg.generic {{.*}} outs(%[[A16]] : {{.*}}) attrs = {kiln.output_read_once}
+// CHECK: %[[Y16:.+]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
+// CHECK: linalg.generic {{.*}} ins(%[[A16]], %{{.*}} : {{.*}}) outs(%[[Y16]] :
+// CHECK: arith.maximumf
+// CHECK: step %c8
+// CHECK: linalg.fill
+// CHECK: step %c4
+// CHECK: linalg.fill
+// CHECK: step %c1
+// CHECK: linalg.fill
+// CHECK: return
+// KERNEL-LABEL: func.func @fill_epilogue(
+// KERNEL-NOT: linalg.
+// KERNEL: memref.subview %{{.*}}[%{{.*}}, 0] [16, 32] [1, 1]
+// KERNEL: %[[Y16:.+]] = memref.subview %{{.*}}[%{{.*}}, 0] [16, 32] [1, 1]
+// KERNEL: arith.maximumf
+// KERNEL: vector.store %{{.*}}, %[[Y16]]
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @fill_epilogue(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32xf32>,
+                         %bias: memref<32xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %a = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x32xf32>
+  %y = memref.view %ws[%c4096][%n] {kiln.live_from_contraction} : memref<?xi8> to memref<?x32xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<?x32xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%a : memref<?x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %bias : memref<?x32xf32>, memref<32xf32>) outs(%y : memref<?x32xf32>) {
+  ^bb0(%i: f32, %b: f32, %o: f32):
+    %s = arith.addf %i, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The same without the plan's mark: the epilogue's buffer may sit where
+// the contraction's input %x was (its life starting at the epilogue), so
+// the epilogue does not run window by window with the contraction, which
+// would write it before the later windows have read %x. The fill still
+// moves into the windows.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @epilogue_unmarked(
+// CHECK: scf.for {{.*}} step %c16 {
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK-NOT: kiln.output_read_once
+// CHECK-SAME: {
+// CHECK-NOT: arith.maximumf
+// CHECK: step %c1 {
+// CHECK: linalg.fill
+// CHECK-NOT: arith.maximumf
+// CHECK: memref.dim
+// CHECK: scf.for {{.*}} step %c16{{.*}} {
+// CHECK: arith.maximumf
+func.func @epilogue_unmarked(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32xf32>,
+                             %bias: memref<32xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %a = memref.view %ws[%c4096][%n] : memref<?xi8> to memref<?x32xf32>
+  %y = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x32xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<?x32xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%a : memref<?x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %bias : memref<?x32xf32>, memref<32xf32>) outs(%y : memref<?x32xf32>) {
+  ^bb0(%i: f32, %b: f32, %o: f32):
+    %s = arith.addf %i, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// A matmul whose weights (800 KB) would stream once per window of rows:
+// blocks of 512 columns (400 KB, within half of L2) go outside the
+// windows, each block's weights staying in cache across them; the blocks,
+// not the windows, go to threads.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @column_blocks(
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %c1024 step %c512 {
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c16 {
+// CHECK: memref.subview %{{.*}}[%[[I]], 0] [16, 200] [1, 1]
+// CHECK: memref.subview %{{.*}}[0, %[[J]]] [200, 512] [1, 1]
+// CHECK: memref.subview %{{.*}}[%[[I]], %[[J]]] [16, 512] [1, 1]
+// CHECK: step %c8
+// CHECK: step %c4
+// CHECK: step %c1
+// CHECK: memref.subview %{{.*}}[%{{.*}}, %[[J]]] [1, 512] [1, 1]
+// THREADS-LABEL: func.func @column_blocks(
+// THREADS: step %c16 {
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: return
+func.func @column_blocks(%x: memref<?x200xf32>, %w: memref<200x1024xf32>, %y: memref<?x1024xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x200xf32>, memref<200x1024xf32>) outs(%y : memref<?x1024xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

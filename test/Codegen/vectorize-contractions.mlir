@@ -181,6 +181,85 @@ func.func @packed(%x: memref<4x3xf32>, %y: memref<4x10xf32>) {
 
 // -----
 
+// A block of constant weights (kiln-strip-dynamic-dims' blocks of columns
+// around its windows of rows): a subview at an offset that a loop steps
+// by whole panels (16 columns here). The whole weight is packed (2 tiles
+// of 16, 3 steps) and each block's kernel starts at its own first tile,
+// the offset over the panel width; the original global goes.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+memref.global "private" constant @wb : memref<3x32xf32> = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0], [32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0], [64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0]]>
+// CHECK-NOT: memref.global "private" constant @wb
+// CHECK-LABEL: func.func @packed_blocks(
+// CHECK: scf.for %[[J:.+]] = %c0 to %c32 step %c16
+// CHECK: %[[FIRST:.+]] = arith.divui %[[J]], %c16
+// CHECK: %[[FLAT:.+]] = memref.get_global @__kiln_packed_0 : memref<96xf32>
+// CHECK: %[[PANEL:.+]] = memref.expand_shape %[[FLAT]] {{.+}} into memref<2x3x16xf32>
+// CHECK: scf.for %[[K:[a-z0-9]+]] =
+// CHECK: vector.load %[[PANEL]][%[[FIRST]], %[[K]], %c0] : memref<2x3x16xf32>, vector<8xf32>
+// CHECK: vector.load %[[PANEL]][%[[FIRST]], %[[K]], %c8] : memref<2x3x16xf32>, vector<8xf32>
+// CHECK: memref.global "private" constant @__kiln_packed_0 : memref<96xf32>
+func.func @packed_blocks(%x: memref<4x3xf32>, %y: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %w = memref.get_global @wb : memref<3x32xf32>
+  scf.for %j = %c0 to %c32 step %c16 {
+    %wj = memref.subview %w[0, %j] [3, 16] [1, 1] : memref<3x32xf32> to memref<3x16xf32, strided<[32, 1], offset: ?>>
+    %yj = memref.subview %y[0, %j] [4, 16] [1, 1] : memref<4x32xf32> to memref<4x16xf32, strided<[32, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%x, %wj : memref<4x3xf32>, memref<3x16xf32, strided<[32, 1], offset: ?>>)
+        outs(%yj : memref<4x16xf32, strided<[32, 1], offset: ?>>) {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %0 = arith.mulf %p, %q : f32
+      %1 = arith.addf %acc, %0 : f32
+      linalg.yield %1 : f32
+    }
+  }
+  return
+}
+
+// -----
+
+// The same with blocks of 12 columns, not whole panels of 16: a block's
+// tile would read the next block's columns. Not packed: the kernel reads
+// the view.
+#a = affine_map<(m, k, n) -> (m, k)>
+#b = affine_map<(m, k, n) -> (k, n)>
+#c = affine_map<(m, k, n) -> (m, n)>
+memref.global "private" constant @wh : memref<3x32xf32> = dense<[[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0, 18.0, 19.0, 20.0, 21.0, 22.0, 23.0, 24.0, 25.0, 26.0, 27.0, 28.0, 29.0, 30.0, 31.0], [32.0, 33.0, 34.0, 35.0, 36.0, 37.0, 38.0, 39.0, 40.0, 41.0, 42.0, 43.0, 44.0, 45.0, 46.0, 47.0, 48.0, 49.0, 50.0, 51.0, 52.0, 53.0, 54.0, 55.0, 56.0, 57.0, 58.0, 59.0, 60.0, 61.0, 62.0, 63.0], [64.0, 65.0, 66.0, 67.0, 68.0, 69.0, 70.0, 71.0, 72.0, 73.0, 74.0, 75.0, 76.0, 77.0, 78.0, 79.0, 80.0, 81.0, 82.0, 83.0, 84.0, 85.0, 86.0, 87.0, 88.0, 89.0, 90.0, 91.0, 92.0, 93.0, 94.0, 95.0]]>
+// CHECK: memref.global "private" constant @wh
+// CHECK-LABEL: func.func @partial_panel_blocks(
+// CHECK-NOT: __kiln_packed
+// CHECK: %[[W:.+]] = memref.get_global @wh
+// CHECK: scf.for %[[J:.+]] = %c0 to %c24 step %c12
+// CHECK: %[[WJ:.+]] = memref.subview %[[W]][0, %[[J]]] [3, 12] [1, 1]
+// CHECK: vector.load %[[WJ]]
+// CHECK-NOT: __kiln_packed
+// CHECK: return
+func.func @partial_panel_blocks(%x: memref<4x3xf32>, %y: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c12 = arith.constant 12 : index
+  %c24 = arith.constant 24 : index
+  %w = memref.get_global @wh : memref<3x32xf32>
+  scf.for %j = %c0 to %c24 step %c12 {
+    %wj = memref.subview %w[0, %j] [3, 12] [1, 1] : memref<3x32xf32> to memref<3x12xf32, strided<[32, 1], offset: ?>>
+    %yj = memref.subview %y[0, %j] [4, 12] [1, 1] : memref<4x32xf32> to memref<4x12xf32, strided<[32, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#a, #b, #c], iterator_types = ["parallel", "reduction", "parallel"]}
+        ins(%x, %wj : memref<4x3xf32>, memref<3x12xf32, strided<[32, 1], offset: ?>>)
+        outs(%yj : memref<4x12xf32, strided<[32, 1], offset: ?>>) {
+    ^bb0(%p: f32, %q: f32, %acc: f32):
+      %0 = arith.mulf %p, %q : f32
+      %1 = arith.addf %acc, %0 : f32
+      linalg.yield %1 : f32
+    }
+  }
+  return
+}
+
+// -----
+
 // Around the kernel: the shared zero init (filled once, copied in), and
 // an out-of-place ReLU into a graph output, with the kernel's own output
 // dead afterwards, fold into the kernel: accumulators start at 0, the

@@ -254,7 +254,9 @@ func.func @first_use(%in: memref<16xf32>, %out: memref<16xf32>) {
 // %p. By default each takes the slot of its contraction's input (%x,
 // then %r), dead after the contraction. With epilogues (targets whose
 // kernels fold the epilogue in and store its result while still reading
-// that input), they are live from their contraction on.
+// that input), they are live from their contraction on, and their views
+// say so (kiln.live_from_contraction: kiln-strip-dynamic-dims then runs
+// such an epilogue window by window with its contraction).
 // CHECK-LABEL: func.func @epilogue(
 // CHECK-SAME: kiln.workspace_size = 576
 // CHECK: %[[X:.*]] = arith.constant 0 : index
@@ -270,11 +272,11 @@ func.func @first_use(%in: memref<16xf32>, %out: memref<16xf32>) {
 // EPI: %[[T:.*]] = arith.constant 256 : index
 // EPI-NEXT: memref.view %{{.*}}[%[[T]]][] : memref<1024xi8> to memref<4x16xf32>
 // EPI: %[[R:.*]] = arith.constant 512 : index
-// EPI-NEXT: memref.view %{{.*}}[%[[R]]][] : memref<1024xi8> to memref<4x16xf32>
+// EPI-NEXT: memref.view %{{.*}}[%[[R]]][] {kiln.live_from_contraction} : memref<1024xi8> to memref<4x16xf32>
 // EPI: %[[Y:.*]] = arith.constant 768 : index
 // EPI-NEXT: memref.view %{{.*}}[%[[Y]]][] : memref<1024xi8> to memref<4x16xf32>
 // EPI: %[[P:.*]] = arith.constant 0 : index
-// EPI-NEXT: memref.view %{{.*}}[%[[P]]][] : memref<1024xi8> to memref<4x18xf32>
+// EPI-NEXT: memref.view %{{.*}}[%[[P]]][] {kiln.live_from_contraction} : memref<1024xi8> to memref<4x18xf32>
 #mk = affine_map<(m, k, n) -> (m, k)>
 #kn = affine_map<(m, k, n) -> (k, n)>
 #mn = affine_map<(m, k, n) -> (m, n)>
@@ -321,4 +323,46 @@ func.func @epilogue(%in: memref<4x16xf32>, %w: memref<4x4xf32>, %out: memref<4x1
   }
   memref.copy %p, %out2 : memref<4x18xf32> to memref<4x18xf32>
   return
+}
+
+// -----
+
+// The same with a size read between the contraction and its epilogue (a
+// memref.dim, as dynamic shapes put there): it touches no element, and
+// the epilogue's buffer is still live from the contraction on.
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id2 = affine_map<(m, n) -> (m, n)>
+// EPI-LABEL: func.func @epilogue_after_dim(
+// EPI: memref.view %{{.*}} : memref<{{.*}}xi8> to memref<4x16xf32>
+// EPI: memref.view %{{.*}} : memref<{{.*}}xi8> to memref<4x16xf32>
+// EPI: memref.dim
+// EPI-NEXT: arith.constant
+// EPI-NEXT: memref.view %{{.*}} {kiln.live_from_contraction} : memref<{{.*}}xi8> to memref<4x16xf32>
+func.func @epilogue_after_dim(%in: memref<4x16xf32>, %w: memref<4x4xf32>,
+                              %out: memref<4x16xf32>) -> index {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %x = memref.alloc() : memref<4x16xf32>
+  memref.copy %in, %x : memref<4x16xf32> to memref<4x16xf32>
+  %t = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<4x4xf32>, memref<4x16xf32>) outs(%t : memref<4x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  %d = memref.dim %t, %c1 : memref<4x16xf32>
+  %r = memref.alloc() : memref<4x16xf32>
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<4x16xf32>) outs(%r : memref<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %out : memref<4x16xf32> to memref<4x16xf32>
+  return %d : index
 }

@@ -106,6 +106,19 @@ bool isView(mlir::Operation *op);
 /// inside a loop, a later iteration could read it.
 bool deadAfter(mlir::Operation *op, mlir::Value buffer);
 
+/// The constant `op` writes into every element of `out`, if it does: a
+/// fill with a constant, or a copy of a buffer filled with one.
+std::optional<float> constantInit(mlir::Operation *op, mlir::Value out);
+
+/// Set by kiln-strip-dynamic-dims on a contraction's piece whose output
+/// window nothing reads but the elementwise piece right after it, which
+/// writes memory that none of the contraction's inputs share: the kernel
+/// may fold that epilogue out of place, as it does when the output is
+/// dead after it (deadAfter, which does not look into loops) and the
+/// buffers provably apart (mayOverlap, which cannot tell two workspace
+/// views apart when their sizes are dynamic).
+inline constexpr llvm::StringLiteral kOutputReadOnce = "kiln.output_read_once";
+
 /// The op before `op` that may be its init (the first one with memory
 /// effects, passing over linalg ops independent of both), or null.
 mlir::Operation *initCandidate(mlir::Operation *op);

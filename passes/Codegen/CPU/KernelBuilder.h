@@ -69,6 +69,9 @@ private:
   struct Panels {
     mlir::SmallVector<unsigned> outer; ///< Those loops' dims, outermost first.
     int64_t tiles = 0;
+    /// The first tile the kernel reads, when the operand is a block of
+    /// the packed weights at an offset known at run time (null: 0).
+    mlir::Value first;
   };
 
   // The loop nest and the kernel (KernelBuilder.cpp).
@@ -151,7 +154,9 @@ private:
   /// `dim`][reduction steps][width], zero-padded, in a new constant global,
   /// one such block per value of the outer parallel dims (c.outer) it
   /// depends on; null if it is not constant data or depends on other
-  /// parallel dims.
+  /// parallel dims. A subview of constant data (a block of a weight's
+  /// columns) packs its source, whole along `dim` when the view's offset
+  /// there is a loop's induction variable stepping by whole panels.
   mlir::Value packPanel(mlir::OpBuilder &b, mlir::ModuleOp module, unsigned &packCount,
                         mlir::Value operand, mlir::AffineMap map, unsigned dim, int64_t width,
                         Panels &panels);

@@ -14,6 +14,7 @@
 #include "passes/Utils/ElementsData.h"
 
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/AsmState.h"
 
 using namespace mlir;
@@ -75,18 +76,48 @@ Value KernelBuilder::packPanel(OpBuilder &b, ModuleOp module, unsigned &packCoun
   int64_t sets = 1;
   for (unsigned d : outer)
     sets *= c.ranges[d];
-  std::optional<ArrayRef<float>> data = kiln::contraction::constantData(operand);
-  auto type = cast<MemRefType>(operand.getType());
+  // A view of constant data reads its source `shift` elements further
+  // along each dim. An offset known only at run time is allowed along the
+  // operand dim that `dim` indexes, when it is a loop's induction
+  // variable stepping by whole panels (kiln-strip-dynamic-dims' blocks of
+  // a weight's columns around its windows): the source is then packed
+  // whole along that dim, and the kernel starts at the block's first tile.
+  Value source = operand, blockOffset;
+  SmallVector<int64_t> shift(exprs.size(), 0);
+  int64_t n = c.ranges[dim];
+  if (auto view = operand.getDefiningOp<memref::SubViewOp>()) {
+    source = view.getSource();
+    if (view.getSourceType().getRank() != int64_t(exprs.size()) || !view.hasUnitStride())
+      return {};
+    for (auto [j, o] : llvm::enumerate(view.getMixedOffsets())) {
+      if (std::optional<int64_t> k = getConstantIntValue(o)) {
+        shift[j] = *k;
+        continue;
+      }
+      auto d = dyn_cast<AffineDimExpr>(exprs[j]);
+      scf::ForOp loop = scf::getForInductionVarOwner(cast<Value>(o));
+      std::optional<int64_t> lb = loop ? getConstantIntValue(loop.getLowerBound()) : std::nullopt;
+      std::optional<int64_t> step = loop ? getConstantIntValue(loop.getStep()) : std::nullopt;
+      // Whole panels only: a block's last tile must not read the next's.
+      if (blockOffset || !d || d.getPosition() != dim || n % width || !lb || !step ||
+          *lb % width || *step % width)
+        return {};
+      blockOffset = cast<Value>(o);
+      n = view.getSourceType().getDimSize(j);
+    }
+  }
+  std::optional<ArrayRef<float>> data = kiln::contraction::constantData(source);
+  auto type = cast<MemRefType>(source.getType());
   if (!data || !type.getLayout().isIdentity())
     return {};
   SmallVector<int64_t> strides = computeSuffixProduct(type.getShape());
-  int64_t n = c.ranges[dim], tiles = (n + width - 1) / width;
+  int64_t tiles = (n + width - 1) / width;
   // The offset is linear in `dim` (no division in the maps): base + i * delta.
   SmallVector<int64_t> at(c.ranges.size(), 0);
   auto offset = [&] {
     int64_t o = 0;
     for (auto [j, e] : llvm::enumerate(exprs))
-      o += evaluate(e, at) * strides[j];
+      o += (evaluate(e, at) + shift[j]) * strides[j];
     return o;
   };
   if (!llvm::all_of(exprs, kiln::contraction::noDivision))
@@ -124,6 +155,8 @@ Value KernelBuilder::packPanel(OpBuilder &b, ModuleOp module, unsigned &packCoun
   }
   panels.outer = outer;
   panels.tiles = tiles;
+  if (blockOffset)
+    panels.first = arith::DivUIOp::create(b, loc(), blockOffset, index(b, width));
   tiles *= sets;
   auto flatType = MemRefType::get({tiles * steps * width}, b.getF32Type());
   // The same panels for another kernel (the pieces of a strip-mined
@@ -148,6 +181,8 @@ Value KernelBuilder::packPanel(OpBuilder &b, ModuleOp module, unsigned &packCoun
 Value KernelBuilder::panelTile(OpBuilder &b, ArrayRef<Value> ivs, unsigned dim, int64_t width,
                                const Panels &panels) {
   Value tile = arith::DivUIOp::create(b, loc(), ivs[dim], index(b, width));
+  if (panels.first)
+    tile = arith::AddIOp::create(b, loc(), panels.first, tile);
   if (panels.outer.empty())
     return tile;
   return nest(b, linearIndex(b, ivs, panels.outer), panels.tiles, tile);

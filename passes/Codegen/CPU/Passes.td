@@ -97,8 +97,11 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
     running a copy of the generic on subviews with static
     ranges, which the vector kernels then take. Windows of a parallel dim
     are disjoint; those of a reduction dim update the output in order.
-    Generics whose dynamic dims are indexed other than by one loop dim
-    exactly stay as they are.
+    A contraction's constant fill just before and elementwise epilogue just
+    after run window by window with it (the kernels fold them in); weights
+    beyond L2 put blocks of the output channels or columns around all the
+    pieces. Generics whose dynamic dims are indexed other than by one loop
+    dim exactly stay as they are.
   }];
   let options = [
     Option<"chunk", "chunk", "int64_t", "16",
@@ -127,7 +130,9 @@ def VectorizeContractionsPass
     summation order of every output element is unchanged. Constant weights
     read as the row operand (a matmul's) are packed at compile time into
     one contiguous, zero-padded panel per tile of columns, in the kernel's
-    reading order (new private globals; unused originals removed);
+    reading order (new private globals; unused originals removed; a view
+    of such weights at an offset stepping by whole panels, a block of
+    columns, reads the whole weight's panels from its own);
     constant column operands (a conv's weights) into one panel per tile of
     rows, so that a step's broadcasts are adjacent. When
     the output rows are short or strided (a conv's 7x7 map), the vectors

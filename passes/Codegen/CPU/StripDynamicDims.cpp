@@ -43,16 +43,33 @@
 // pieces and is marked instead: one parallel loop for the op, not one per
 // piece (dynamic mobilenet_v2 at two threads: 0.80x the time).
 //
-// A contraction's elementwise epilogue that reads its output through an
-// expansion (a flattened 1x1 conv's activation, read as [C, H, W]) is
-// rebuilt on the output's shape and strip-mined with it: each window of
-// the contraction is followed by the epilogue on the same window, which
-// reads it while it is in cache (dynamic efficientnet_b0: 0.83x the time).
+// A contraction's elementwise epilogue (a bias, an activation, a residual
+// add) is strip-mined with it: each window of the contraction is followed
+// by the epilogue on the same window, which the kernel folds in (out of
+// place too, when nothing else reads the output: the piece is marked
+// kiln.output_read_once, as kiln-vectorize-contractions cannot see that
+// inside a loop). One that reads the output through an expansion (a
+// flattened 1x1 conv's activation, read as [C, H, W]) is first rebuilt on
+// the output's shape (dynamic efficientnet_b0: 0.83x the time). A
+// constant fill of the output just before (the zero a MatMul or Gemm
+// accumulates on, or a copy of a buffer filled with it) becomes a fill of
+// each window before its piece, which the kernel folds in too. Before,
+// both ran whole on one thread: an MLP of 784 -> 1024 -> 1024 over 256
+// rows spent 0.13 ms of its 2.9 ms at two threads there.
+//
+// Weights beyond L2 (a conv's, a matmul's constant columns) would stream
+// from memory once per window; blocks of the output channels or columns
+// then go around all the pieces (each block's weights staying in cache
+// across the windows), and the blocks go to threads. A block of a
+// matmul's weights is a view of the constant at an offset known at run
+// time; the kernels still pack it (the whole weight, each block's kernel
+// starting at its own panel).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
 #include "passes/Utils/Buffers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -232,6 +249,8 @@ struct StripDynamicDimsPass
       if (!plainCopy(op)) {
         // The epilogue it replaces is erased: never visited again.
         linalg::GenericOp after = flatEpilogue(op, dims, done);
+        if (!after && (after = plainEpilogue(op, dims)))
+          done.insert(after);
         strip(op, dims, after);
         continue;
       }
@@ -251,6 +270,30 @@ struct StripDynamicDimsPass
              linalg::GenericOp after = {}) {
     Location loc = op.getLoc();
     OpBuilder b(after ? after.getOperation() : op.getOperation());
+    // A contraction's output filled with a constant just before (a fill,
+    // a copy of a filled buffer) is filled window by window instead, right
+    // before each piece, whose kernel folds the fill in: the whole fill
+    // and copy ran on one thread and wrote the output once more.
+    Value output = op.getNumDpsInits() == 1 ? op.getDpsInitOperand(0)->get() : Value();
+    Operation *init = nullptr;
+    Value fill;
+    if (output && op.getNumReductionLoops() &&
+        llvm::all_of(dims, [&](auto d) {
+          return op.getIteratorTypesArray()[d.first] == utils::IteratorType::parallel;
+        })) {
+      init = kiln::contraction::initCandidate(op);
+      std::optional<float> value = kiln::contraction::constantInit(init, output);
+      if (value && cast<MemRefType>(output.getType()).getElementType().isF32())
+        fill = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*value));
+      else
+        init = nullptr;
+    }
+    // The epilogue out of place, reading the output that nothing reads
+    // after it, into memory that `op`'s inputs do not share (both kinds
+    // of epilogue passed writesOwnMemory): each piece's kernel may fold
+    // it in (kOutputReadOnce).
+    bool readOnce = after && output && after.getDpsInitOperand(0)->get() != output &&
+                    kiln::contraction::deadAfter(after, output);
     // The sizes, read before the loops.
     SmallVector<Value> sizes;
     for (auto [d, src] : dims)
@@ -312,8 +355,17 @@ struct StripDynamicDimsPass
     // took 1.6x its static time).
     bool kernelsShare = !windowInput && midWindows && rowWork * chunk >= (int64_t(1) << 20);
     std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
-      if (k == dims.size())
-        return after ? pieceWithEpilogue(b, op, after, at, width) : piece(b, op, at, width);
+      if (k == dims.size()) {
+        linalg::GenericOp p =
+            after ? pieceWithEpilogue(b, op, after, at, width) : piece(b, op, at, width);
+        if (fill) {
+          OpBuilder fb(p);
+          linalg::FillOp::create(fb, loc, fill, p.getDpsInitOperand(0)->get());
+        }
+        if (readOnce)
+          p->setAttr(kiln::contraction::kOutputReadOnce, UnitAttr::get(p.getContext()));
+        return;
+      }
       unsigned d = dims[k].first;
       Value size = sizes[k];
       Value t = arith::ConstantIndexOp::create(b, loc, chunk);
@@ -369,11 +421,19 @@ struct StripDynamicDimsPass
         nest(nb, k + 1);
       }
     };
-    // A conv's weights beyond L2 are streamed once per window; with
-    // blocks of output channels outside the windows, each block stays in
-    // L2 across them (and the blocks, not the windows, go to threads).
-    std::optional<std::pair<unsigned, int64_t>> blocks =
-        windowInput ? channelBlocks(op, loopRanges) : std::nullopt;
+    // Weights beyond L2 are streamed once per window; with blocks of
+    // output channels (a matmul's columns) outside the windows, each block
+    // stays in L2 across them (and the blocks, not the windows, go to
+    // threads). A conv's blocks may fill about L2 (1.25 MiB); a matmul's
+    // take half of that, its rows' windows and outputs passing through
+    // beside them (an MLP's 784 -> 1024 -> 1024 layers at 256 rows, blocks
+    // of 128 columns against 256: 0.96x the time at one thread, the same
+    // at two).
+    std::optional<std::pair<unsigned, int64_t>> blocks;
+    if (windowInput)
+      blocks = channelBlocks(op, loopRanges, 1280 * 1024);
+    else if (midWindows)
+      blocks = channelBlocks(op, loopRanges, 640 * 1024);
     // Windows too small to share out: blocks of a static parallel dim
     // (the channels) go to threads instead, every piece inside them, so
     // that the op is one parallel loop rather than one per piece (an
@@ -398,6 +458,67 @@ struct StripDynamicDimsPass
     op.erase();
     if (after)
       after.erase();
+    if (init)
+      init->erase();
+  }
+
+  /// The elementwise generic right after the contraction `op` (views
+  /// between) that reads its output where it writes (a bias, an
+  /// activation, a residual add: identity maps on the output's dims), to
+  /// run window by window with it: the kernels fold it in. Null when there
+  /// is none, when `op` has a dynamic reduction dim (the epilogue needs
+  /// every window's sums), or when its other operands may share memory
+  /// with the output or what it writes with `op`'s inputs.
+  static linalg::GenericOp plainEpilogue(linalg::GenericOp op,
+                                         ArrayRef<std::pair<unsigned, SizeSource>> dims) {
+    if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
+        llvm::any_of(dims, [&](auto d) {
+          return op.getIteratorTypesArray()[d.first] != utils::IteratorType::parallel;
+        }) ||
+        !llvm::all_of(op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
+                      [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+      return {};
+    Value out = op.getDpsInitOperand(0)->get();
+    Operation *next = op->getNextNode();
+    while (next && (isa<ViewLikeOpInterface, memref::DimOp>(next) ||
+                    next->hasTrait<OpTrait::ConstantLike>()))
+      next = next->getNextNode();
+    auto after = dyn_cast_or_null<linalg::GenericOp>(next);
+    auto outType = cast<MemRefType>(out.getType());
+    if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
+        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults() ||
+        after.getNumLoops() != unsigned(outType.getRank()) ||
+        readsPosition(after, [](unsigned) { return true; }) ||
+        !after.getMatchingIndexingMap(after.getDpsInitOperand(0)).isIdentity())
+      return {};
+    // Two planned buffers (views of the workspace) that are both live
+    // while `op` runs are apart; sizes over dynamic dims hide that from
+    // mayOverlap. The epilogue's other inputs are defined before `op` and
+    // read after it; so is what it writes when writesOwnMemory holds.
+    auto apart = [&](Value a, Value b) {
+      Value ra = kiln::rootBuffer(a), rb = kiln::rootBuffer(b);
+      if (ra != rb && ra.getDefiningOp<memref::ViewOp>() && rb.getDefiningOp<memref::ViewOp>())
+        return true;
+      return !kiln::vec::mayOverlap(a, b);
+    };
+    Value written = after.getDpsInitOperand(0)->get();
+    bool readsOut = false;
+    for (OpOperand *in : after.getDpsInputOperands()) {
+      if (in->get() == out) {
+        if (!after.getMatchingIndexingMap(in).isIdentity())
+          return {};
+        readsOut = true;
+      } else if (!apart(in->get(), out)) {
+        return {};
+      }
+    }
+    if (!readsOut)
+      return {};
+    if (written != out &&
+        (!writesOwnMemory(op, after) || !apart(written, out) ||
+         llvm::any_of(op.getDpsInputs(), [&](Value in) { return !apart(written, in); })))
+      return {};
+    return after;
   }
 
   /// The all-parallel generic right after the contraction `op` (views
@@ -448,7 +569,7 @@ struct StripDynamicDimsPass
         return {};
     }
     if (after.getDpsInitOperand(0)->get() == expand.getResult() ||
-        !writesOwnMemory(op, after, out))
+        !writesOwnMemory(op, after))
       return {};
     // Rebuilt flat, where it was.
     OpBuilder b(after);
@@ -478,10 +599,11 @@ struct StripDynamicDimsPass
   /// inputs. kiln-plan-memory lets a buffer first used after a top-level
   /// op take the memory of one dead after it, unless it makes the buffer
   /// live from the contraction (an epilogue that is the last reader of
-  /// the contraction's output `out`, within kEpilogueReach ops of it: the
-  /// kernels fold such epilogues). Safe when the written buffer is not a
-  /// planned one, or is used before `op`, or the plan started it at `op`.
-  static bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after, Value out) {
+  /// the contraction's output, within kEpilogueReach ops of it: the
+  /// kernels fold such epilogues), which it marks kLiveFromContraction.
+  /// Safe when the written buffer is not a planned one, or is used before
+  /// `op`, or is so marked.
+  static bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after) {
     Value written = kiln::rootBuffer(after.getDpsInitOperand(0)->get());
     if (!written.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
       return true; // An argument, an alloc of its own; or planned per top-level op.
@@ -492,25 +614,21 @@ struct StripDynamicDimsPass
     for (Operation *o = &op->getBlock()->front(); o != op; o = o->getNextNode())
       if (used(o, written))
         return true;
-    int64_t between = 0;
-    for (Operation *o = op->getNextNode(); o != after; o = o->getNextNode())
-      ++between;
-    if (between >= kiln::kEpilogueReach - 1)
-      return false;
-    Value outRoot = kiln::rootBuffer(out);
-    for (Operation *o = after->getNextNode(); o; o = o->getNextNode())
-      if (used(o, outRoot))
-        return false;
-    return true;
+    // What the plan did, not what it would do: the conditions it checks
+    // (the epilogue the last reader of every input, within reach of the
+    // contraction) are not all visible here. Guessing them let an
+    // efficientnet_b0 expansion conv's SiLU, run in blocks of channels,
+    // overwrite the conv's input before the next block read it.
+    return written.getDefiningOp()->hasAttr(kiln::kLiveFromContraction);
   }
 
   /// A piece of `op` and then one of `after` on the same window of
   /// `op`'s output, reading the very view `op`'s piece writes (so that the
   /// kernels see the epilogue right after its contraction).
-  void pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op, linalg::GenericOp after,
-                         ArrayRef<Value> at, ArrayRef<int64_t> width) {
-    piece(b, op, at, width);
-    auto opPiece = cast<linalg::GenericOp>(b.getInsertionPoint()->getPrevNode());
+  linalg::GenericOp pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op,
+                                      linalg::GenericOp after, ArrayRef<Value> at,
+                                      ArrayRef<int64_t> width) {
+    linalg::GenericOp opPiece = piece(b, op, at, width);
     AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
     SmallVector<Value> afterAt;
     SmallVector<int64_t> afterWidth;
@@ -519,8 +637,7 @@ struct StripDynamicDimsPass
       afterAt.push_back(at[d]);
       afterWidth.push_back(width[d]);
     }
-    piece(b, after, afterAt, afterWidth);
-    auto afterPiece = cast<linalg::GenericOp>(b.getInsertionPoint()->getPrevNode());
+    linalg::GenericOp afterPiece = piece(b, after, afterAt, afterWidth);
     Value written = opPiece.getDpsInitOperand(0)->get();
     auto writtenView = written.getDefiningOp<memref::SubViewOp>();
     for (OpOperand *in : afterPiece.getDpsInputOperands()) {
@@ -535,17 +652,19 @@ struct StripDynamicDimsPass
       if (view->use_empty())
         view->erase();
     }
+    return opPiece;
   }
 
-  /// For a conv's generic: a static parallel loop dim that its weights
-  /// (an input indexed by no dynamic dim) and every output are indexed by
-  /// and no other input is (the output channels), with a block size that
-  /// divides it: the largest of at least 64 whose weights stay within
-  /// 1.25 MiB (about L2), else the smallest of at least 64; none when the
-  /// weights fit whole or no such block divides the dim.
-  static std::optional<std::pair<unsigned, int64_t>> channelBlocks(linalg::GenericOp op,
-                                                                  ArrayRef<int64_t> ranges) {
-    constexpr int64_t kBudget = 1280 * 1024, kMinBlock = 64;
+  /// For a contraction's generic: a static parallel loop dim that its
+  /// weights (an input indexed by no dynamic dim) and every output are
+  /// indexed by and no other input is (a conv's output channels, a
+  /// matmul's columns), with a block size that divides it: the largest of
+  /// at least 64 whose weights stay within `budget` bytes, else the
+  /// smallest of at least 64; none when the weights fit whole or no such
+  /// block divides the dim.
+  static std::optional<std::pair<unsigned, int64_t>>
+  channelBlocks(linalg::GenericOp op, ArrayRef<int64_t> ranges, int64_t budget) {
+    constexpr int64_t kMinBlock = 64;
     auto uses = [&](AffineMap map, unsigned d) {
       return llvm::is_contained(map.getResults(), getAffineDimExpr(d, op.getContext()));
     };
@@ -558,7 +677,7 @@ struct StripDynamicDimsPass
           }))
         continue;
       int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
-      if (bytes <= kBudget)
+      if (bytes <= budget)
         continue;
       for (unsigned m = 0; m < ranges.size(); ++m) {
         if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 2 ||
@@ -572,7 +691,7 @@ struct StripDynamicDimsPass
         // At least 64 channels: the kernels put them along the vectors.
         int64_t perUnit = bytes / ranges[m], size = 0;
         for (int64_t s = 1; s < ranges[m]; ++s)
-          if (ranges[m] % s == 0 && (s * perUnit <= kBudget || !size) && s >= kMinBlock)
+          if (ranges[m] % s == 0 && (s * perUnit <= budget || !size) && s >= kMinBlock)
             size = s;
         if (!size)
           return std::nullopt;
@@ -653,7 +772,8 @@ struct StripDynamicDimsPass
 
   /// A copy of `op` on the windows of its operands at `at` (`width` wide)
   /// along the stripped loop dims.
-  void piece(OpBuilder &b, linalg::GenericOp op, ArrayRef<Value> at, ArrayRef<int64_t> width) {
+  linalg::GenericOp piece(OpBuilder &b, linalg::GenericOp op, ArrayRef<Value> at,
+                          ArrayRef<int64_t> width) {
     Location loc = op.getLoc();
     SmallVector<Value> operands;
     // One view per buffer and indexing: an output updated in place stays
@@ -697,6 +817,7 @@ struct StripDynamicDimsPass
     }
     Operation *copy = b.clone(*op);
     copy->setOperands(operands);
+    return cast<linalg::GenericOp>(copy);
   }
 };
 

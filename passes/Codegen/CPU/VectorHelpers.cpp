@@ -225,7 +225,8 @@ bool isMultiplyAccumulate(linalg::GenericOp op) {
 void eraseUnusedGlobals(ModuleOp module) {
   SmallVector<Operation *> dead;
   module.walk([&](Operation *op) {
-    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::GetGlobalOp>(op))
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp, memref::SubViewOp, memref::GetGlobalOp>(
+            op))
       dead.push_back(op);
   });
   for (Operation *op : llvm::reverse(dead))
