@@ -462,6 +462,31 @@ struct StripDynamicDimsPass
       init->erase();
   }
 
+  /// The all-parallel generic with one output right after the
+  /// contraction `op` (views, sizes and constants between): the candidate
+  /// for its epilogue. Null when there is none, or when `op` cannot run
+  /// window by window with one: not one output indexed by loop dims alone,
+  /// or a dynamic reduction dim (the epilogue needs every window's sums).
+  static linalg::GenericOp nextElementwise(linalg::GenericOp op,
+                                           ArrayRef<std::pair<unsigned, SizeSource>> dims) {
+    if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
+        llvm::any_of(dims, [&](auto d) {
+          return op.getIteratorTypesArray()[d.first] != utils::IteratorType::parallel;
+        }) ||
+        !llvm::all_of(op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
+                      [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+      return {};
+    Operation *next = op->getNextNode();
+    while (next && (isa<ViewLikeOpInterface, memref::DimOp>(next) ||
+                    next->hasTrait<OpTrait::ConstantLike>()))
+      next = next->getNextNode();
+    auto after = dyn_cast_or_null<linalg::GenericOp>(next);
+    if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
+        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults())
+      return {};
+    return after;
+  }
+
   /// The elementwise generic right after the contraction `op` (views
   /// between) that reads its output where it writes (a bias, an
   /// activation, a residual add: identity maps on the output's dims), to
@@ -471,23 +496,12 @@ struct StripDynamicDimsPass
   /// with the output or what it writes with `op`'s inputs.
   static linalg::GenericOp plainEpilogue(linalg::GenericOp op,
                                          ArrayRef<std::pair<unsigned, SizeSource>> dims) {
-    if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
-        llvm::any_of(dims, [&](auto d) {
-          return op.getIteratorTypesArray()[d.first] != utils::IteratorType::parallel;
-        }) ||
-        !llvm::all_of(op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
-                      [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+    linalg::GenericOp after = nextElementwise(op, dims);
+    if (!after)
       return {};
     Value out = op.getDpsInitOperand(0)->get();
-    Operation *next = op->getNextNode();
-    while (next && (isa<ViewLikeOpInterface, memref::DimOp>(next) ||
-                    next->hasTrait<OpTrait::ConstantLike>()))
-      next = next->getNextNode();
-    auto after = dyn_cast_or_null<linalg::GenericOp>(next);
     auto outType = cast<MemRefType>(out.getType());
-    if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
-        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults() ||
-        after.getNumLoops() != unsigned(outType.getRank()) ||
+    if (after.getNumLoops() != unsigned(outType.getRank()) ||
         readsPosition(after, [](unsigned) { return true; }) ||
         !after.getMatchingIndexingMap(after.getDpsInitOperand(0)).isIdentity())
       return {};
@@ -532,22 +546,10 @@ struct StripDynamicDimsPass
   static linalg::GenericOp flatEpilogue(linalg::GenericOp op,
                                         ArrayRef<std::pair<unsigned, SizeSource>> dims,
                                         llvm::DenseSet<Operation *> &erased) {
-    if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
-        llvm::any_of(dims, [&](auto d) {
-          return op.getIteratorTypesArray()[d.first] != utils::IteratorType::parallel;
-        }) ||
-        !llvm::all_of(op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
-                      [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
+    linalg::GenericOp after = nextElementwise(op, dims);
+    if (!after)
       return {};
     Value out = op.getDpsInitOperand(0)->get();
-    Operation *next = op->getNextNode();
-    while (next && (isa<ViewLikeOpInterface, memref::DimOp>(next) ||
-                    next->hasTrait<OpTrait::ConstantLike>()))
-      next = next->getNextNode();
-    auto after = dyn_cast_or_null<linalg::GenericOp>(next);
-    if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
-        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults())
-      return {};
     if (readsPosition(after, [](unsigned) { return true; }))
       return {};
     // The expansion of `out` it reads, and every operand a whole
