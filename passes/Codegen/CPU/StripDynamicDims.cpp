@@ -464,9 +464,11 @@ struct StripDynamicDimsPass
 
   /// The all-parallel generic with one output right after the
   /// contraction `op` (views, sizes and constants between): the candidate
-  /// for its epilogue. Null when there is none, or when `op` cannot run
-  /// window by window with one: not one output indexed by loop dims alone,
-  /// or a dynamic reduction dim (the epilogue needs every window's sums).
+  /// for its epilogue. Null when there is none, when its body reads its
+  /// position (linalg.index: within a window it would read it there), or
+  /// when `op` cannot run window by window with one: not one output
+  /// indexed by loop dims alone, or a dynamic reduction dim (the epilogue
+  /// needs every window's sums).
   static linalg::GenericOp nextElementwise(linalg::GenericOp op,
                                            ArrayRef<std::pair<unsigned, SizeSource>> dims) {
     if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
@@ -482,7 +484,8 @@ struct StripDynamicDimsPass
       next = next->getNextNode();
     auto after = dyn_cast_or_null<linalg::GenericOp>(next);
     if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
-        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults())
+        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults() ||
+        readsPosition(after, [](unsigned) { return true; }))
       return {};
     return after;
   }
@@ -502,7 +505,6 @@ struct StripDynamicDimsPass
     Value out = op.getDpsInitOperand(0)->get();
     auto outType = cast<MemRefType>(out.getType());
     if (after.getNumLoops() != unsigned(outType.getRank()) ||
-        readsPosition(after, [](unsigned) { return true; }) ||
         !after.getMatchingIndexingMap(after.getDpsInitOperand(0)).isIdentity())
       return {};
     // Two planned buffers (views of the workspace) that are both live
@@ -550,8 +552,6 @@ struct StripDynamicDimsPass
     if (!after)
       return {};
     Value out = op.getDpsInitOperand(0)->get();
-    if (readsPosition(after, [](unsigned) { return true; }))
-      return {};
     // The expansion of `out` it reads, and every operand a whole
     // contiguous buffer of its shape, read and written by identity maps.
     memref::ExpandShapeOp expand;
