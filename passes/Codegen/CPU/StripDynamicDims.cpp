@@ -65,10 +65,14 @@
 // time; the kernels still pack it (the whole weight, each block's kernel
 // starting at its own panel).
 //
+// Which epilogues run window by window, and their pieces, are in
+// StripEpilogues.cpp.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/StripDynamicDims.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
 #include "passes/Utils/Buffers.h"
 
@@ -87,15 +91,9 @@ namespace kiln {
 } // namespace kiln
 
 using namespace mlir;
+using namespace kiln::strip;
 
 namespace {
-
-/// Where a dynamic loop dim's size can be read: operand `operand`'s dim
-/// `pos`.
-struct SizeSource {
-  unsigned operand;
-  unsigned pos;
-};
 
 /// An operand dim indexed as d * stride + (static loop dims) + c, the
 /// input of a conv or pool window along output dim d: a window of w rows
@@ -143,16 +141,17 @@ std::optional<StridedUse> stridedUse(AffineExpr e, ArrayRef<int64_t> ranges) {
   return use;
 }
 
-/// Whether the body of `op` reads its position (linalg.index) along a
-/// loop dim for which `dim` holds: within a window or block it would read
-/// its position there.
-bool readsPosition(linalg::GenericOp op, llvm::function_ref<bool(unsigned)> dim) {
+} // namespace
+
+bool kiln::strip::readsPosition(linalg::GenericOp op, llvm::function_ref<bool(unsigned)> dim) {
   return op.getRegion()
       .walk([&](linalg::IndexOp index) {
         return dim(index.getDim()) ? WalkResult::interrupt() : WalkResult::advance();
       })
       .wasInterrupted();
 }
+
+namespace {
 
 /// The product of the static loop ranges: the work of one element (row)
 /// of the dynamic dims.
@@ -462,201 +461,6 @@ struct StripDynamicDimsPass
       init->erase();
   }
 
-  /// The all-parallel generic with one output right after the
-  /// contraction `op` (views, sizes and constants between): the candidate
-  /// for its epilogue. Null when there is none, when its body reads its
-  /// position (linalg.index: within a window it would read it there), or
-  /// when `op` cannot run window by window with one: not one output
-  /// indexed by loop dims alone, or a dynamic reduction dim (the epilogue
-  /// needs every window's sums).
-  static linalg::GenericOp nextElementwise(linalg::GenericOp op,
-                                           ArrayRef<std::pair<unsigned, SizeSource>> dims) {
-    if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
-        llvm::any_of(dims, [&](auto d) {
-          return op.getIteratorTypesArray()[d.first] != utils::IteratorType::parallel;
-        }) ||
-        !llvm::all_of(op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
-                      [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
-      return {};
-    Operation *next = op->getNextNode();
-    while (next && (isa<ViewLikeOpInterface, memref::DimOp>(next) ||
-                    next->hasTrait<OpTrait::ConstantLike>()))
-      next = next->getNextNode();
-    auto after = dyn_cast_or_null<linalg::GenericOp>(next);
-    if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
-        after.getNumParallelLoops() != after.getNumLoops() || after.getNumResults() ||
-        readsPosition(after, [](unsigned) { return true; }))
-      return {};
-    return after;
-  }
-
-  /// The elementwise generic right after the contraction `op` (views
-  /// between) that reads its output where it writes (a bias, an
-  /// activation, a residual add: identity maps on the output's dims), to
-  /// run window by window with it: the kernels fold it in. Null when there
-  /// is none, when `op` has a dynamic reduction dim (the epilogue needs
-  /// every window's sums), or when its other operands may share memory
-  /// with the output or what it writes with `op`'s inputs.
-  static linalg::GenericOp plainEpilogue(linalg::GenericOp op,
-                                         ArrayRef<std::pair<unsigned, SizeSource>> dims) {
-    linalg::GenericOp after = nextElementwise(op, dims);
-    if (!after)
-      return {};
-    Value out = op.getDpsInitOperand(0)->get();
-    auto outType = cast<MemRefType>(out.getType());
-    if (after.getNumLoops() != unsigned(outType.getRank()) ||
-        !after.getMatchingIndexingMap(after.getDpsInitOperand(0)).isIdentity())
-      return {};
-    // Two planned buffers (views of the workspace) that are both live
-    // while `op` runs are apart; sizes over dynamic dims hide that from
-    // mayOverlap. The epilogue's other inputs are defined before `op` and
-    // read after it; so is what it writes when writesOwnMemory holds.
-    auto apart = [&](Value a, Value b) {
-      Value ra = kiln::rootBuffer(a), rb = kiln::rootBuffer(b);
-      if (ra != rb && ra.getDefiningOp<memref::ViewOp>() && rb.getDefiningOp<memref::ViewOp>())
-        return true;
-      return !kiln::vec::mayOverlap(a, b);
-    };
-    Value written = after.getDpsInitOperand(0)->get();
-    bool readsOut = false;
-    for (OpOperand *in : after.getDpsInputOperands()) {
-      if (in->get() == out) {
-        if (!after.getMatchingIndexingMap(in).isIdentity())
-          return {};
-        readsOut = true;
-      } else if (!apart(in->get(), out)) {
-        return {};
-      }
-    }
-    if (!readsOut)
-      return {};
-    if (written != out &&
-        (!writesOwnMemory(op, after) || !apart(written, out) ||
-         llvm::any_of(op.getDpsInputs(), [&](Value in) { return !apart(written, in); })))
-      return {};
-    return after;
-  }
-
-  /// The all-parallel generic right after the contraction `op` (views
-  /// between) that reads its output through an expansion ([C, H * W] read
-  /// as [C, H, W]: a flattened conv's activation or residual add), rebuilt
-  /// on the output's shape, its other operands collapsed the same way (all
-  /// of them whole contiguous buffers of one shape, identity maps). Null
-  /// when there is none, or `op` has a dynamic reduction dim (the
-  /// epilogue needs every window's sums). The generic replaced goes into
-  /// `erased`.
-  static linalg::GenericOp flatEpilogue(linalg::GenericOp op,
-                                        ArrayRef<std::pair<unsigned, SizeSource>> dims,
-                                        llvm::DenseSet<Operation *> &erased) {
-    linalg::GenericOp after = nextElementwise(op, dims);
-    if (!after)
-      return {};
-    Value out = op.getDpsInitOperand(0)->get();
-    // The expansion of `out` it reads, and every operand a whole
-    // contiguous buffer of its shape, read and written by identity maps.
-    memref::ExpandShapeOp expand;
-    for (OpOperand *in : after.getDpsInputOperands())
-      if (auto e = in->get().getDefiningOp<memref::ExpandShapeOp>(); e && e.getSrc() == out)
-        expand = e;
-    auto outType = cast<MemRefType>(out.getType());
-    if (!expand || !outType.getLayout().isIdentity())
-      return {};
-    Value outRoot = kiln::rootBuffer(out);
-    for (OpOperand &operand : after->getOpOperands()) {
-      auto type = dyn_cast<MemRefType>(operand.get().getType());
-      if (!type || !type.getLayout().isIdentity() ||
-          type.getShape() != expand.getResultType().getShape() ||
-          !after.getMatchingIndexingMap(&operand).isIdentity() ||
-          (operand.get() != expand.getResult() && kiln::rootBuffer(operand.get()) == outRoot))
-        return {};
-    }
-    if (after.getDpsInitOperand(0)->get() == expand.getResult() ||
-        !writesOwnMemory(op, after))
-      return {};
-    // Rebuilt flat, where it was.
-    OpBuilder b(after);
-    SmallVector<Value> ins, outs;
-    for (OpOperand &operand : after->getOpOperands()) {
-      Value v = operand.get() == expand.getResult()
-                    ? out
-                    : memref::CollapseShapeOp::create(b, after.getLoc(), operand.get(),
-                                                      expand.getReassociationIndices())
-                          .getResult();
-      (after.isDpsInit(&operand) ? outs : ins).push_back(v);
-    }
-    unsigned rank = outType.getRank();
-    auto flat = linalg::GenericOp::create(
-        b, after.getLoc(), TypeRange{}, ins, outs,
-        SmallVector<AffineMap>(ins.size() + outs.size(),
-                               b.getMultiDimIdentityMap(rank)),
-        SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel));
-    flat.getRegion().takeBody(after.getRegion());
-    erased.insert(after);
-    after.erase();
-    return flat;
-  }
-
-  /// Whether what `after` writes is memory that no input of `op` can be
-  /// in: run window by window, `after` writes before `op` has read all its
-  /// inputs. kiln-plan-memory lets a buffer first used after a top-level
-  /// op take the memory of one dead after it, unless it makes the buffer
-  /// live from the contraction (an epilogue that is the last reader of
-  /// the contraction's output, within kEpilogueReach ops of it: the
-  /// kernels fold such epilogues), which it marks kLiveFromContraction.
-  /// Safe when the written buffer is not a planned one, or is used before
-  /// `op`, or is so marked.
-  static bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after) {
-    Value written = kiln::rootBuffer(after.getDpsInitOperand(0)->get());
-    if (!written.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
-      return true; // An argument, an alloc of its own; or planned per top-level op.
-    // As the plan counts uses: not views, not sizes read.
-    auto used = [](Operation *o, Value root) {
-      return !isa<ViewLikeOpInterface, memref::DimOp>(o) && kiln::touches(o, root);
-    };
-    for (Operation *o = &op->getBlock()->front(); o != op; o = o->getNextNode())
-      if (used(o, written))
-        return true;
-    // What the plan did, not what it would do: the conditions it checks
-    // (the epilogue the last reader of every input, within reach of the
-    // contraction) are not all visible here. Guessing them let an
-    // efficientnet_b0 expansion conv's SiLU, run in blocks of channels,
-    // overwrite the conv's input before the next block read it.
-    return written.getDefiningOp()->hasAttr(kiln::kLiveFromContraction);
-  }
-
-  /// A piece of `op` and then one of `after` on the same window of
-  /// `op`'s output, reading the very view `op`'s piece writes (so that the
-  /// kernels see the epilogue right after its contraction).
-  linalg::GenericOp pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op,
-                                      linalg::GenericOp after, ArrayRef<Value> at,
-                                      ArrayRef<int64_t> width) {
-    linalg::GenericOp opPiece = piece(b, op, at, width);
-    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-    SmallVector<Value> afterAt;
-    SmallVector<int64_t> afterWidth;
-    for (AffineExpr e : outMap.getResults()) {
-      unsigned d = cast<AffineDimExpr>(e).getPosition();
-      afterAt.push_back(at[d]);
-      afterWidth.push_back(width[d]);
-    }
-    linalg::GenericOp afterPiece = piece(b, after, afterAt, afterWidth);
-    Value written = opPiece.getDpsInitOperand(0)->get();
-    auto writtenView = written.getDefiningOp<memref::SubViewOp>();
-    for (OpOperand *in : afterPiece.getDpsInputOperands()) {
-      auto view = in->get().getDefiningOp<memref::SubViewOp>();
-      if (in->get() == written || !view || !writtenView ||
-          view.getSource() != writtenView.getSource() ||
-          view.getMixedOffsets() != writtenView.getMixedOffsets() ||
-          view.getMixedSizes() != writtenView.getMixedSizes() ||
-          view.getMixedStrides() != writtenView.getMixedStrides())
-        continue;
-      in->set(written);
-      if (view->use_empty())
-        view->erase();
-    }
-    return opPiece;
-  }
-
   /// For a contraction's generic: a static parallel loop dim that its
   /// weights (an input indexed by no dynamic dim) and every output are
   /// indexed by and no other input is (a conv's output channels, a
@@ -772,55 +576,55 @@ struct StripDynamicDimsPass
     op.erase();
   }
 
-  /// A copy of `op` on the windows of its operands at `at` (`width` wide)
-  /// along the stripped loop dims.
-  linalg::GenericOp piece(OpBuilder &b, linalg::GenericOp op, ArrayRef<Value> at,
-                          ArrayRef<int64_t> width) {
-    Location loc = op.getLoc();
-    SmallVector<Value> operands;
-    // One view per buffer and indexing: an output updated in place stays
-    // the same value as the input it reads (what the kernels check for).
-    llvm::DenseMap<std::pair<Value, AffineMap>, Value> views;
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value v = operand.get();
-      auto type = cast<MemRefType>(v.getType());
-      AffineMap map = op.getMatchingIndexingMap(&operand);
-      if (Value view = views.lookup({v, map})) {
-        operands.push_back(view);
-        continue;
-      }
-      SmallVector<OpFoldResult> offsets, sizes, strides;
-      bool windowed = false;
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      for (auto [j, e] : llvm::enumerate(map.getResults())) {
-        auto d = dyn_cast<AffineDimExpr>(e);
-        strides.push_back(b.getIndexAttr(1));
-        std::optional<StridedUse> use = d ? std::nullopt : stridedUse(e, ranges);
-        if (use && width[use->dim]) {
-          Value stride = arith::ConstantIndexOp::create(b, loc, use->stride);
-          offsets.push_back(arith::MulIOp::create(b, loc, at[use->dim], stride).getResult());
-          sizes.push_back(b.getIndexAttr((width[use->dim] - 1) * use->stride + use->extent));
-          windowed = true;
-        } else if (d && width[d.getPosition()]) {
-          offsets.push_back(at[d.getPosition()]);
-          sizes.push_back(b.getIndexAttr(width[d.getPosition()]));
-          windowed = true;
-        } else {
-          offsets.push_back(b.getIndexAttr(0));
-          sizes.push_back(type.isDynamicDim(j)
-                              ? OpFoldResult(memref::DimOp::create(b, loc, v, j).getResult())
-                              : OpFoldResult(b.getIndexAttr(type.getDimSize(j))));
-        }
-      }
-      operands.push_back(windowed ? memref::SubViewOp::create(b, loc, v, offsets, sizes, strides)
-                                        .getResult()
-                                  : v);
-      views[{v, map}] = operands.back();
-    }
-    Operation *copy = b.clone(*op);
-    copy->setOperands(operands);
-    return cast<linalg::GenericOp>(copy);
-  }
 };
 
 } // namespace
+
+/// Declared in StripDynamicDims.h.
+linalg::GenericOp kiln::strip::piece(OpBuilder &b, linalg::GenericOp op, ArrayRef<Value> at,
+                                     ArrayRef<int64_t> width) {
+  Location loc = op.getLoc();
+  SmallVector<Value> operands;
+  // One view per buffer and indexing: an output updated in place stays
+  // the same value as the input it reads (what the kernels check for).
+  llvm::DenseMap<std::pair<Value, AffineMap>, Value> views;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value v = operand.get();
+    auto type = cast<MemRefType>(v.getType());
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (Value view = views.lookup({v, map})) {
+      operands.push_back(view);
+      continue;
+    }
+    SmallVector<OpFoldResult> offsets, sizes, strides;
+    bool windowed = false;
+    SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+    for (auto [j, e] : llvm::enumerate(map.getResults())) {
+      auto d = dyn_cast<AffineDimExpr>(e);
+      strides.push_back(b.getIndexAttr(1));
+      std::optional<StridedUse> use = d ? std::nullopt : stridedUse(e, ranges);
+      if (use && width[use->dim]) {
+        Value stride = arith::ConstantIndexOp::create(b, loc, use->stride);
+        offsets.push_back(arith::MulIOp::create(b, loc, at[use->dim], stride).getResult());
+        sizes.push_back(b.getIndexAttr((width[use->dim] - 1) * use->stride + use->extent));
+        windowed = true;
+      } else if (d && width[d.getPosition()]) {
+        offsets.push_back(at[d.getPosition()]);
+        sizes.push_back(b.getIndexAttr(width[d.getPosition()]));
+        windowed = true;
+      } else {
+        offsets.push_back(b.getIndexAttr(0));
+        sizes.push_back(type.isDynamicDim(j)
+                            ? OpFoldResult(memref::DimOp::create(b, loc, v, j).getResult())
+                            : OpFoldResult(b.getIndexAttr(type.getDimSize(j))));
+      }
+    }
+    operands.push_back(windowed ? memref::SubViewOp::create(b, loc, v, offsets, sizes, strides)
+                                      .getResult()
+                                : v);
+    views[{v, map}] = operands.back();
+  }
+  Operation *copy = b.clone(*op);
+  copy->setOperands(operands);
+  return cast<linalg::GenericOp>(copy);
+}
