@@ -403,7 +403,7 @@ bool compare(const HostTensor &actual, const HostTensor &expected, int index,
     llvm::outs() << actual.strings.size() << " strings equal: ok\n";
     return true;
   }
-  double maxAbs = 0, maxRel = 0;
+  double maxAbs = 0, maxRel = 0, largest = 0;
   int64_t worst = -1, bad = 0;
   double worstExcess = -1;
   for (int64_t i = 0; i < actual.numElements(); ++i) {
@@ -412,6 +412,8 @@ bool compare(const HostTensor &actual, const HostTensor &expected, int index,
       continue;
     if (std::isinf(a) && std::isinf(e) && (a > 0) == (e > 0))
       continue;
+    if (std::isfinite(e))
+      largest = std::max(largest, std::fabs(e));
     double diff = std::fabs(a - e);
     if (std::isnan(diff))
       diff = INFINITY;
@@ -444,7 +446,13 @@ bool compare(const HostTensor &actual, const HostTensor &expected, int index,
                  << " elements outside rtol " << rtol << ", atol " << atol << ")\n";
     return false;
   }
-  llvm::outs() << ": ok\n";
+  llvm::outs() << ": ok";
+  // Outputs far below atol pass whatever they hold (an efficientnet_b0
+  // output around 1e-14, wrong by its own scale, passed atol 1e-5).
+  if (largest > 0 && largest < atol)
+    llvm::outs() << ", but atol " << llvm::format("%g", atol) << " is above every expected value (largest "
+                 << llvm::format("%.3g", largest) << "): a smaller --atol checks more";
+  llvm::outs() << "\n";
   return true;
 }
 
