@@ -643,3 +643,171 @@ func.func @column_blocks(%x: memref<?x200xf32>, %w: memref<200x1024xf32>, %y: me
   }
   return
 }
+
+// -----
+
+// Over dynamic dims, sizes are read between a zero fill and the copy of
+// it that is a contraction's init (CSE shares one zero buffer between
+// inits): a size read touches no element, so the fill still moves into
+// the windows. Both copies of the filled %z go, and then the fill of %z,
+// which nothing reads any more.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @copied_fill_after_dim(
+// CHECK: %[[Z:.+]] = memref.view %{{.*}}[%c0]
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%[[Z]] :
+// CHECK: scf.for {{.*}} step %c16{{.*}} {
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK: scf.for {{.*}} step %c16{{.*}} {
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK-NOT: memref.copy
+// CHECK: return
+func.func @copied_fill_after_dim(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32xf32>,
+                                 %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %z = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x32xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<?x32xf32>)
+  %d = memref.dim %z, %c0 : memref<?x32xf32>
+  %a = memref.view %ws[%c4096][%d] : memref<?xi8> to memref<?x32xf32>
+  %b = memref.view %ws[%c8192][%d] : memref<?xi8> to memref<?x32xf32>
+  memref.copy %z, %a : memref<?x32xf32> to memref<?x32xf32>
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%a : memref<?x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %e = memref.dim %z, %c0 : memref<?x32xf32>
+  memref.copy %z, %b : memref<?x32xf32> to memref<?x32xf32>
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%b : memref<?x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The filled buffer is read again after the copy (here: copied out): the
+// fill stays, and the init still moves into the windows.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @copied_fill_read_later(
+// CHECK: %[[Z:.+]] = memref.view %{{.*}}[%c0]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[Z]] :
+// CHECK-NOT: memref.copy %[[Z]], %{{.*}} : memref<?x32xf32> to memref<?x32xf32>
+// CHECK: scf.for {{.*}} step %c16{{.*}} {
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK: memref.copy %[[Z]], %{{.*}} : memref<?x32xf32> to memref<?x32xf32>
+// CHECK-NEXT: return
+func.func @copied_fill_read_later(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32xf32>,
+                                  %out: memref<?x32xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %z = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x32xf32>
+  linalg.fill ins(%zero : f32) outs(%z : memref<?x32xf32>)
+  %a = memref.view %ws[%c4096][%n] : memref<?xi8> to memref<?x32xf32>
+  memref.copy %z, %a : memref<?x32xf32> to memref<?x32xf32>
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%a : memref<?x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  memref.copy %z, %out : memref<?x32xf32> to memref<?x32xf32>
+  return
+}
+
+// -----
+
+// A contraction's zero fill far before it, other work between that does
+// not touch its buffer (a recurrent layer's backward projection, whose
+// zero buffer the forward one's init copied): the fill moves into the
+// windows. When something between reads the buffer, it stays whole.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @earlier_fill(
+// CHECK: %[[A:.+]] = memref.view %{{.*}}[%c0]
+// CHECK-NOT: linalg.fill ins(%{{.*}} : f32) outs(%[[A]] :
+// CHECK: arith.negf
+// CHECK: arith.negf
+// CHECK: scf.for {{.*}} step %c16{{.*}} {
+// CHECK: linalg.fill
+// CHECK-NEXT: linalg.generic
+// CHECK: return
+func.func @earlier_fill(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32xf32>,
+                        %p: memref<?x32xf32>, %q: memref<?x32xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %a = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x32xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<?x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : memref<?x32xf32>) outs(%q : memref<?x32xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.negf %i : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%a : memref<?x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @earlier_fill_read_between(
+// CHECK: %[[A:.+]] = memref.view %{{.*}}[%c0]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[A]] :
+// CHECK: arith.negf
+// CHECK: arith.negf
+// CHECK: scf.for {{.*}} step %c16{{.*}} {
+// CHECK-NOT: linalg.fill
+// CHECK: linalg.generic
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @earlier_fill_read_between(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32xf32>,
+                                     %q: memref<?x32xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %a = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x32xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<?x32xf32>)
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<?x32xf32>) outs(%q : memref<?x32xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.negf %i : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%a : memref<?x32xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

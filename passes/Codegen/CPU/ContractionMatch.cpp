@@ -89,7 +89,8 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
 }
 
 /// The constant `copy`'s source holds in every element: it was filled with
-/// it earlier in the block, and since then only read (copied from).
+/// it earlier in the block, and since then only read (copied from; views
+/// and sizes read, over dynamic dims, touch no element).
 std::optional<float> copiedConstant(memref::CopyOp copy) {
   Value src = copy.getSource(), root = kiln::vec::rootBuffer(src);
   for (Operation *op = copy->getPrevNode(); op; op = op->getPrevNode()) {
@@ -99,7 +100,7 @@ std::optional<float> copiedConstant(memref::CopyOp copy) {
         return attr.getValueAsDouble();
       return std::nullopt;
     }
-    if (!kiln::vec::touches(op, root))
+    if (isView(op) || !kiln::vec::touches(op, root))
       continue;
     auto other = dyn_cast<memref::CopyOp>(op);
     if (!other || kiln::vec::rootBuffer(other.getTarget()) == root)

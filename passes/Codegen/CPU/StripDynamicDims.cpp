@@ -282,6 +282,8 @@ struct StripDynamicDimsPass
         })) {
       init = kiln::contraction::initCandidate(op);
       std::optional<float> value = kiln::contraction::constantInit(init, output);
+      if (!value && (init = earlierFill(op, output)))
+        value = kiln::contraction::constantInit(init, output);
       if (value && cast<MemRefType>(output.getType()).getElementType().isF32())
         fill = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(*value));
       else
@@ -457,8 +459,52 @@ struct StripDynamicDimsPass
     op.erase();
     if (after)
       after.erase();
-    if (init)
-      init->erase();
+    if (!init)
+      return;
+    auto copy = dyn_cast<memref::CopyOp>(init);
+    Value source = copy ? copy.getSource() : Value();
+    init->erase();
+    if (source)
+      eraseDeadFill(source);
+  }
+
+  /// A constant fill of `output`, a planned buffer, earlier in `op`'s
+  /// block with nothing between that touches its memory (views and sizes
+  /// aside; the plan gives it to no other buffer from the fill on): one
+  /// that initCandidate does not see past other work (a recurrent layer's
+  /// backward direction shares its zero buffer with the forward one's
+  /// init, and the whole forward direction runs between).
+  static Operation *earlierFill(linalg::GenericOp op, Value output) {
+    Value root = kiln::rootBuffer(output);
+    if (!root.getDefiningOp<memref::ViewOp>() || !isa<func::FuncOp>(op->getParentOp()))
+      return nullptr;
+    for (Operation *o = op->getPrevNode(); o; o = o->getPrevNode()) {
+      if (kiln::vec::constantFill(o, output))
+        return o;
+      if (!kiln::contraction::isView(o) && kiln::touches(o, root))
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// Erases the fill of `source`'s buffer (a planned one) when nothing
+  /// reads it any more: the copy of it that was a contraction's init is
+  /// gone (the LSTM's input projections over a dynamic length and batch
+  /// still filled 3.2 MB with zeros on one thread).
+  static void eraseDeadFill(Value source) {
+    Value root = kiln::rootBuffer(source);
+    auto view = root.getDefiningOp<memref::ViewOp>();
+    if (!view || !isa<func::FuncOp>(view->getParentOp()))
+      return;
+    SmallVector<linalg::FillOp> dead;
+    for (Operation &o : *view->getBlock())
+      if (auto fill = dyn_cast<linalg::FillOp>(o);
+          fill && fill.hasPureBufferSemantics() &&
+          kiln::rootBuffer(fill.getDpsInitOperand(0)->get()) == root &&
+          kiln::contraction::deadAfter(fill, root))
+        dead.push_back(fill);
+    for (linalg::FillOp fill : dead)
+      fill.erase();
   }
 
   /// For a contraction's generic: a static parallel loop dim that its
