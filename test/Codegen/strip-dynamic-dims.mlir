@@ -646,6 +646,28 @@ func.func @column_blocks(%x: memref<?x200xf32>, %w: memref<200x1024xf32>, %y: me
 
 // -----
 
+// 768 columns of 2 KB of weights each: blocks of 256 (512 KB) would fit
+// the budget but make 3 blocks, one thread idle a third of the time at
+// two; blocks of 192 make 4.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @column_blocks_even(
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %c768 step %c192 {
+// CHECK: memref.subview %{{.*}}[0, %[[J]]] [512, 192] [1, 1]
+func.func @column_blocks_even(%x: memref<?x512xf32>, %w: memref<512x768xf32>, %y: memref<?x768xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x512xf32>, memref<512x768xf32>) outs(%y : memref<?x768xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
 // Over dynamic dims, sizes are read between a zero fill and the copy of
 // it that is a contraction's init (CSE shares one zero buffer between
 // inits): a size read touches no element, so the fill still moves into

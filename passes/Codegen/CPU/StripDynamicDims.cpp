@@ -511,9 +511,10 @@ struct StripDynamicDimsPass
   /// weights (an input indexed by no dynamic dim) and every output are
   /// indexed by and no other input is (a conv's output channels, a
   /// matmul's columns), with a block size that divides it: the largest of
-  /// at least 64 whose weights stay within `budget` bytes, else the
-  /// smallest of at least 64; none when the weights fit whole or no such
-  /// block divides the dim.
+  /// at least 64 whose weights stay within `budget` bytes (of those that
+  /// make an even number of blocks, if any), else the smallest of at
+  /// least 64; none when the weights fit whole or no such block divides
+  /// the dim.
   static std::optional<std::pair<unsigned, int64_t>>
   channelBlocks(linalg::GenericOp op, ArrayRef<int64_t> ranges, int64_t budget) {
     constexpr int64_t kMinBlock = 64;
@@ -541,13 +542,21 @@ struct StripDynamicDimsPass
             }))
           continue;
         // At least 64 channels: the kernels put them along the vectors.
-        int64_t perUnit = bytes / ranges[m], size = 0;
-        for (int64_t s = 1; s < ranges[m]; ++s)
-          if (ranges[m] % s == 0 && (s * perUnit <= budget || !size) && s >= kMinBlock)
+        // An even number of blocks where one fits: the blocks go to
+        // threads, and 3 blocks on 2 threads left one idle a third of the
+        // time (a GRU's 768 gate columns: 0.79x the time in blocks of 192).
+        int64_t perUnit = bytes / ranges[m], size = 0, evenSize = 0;
+        for (int64_t s = 1; s < ranges[m]; ++s) {
+          if (ranges[m] % s || s < kMinBlock)
+            continue;
+          if (s * perUnit <= budget || !size)
             size = s;
+          if (s * perUnit <= budget && (ranges[m] / s) % 2 == 0)
+            evenSize = s;
+        }
         if (!size)
           return std::nullopt;
-        return std::make_pair(m, size);
+        return std::make_pair(m, evenSize ? evenSize : size);
       }
     }
     return std::nullopt;
