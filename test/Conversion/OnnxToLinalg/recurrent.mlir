@@ -15,8 +15,9 @@
 //     loop's results share its buffers) and inserted into Y at the step;
 //   - reverse steps read and write time seq-1-t; sequence_lens masks the
 //     step with a select per state and zeros for Y;
-//   - the directions are stacked into Y [seq, dirs, batch, H] and
-//     Y_h/Y_c [dirs, batch, H]; layout = 1 transposes in and out.
+//   - each direction's Y is its window of Y [seq, dirs, batch, H], put
+//     back after its loop (one buffer once bufferized); Y_h/Y_c are
+//     stacked into [dirs, batch, H]; layout = 1 transposes in and out.
 // What cannot be lowered is tested in unsupported.mlir.
 
 // Forward RNN with a bias and the default Tanh: the projection matmul
@@ -28,6 +29,7 @@
 // CHECK-SAME: %[[X:[a-z0-9_]+]]: tensor<5x2x3xf32>, %[[W:[a-z0-9_]+]]: tensor<1x4x3xf32>, %[[R:[a-z0-9_]+]]: tensor<1x4x4xf32>, %[[B:[a-z0-9_]+]]: tensor<1x8xf32>)
 // CHECK: %[[UB:.*]] = arith.constant 5 : index
 // CHECK: %[[X2:.*]] = tensor.collapse_shape %[[X]] {{\[\[}}0, 1], [2]] : tensor<5x2x3xf32> into tensor<10x3xf32>
+// CHECK: %[[YE:.*]] = tensor.empty() : tensor<5x1x2x4xf32>
 // CHECK: %[[R0:.*]] = tensor.extract_slice %[[R]][0, 0, 0] [1, 4, 4] [1, 1, 1] : tensor<1x4x4xf32> to tensor<4x4xf32>
 // CHECK: %[[RT:.*]] = linalg.transpose ins(%[[R0]] : tensor<4x4xf32>) outs(%{{.*}} : tensor<4x4xf32>) permutation = [1, 0]
 // CHECK: %[[W0:.*]] = tensor.extract_slice %[[W]][0, 0, 0] [1, 4, 3] [1, 1, 1] : tensor<1x4x3xf32> to tensor<4x3xf32>
@@ -46,7 +48,8 @@
 // CHECK: arith.addf
 // CHECK: %[[XW3:.*]] = tensor.expand_shape %[[XWB]] {{\[\[}}0, 1], [2]] output_shape [5, 2, 4] : tensor<10x4xf32> into tensor<5x2x4xf32>
 // CHECK: %[[H0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<2x4xf32>) -> tensor<2x4xf32>
-// CHECK: %[[Y0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<5x2x4xf32>) -> tensor<5x2x4xf32>
+// CHECK: %[[YW:.*]] = tensor.extract_slice %[[YE]][0, 0, 0, 0] [5, 1, 2, 4] [1, 1, 1, 1] : tensor<5x1x2x4xf32> to tensor<5x2x4xf32>
+// CHECK: %[[Y0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[YW]] : tensor<5x2x4xf32>) -> tensor<5x2x4xf32>
 // CHECK: %[[LB:.*]] = arith.constant 0 : index
 // CHECK: %[[ONE:.*]] = arith.constant 1 : index
 // CHECK: %[[LOOP:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %[[LB]] to %[[UB]] step %[[ONE]] iter_args(%[[H:[a-z0-9_]+]] = %[[H0]], %[[YS:[a-z0-9_]+]] = %[[Y0]]) -> (tensor<2x4xf32>, tensor<5x2x4xf32>) {
@@ -63,7 +66,6 @@
 // CHECK: %[[YN:.*]] = tensor.insert_slice %[[HN]] into %[[YS]][%[[T]], 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<5x2x4xf32>
 // CHECK: scf.yield %[[HC]], %[[YN]] : tensor<2x4xf32>, tensor<5x2x4xf32>
 // CHECK-NEXT: }
-// CHECK: %[[YE:.*]] = tensor.empty() : tensor<5x1x2x4xf32>
 // CHECK: %[[Y:.*]] = tensor.insert_slice %[[LOOP]]#1 into %[[YE]][0, 0, 0, 0] [5, 1, 2, 4] [1, 1, 1, 1] : tensor<5x2x4xf32> into tensor<5x1x2x4xf32>
 // CHECK: %[[YHE:.*]] = tensor.empty() : tensor<1x2x4xf32>
 // CHECK: %[[YH:.*]] = tensor.insert_slice %[[LOOP]]#0 into %[[YHE]][0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<1x2x4xf32>
@@ -91,7 +93,9 @@ func.func @rnn_forward(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WF]] : tensor<6x3xf32>, tensor<3x4xf32>)
 // CHECK: %[[XWF:.*]] = tensor.expand_shape {{.*}} output_shape [3, 2, 4]
 // CHECK: %[[HF0:.*]] = tensor.extract_slice %[[H0]][0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<2x4xf32>
-// CHECK: %[[FWD:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %[[HF0]], %[[YS:[a-z0-9_]+]] = %{{.*}})
+// CHECK: %[[YF:.*]] = tensor.extract_slice %[[YE:[a-z0-9_]+]][0, 0, 0, 0] [3, 1, 2, 4] [1, 1, 1, 1] : tensor<3x2x2x4xf32> to tensor<3x2x4xf32>
+// CHECK: %[[YF0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[YF]] : tensor<3x2x4xf32>)
+// CHECK: %[[FWD:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %[[HF0]], %[[YS:[a-z0-9_]+]] = %[[YF0]])
 // CHECK-NOT: arith.subi
 // CHECK: tensor.extract_slice %[[XWF]][%[[T]], 0, 0] [1, 2, 4]
 // CHECK: linalg.generic {{.*}} ins(%[[H]], %[[RF]] : tensor<2x4xf32>, tensor<4x4xf32>)
@@ -101,6 +105,8 @@ func.func @rnn_forward(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK-NEXT: arith.maximumf %{{.*}}, %[[Z]] : f32
 // CHECK: tensor.insert_slice %[[HN]] into %[[YS]][%[[T]], 0, 0] [1, 2, 4]
 // CHECK: scf.yield
+// The forward outputs go back into Y, whose window the reverse loop fills.
+// CHECK: %[[Y1:.*]] = tensor.insert_slice %[[FWD]]#1 into %[[YE]][0, 0, 0, 0] [3, 1, 2, 4] [1, 1, 1, 1] : tensor<3x2x4xf32> into tensor<3x2x2x4xf32>
 // Reverse direction.
 // CHECK: %[[RRS:.*]] = tensor.extract_slice %[[R]][1, 0, 0] [1, 4, 4] [1, 1, 1]
 // CHECK: %[[RR:.*]] = linalg.transpose ins(%[[RRS]]
@@ -109,8 +115,10 @@ func.func @rnn_forward(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WR]] : tensor<6x3xf32>, tensor<3x4xf32>)
 // CHECK: %[[XWR:.*]] = tensor.expand_shape {{.*}} output_shape [3, 2, 4]
 // CHECK: %[[HR0:.*]] = tensor.extract_slice %[[H0]][1, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x2x4xf32> to tensor<2x4xf32>
+// CHECK: %[[YR:.*]] = tensor.extract_slice %[[Y1]][0, 1, 0, 0] [3, 1, 2, 4] [1, 1, 1, 1] : tensor<3x2x2x4xf32> to tensor<3x2x4xf32>
+// CHECK: %[[YR0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[YR]] : tensor<3x2x4xf32>)
 // CHECK: %[[LAST:.*]] = arith.constant 2 : index
-// CHECK: %[[BWD:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %[[HR0]], %[[YS:[a-z0-9_]+]] = %{{.*}})
+// CHECK: %[[BWD:[a-z0-9_]+]]:2 = scf.for %[[T:[a-z0-9_]+]] = %{{.*}} iter_args(%[[H:[a-z0-9_]+]] = %[[HR0]], %[[YS:[a-z0-9_]+]] = %[[YR0]])
 // CHECK-NEXT: %[[TT:.*]] = arith.subi %[[LAST]], %[[T]] : index
 // CHECK-NEXT: tensor.extract_slice %[[XWR]][%[[TT]], 0, 0] [1, 2, 4]
 // CHECK: linalg.generic {{.*}} ins(%[[H]], %[[RR]] : tensor<2x4xf32>, tensor<4x4xf32>)
@@ -123,7 +131,6 @@ func.func @rnn_forward(%x: tensor<5x2x3xf32>, %w: tensor<1x4x3xf32>, %r: tensor<
 // CHECK: tensor.insert_slice %[[HN]] into %[[YS]][%[[TT]], 0, 0] [1, 2, 4]
 // CHECK: scf.yield
 // Stacking: Y [3, 2, 2, 4] and Y_h [2, 2, 4].
-// CHECK: %[[Y1:.*]] = tensor.insert_slice %[[FWD]]#1 into %{{.*}}[0, 0, 0, 0] [3, 1, 2, 4] [1, 1, 1, 1] : tensor<3x2x4xf32> into tensor<3x2x2x4xf32>
 // CHECK: %[[Y:.*]] = tensor.insert_slice %[[BWD]]#1 into %[[Y1]][0, 1, 0, 0] [3, 1, 2, 4] [1, 1, 1, 1] : tensor<3x2x4xf32> into tensor<3x2x2x4xf32>
 // CHECK: %[[YH1:.*]] = tensor.insert_slice %[[FWD]]#0 into %{{.*}}[0, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<2x2x4xf32>
 // CHECK: %[[YH:.*]] = tensor.insert_slice %[[BWD]]#0 into %[[YH1]][1, 0, 0] [1, 2, 4] [1, 1, 1] : tensor<2x4xf32> into tensor<2x2x4xf32>
