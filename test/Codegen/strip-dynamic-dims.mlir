@@ -515,7 +515,7 @@ func.func @channel_blocks(%x: memref<?xf32>, %w: memref<512x700xf32>, %y: memref
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %c16 {
 // CHECK: %[[A16:.+]] = memref.subview %[[A]][%[[I]], 0] [16, 32] [1, 1]
 // CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[A16]] :
-// CHECK: linalg.generic {{.*}} outs(%[[A16]] : {{.*}}) attrs = {kiln.output_read_once}
+// CHECK: linalg.generic {{.*}} outs(%[[A16]] : {{.*}}) attrs = {kiln.output_read_once, kiln.window_piece}
 // CHECK: %[[Y16:.+]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
 // CHECK: linalg.generic {{.*}} ins(%[[A16]], %{{.*}} : {{.*}}) outs(%[[Y16]] :
 // CHECK: arith.maximumf
@@ -830,6 +830,55 @@ func.func @earlier_fill_read_between(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w:
     %m = arith.mulf %i, %j : f32
     %s = arith.addf %acc, %m : f32
     linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// An elementwise generic whose rows are costly (four math ops on 256
+// elements: 33 x 256 per row, four rows worth two threads): its rest, one
+// row at a time, goes to threads too (an LSTM's gates over a dynamic batch
+// of 8, below a window of 16). A cheap one's rest stays serial. The
+// pieces are marked kiln.window_piece: a window of 16 rows, which this
+// pass did not share out, does not split itself on the math ops' cost.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @costly_rows(
+// CHECK: linalg.generic {{.*}} attrs = {kiln.window_piece}
+// THREADS-LABEL: func.func @costly_rows(
+// THREADS: scf.for {{.*}} step %c16 {
+// THREADS-NOT: kiln.parallel
+// THREADS: scf.for {{.*}} step %c1 {
+// THREADS: math.exp
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: return
+func.func @costly_rows(%x: memref<?x256xf32>, %y: memref<?x256xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x256xf32>) outs(%y : memref<?x256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %e = math.exp %i : f32
+    %t = math.tanh %e : f32
+    %e2 = math.exp %t : f32
+    %t2 = math.tanh %e2 : f32
+    linalg.yield %t2 : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// THREADS-LABEL: func.func @cheap_rows(
+// THREADS: scf.for {{.*}} step %c1 {
+// THREADS: arith.addf
+// THREADS-NOT: kiln.parallel
+// THREADS: return
+func.func @cheap_rows(%x: memref<?x256xf32>, %y: memref<?x256xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x256xf32>) outs(%y : memref<?x256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %e = arith.addf %i, %i : f32
+    linalg.yield %e : f32
   }
   return
 }

@@ -56,3 +56,41 @@ func.func @few_runs(%buf: memref<1024x2xf32, strided<[30, 1], offset: 29>>) {
   }
   return
 }
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// 2048 elements, each through two exponentials (math ops count 8 plain
+// elements each): worth two threads, as an LSTM's gates over [8, 256].
+// The same elements through an add alone are not (@cheap_body).
+// CHECK-LABEL: func.func @math_body(
+// CHECK:         math.exp
+// CHECK:         } {kiln.parallel}
+func.func @math_body(%x: memref<8x256xf32>, %y: memref<8x256xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x256xf32>) outs(%y : memref<8x256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %e = math.exp %i : f32
+    %t = math.tanh %e : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// CHECK-LABEL: func.func @cheap_body(
+// CHECK-NOT:     kiln.parallel
+// CHECK:         return
+func.func @cheap_body(%x: memref<8x256xf32>, %y: memref<8x256xf32>) {
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x256xf32>) outs(%y : memref<8x256xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %e = arith.addf %i, %i : f32
+    linalg.yield %e : f32
+  }
+  return
+}

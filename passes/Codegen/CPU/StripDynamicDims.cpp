@@ -337,6 +337,13 @@ struct StripDynamicDimsPass
     }
     // Whether windows `w` rows wide run on threads.
     auto threadsFor = [&](int64_t w) { return w > 1 && rowWork * w >= (int64_t(1) << 15); };
+    // The rest, one row at a time, of an elementwise generic whose rows
+    // cost enough that four are worth two threads: an LSTM's gates over a
+    // dynamic batch of 8 ran row by row on one thread, about 5 us per step.
+    // (A contraction's rest stays serial: its kernels share out their own
+    // loops.)
+    bool restOnThreads = rowWork && !op.getNumReductionLoops() &&
+                         rowWork * kiln::vec::elementCost(op) * 4 >= (int64_t(1) << 15);
     // Windows of T / 2 and T / 4 along the outermost dynamic dim: for a
     // contraction (a reduction dim) with an input that does not vary
     // along it, which a window of rows reuses.
@@ -409,9 +416,10 @@ struct StripDynamicDimsPass
         // A loop that runs once at most is not shared out: the kernels
         // inside share their own loops (a batch of 8 rows: one window,
         // its weight read once, its columns split between threads). The
-        // rest (one row at a time) stays serial too: its kernels may
-        // share out their own loops (one token's matmuls).
-        if (k == 0 && maxTrips[r] > 1 && threadsFor(w)) {
+        // rest (one row at a time) stays serial too, unless
+        // restOnThreads: its kernels may share out their own loops (one
+        // token's matmuls).
+        if (k == 0 && ((maxTrips[r] > 1 && threadsFor(w)) || (w == 1 && restOnThreads))) {
           loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
           if (kernelsShare)
             loop->setAttr("kiln.parallel_nests", UnitAttr::get(loop.getContext()));
@@ -449,6 +457,7 @@ struct StripDynamicDimsPass
       if (parallel)
         loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
       rowWork = 0;
+      restOnThreads = false;
       at[m] = loop.getInductionVar();
       width[m] = size;
       OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
@@ -681,5 +690,6 @@ linalg::GenericOp kiln::strip::piece(OpBuilder &b, linalg::GenericOp op, ArrayRe
   }
   Operation *copy = b.clone(*op);
   copy->setOperands(operands);
+  copy->setAttr(kiln::vec::kWindowPiece, b.getUnitAttr());
   return cast<linalg::GenericOp>(copy);
 }

@@ -2,6 +2,7 @@
 
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
@@ -320,6 +321,15 @@ SmallVector<Value> vectorizeBody(OpBuilder &b, linalg::GenericOp op, IRMapping &
   for (Value v : cast<linalg::YieldOp>(body.getTerminator()).getValues())
     results.push_back(lookup(v));
   return results;
+}
+
+int64_t elementCost(linalg::GenericOp op) {
+  int64_t math = 0;
+  op.getRegion().walk([&](Operation *inner) {
+    if (isa<math::MathDialect>(inner->getDialect()))
+      ++math;
+  });
+  return std::max<int64_t>(1, op->getNumOperands() / 2 + 8 * math);
 }
 
 std::optional<Value> constantFill(Operation *op, Value buffer) {

@@ -646,7 +646,8 @@ struct VectorizeElementwisePass
     for (auto &[op, vectorOperand, combiner] : found) {
       // Threads pay off from some tens of thousands of elements on, fewer
       // when each element moves many operands (a Winograd transform's 16
-      // inputs and 16 outputs): elements times operands per two. A short
+      // inputs and 16 outputs) or computes exponentials (elementCost; not
+      // for a strip-mined piece, kWindowPiece). A short
       // row costs a cache line all the same (a pad's column borders, two
       // elements a row): each row counts as 16 elements at least. With
       // threads, a serial loop over such rows pays for lines the other
@@ -657,8 +658,10 @@ struct VectorizeElementwisePass
       for (int64_t r : ranges)
         elements *= r;
       int64_t row = std::max<int64_t>(1, ranges.back());
-      int64_t work = std::max<int64_t>(1, op->getNumOperands() / 2) *
-                     std::max(elements, elements / row * 16);
+      int64_t cost = op->hasAttr(kiln::vec::kWindowPiece)
+                         ? std::max<int64_t>(1, op->getNumOperands() / 2)
+                         : kiln::vec::elementCost(op);
+      int64_t work = cost * std::max(elements, elements / row * 16);
       ElementwiseVectorizer(op, vectorOperand, lanes,
                             parallel && work >= (int64_t(1) << 15) &&
                                 !kiln::vec::insideParallelLoop(op),
