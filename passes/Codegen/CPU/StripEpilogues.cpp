@@ -30,8 +30,7 @@ namespace {
 /// when `op` cannot run window by window with one: not one output
 /// indexed by loop dims alone, or a dynamic reduction dim (the epilogue
 /// needs every window's sums).
-linalg::GenericOp nextElementwise(linalg::GenericOp op,
-                                  DynamicDims dims) {
+linalg::GenericOp nextElementwise(linalg::GenericOp op, DynamicDims dims) {
   if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
       llvm::any_of(dims, [&](auto d) {
         return op.getIteratorTypesArray()[d.first] != utils::IteratorType::parallel;
@@ -88,8 +87,7 @@ bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after) {
 /// is none, when `op` has a dynamic reduction dim (the epilogue needs
 /// every window's sums), or when its other operands may share memory
 /// with the output or what it writes with `op`'s inputs.
-linalg::GenericOp plainEpilogue(linalg::GenericOp op,
-                                DynamicDims dims) {
+linalg::GenericOp plainEpilogue(linalg::GenericOp op, DynamicDims dims) {
   linalg::GenericOp after = nextElementwise(op, dims);
   if (!after)
     return {};
@@ -136,9 +134,8 @@ linalg::GenericOp plainEpilogue(linalg::GenericOp op,
 /// when there is none, or `op` has a dynamic reduction dim (the
 /// epilogue needs every window's sums). The generic replaced goes into
 /// `erased`.
-linalg::GenericOp flatEpilogue(linalg::GenericOp op,
-                               DynamicDims dims,
-                                      llvm::DenseSet<Operation *> &erased) {
+linalg::GenericOp flatEpilogue(linalg::GenericOp op, DynamicDims dims,
+                               llvm::DenseSet<Operation *> &erased) {
   linalg::GenericOp after = nextElementwise(op, dims);
   if (!after)
     return {};
