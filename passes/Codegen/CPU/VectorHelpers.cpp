@@ -325,10 +325,11 @@ SmallVector<Value> vectorizeBody(OpBuilder &b, linalg::GenericOp op, IRMapping &
 
 int64_t elementCost(linalg::GenericOp op) {
   int64_t math = 0;
-  op.getRegion().walk([&](Operation *inner) {
-    if (isa<math::MathDialect>(inner->getDialect()))
-      ++math;
-  });
+  if (!op->hasAttr(kWindowPiece))
+    op.getRegion().walk([&](Operation *inner) {
+      if (isa<math::MathDialect>(inner->getDialect()))
+        ++math;
+    });
   return std::max<int64_t>(1, op->getNumOperands() / 2 + 8 * math);
 }
 

@@ -149,20 +149,22 @@ bool isInt8MultiplyAccumulate(mlir::linalg::GenericOp op, bool *signedX = nullpt
 /// vectors by vectorizeBody.
 bool vectorisableBody(mlir::linalg::GenericOp op);
 
-/// What one element of the elementwise generic `op` costs, in units of
-/// a plain element's load and store: half its operands, plus 8 per
-/// math-dialect op in its body (exp, tanh, log: each expands to tens of
-/// vector instructions). An LSTM's gates (11 operands, three sigmoids
-/// and two tanh) cost 45: over [8, 256] they are worth two threads.
-int64_t elementCost(mlir::linalg::GenericOp op);
-
 /// Set by kiln-strip-dynamic-dims on the pieces it makes of a generic
 /// over dynamic dims. It has chosen their threads (the loop over windows,
 /// blocks of channels, or the rest of rows), so that the kernel of a
 /// piece left serial splits itself only on the plain element count, not
-/// on elementCost: dynamic efficientnet_b0's stem SiLU, 49 pieces of
-/// [32, 16, 16], took 1.06x the model's time as 49 parallel loops.
+/// on the math ops elementCost counts: dynamic efficientnet_b0's stem
+/// SiLU, 49 pieces of [32, 16, 16], took 1.06x the model's time as 49
+/// parallel loops.
 inline constexpr llvm::StringLiteral kWindowPiece = "kiln.window_piece";
+
+/// What one element of the elementwise generic `op` costs, in units of
+/// a plain element's load and store: half its operands, plus 8 per
+/// math-dialect op in its body (exp, tanh, log: each expands to tens of
+/// vector instructions) unless `op` is a kWindowPiece. An LSTM's gates
+/// (11 operands, three sigmoids and two tanh) cost 45: over [8, 256] they
+/// are worth two threads.
+int64_t elementCost(mlir::linalg::GenericOp op);
 
 /// Rebuilds the body of `op` on vectors of `lanes` lanes at `b`: `map`
 /// holds the vector for each block argument used; values from above the

@@ -658,10 +658,7 @@ struct VectorizeElementwisePass
       for (int64_t r : ranges)
         elements *= r;
       int64_t row = std::max<int64_t>(1, ranges.back());
-      int64_t cost = op->hasAttr(kiln::vec::kWindowPiece)
-                         ? std::max<int64_t>(1, op->getNumOperands() / 2)
-                         : kiln::vec::elementCost(op);
-      int64_t work = cost * std::max(elements, elements / row * 16);
+      int64_t work = kiln::vec::elementCost(op) * std::max(elements, elements / row * 16);
       ElementwiseVectorizer(op, vectorOperand, lanes,
                             parallel && work >= (int64_t(1) << 15) &&
                                 !kiln::vec::insideParallelLoop(op),
