@@ -108,3 +108,129 @@ func.func @read_between(%x: memref<2x4x4xf32>, %buf: memref<2x6x6xf32>, %o: memr
   }
   return
 }
+
+// -----
+
+// A recurrent step: the new hidden state (also the step's row of Y) and
+// the new cell state are copied over the old ones after the generic that
+// computes them. The generic writes the hidden state's buffer as another
+// output, and the cell state's in place (it reads the old one at the same
+// element; its own buffer has no other use); the copies go.
+// CHECK-LABEL: func.func @state_copies(
+// CHECK-SAME: %[[WS:[^:]+]]: memref<4096xi8>
+// CHECK-DAG: %[[H:.+]] = memref.view %[[WS]][%c0{{[_0-9]*}}][] : memref<4096xi8> to memref<4x8xf32>
+// CHECK-DAG: %[[C:.+]] = memref.view %[[WS]][%c128{{[_0-9]*}}][] : memref<4096xi8> to memref<4x8xf32>
+// CHECK: scf.for
+// CHECK: %[[ROW:.+]] = memref.subview %arg1
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %[[C]] : {{.+}}) outs(%[[ROW]], %[[C]], %[[H]] :
+// CHECK: linalg.yield %[[NEWH:.+]], %[[NEWC:.+]], %[[NEWH]] : f32, f32, f32
+// CHECK-NOT: copy
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @state_copies(%x: memref<3x4x8xf32>, %y: memref<3x4x8xf32>, %ws: memref<4096xi8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c128 = arith.constant 128 : index
+  %c256 = arith.constant 256 : index
+  %h = memref.view %ws[%c0][] : memref<4096xi8> to memref<4x8xf32>
+  %c = memref.view %ws[%c128][] : memref<4096xi8> to memref<4x8xf32>
+  scf.for %t = %c0 to %c3 step %c1 {
+    %xt = memref.subview %x[%t, 0, 0] [1, 4, 8] [1, 1, 1] : memref<3x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+    %tmp = memref.view %ws[%c256][] : memref<4096xi8> to memref<4x8xf32>
+    %row = memref.subview %y[%t, 0, 0] [1, 4, 8] [1, 1, 1] : memref<3x4x8xf32> to memref<4x8xf32, strided<[8, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#m2, #m2, #m2, #m2], iterator_types = ["parallel", "parallel"]}
+        ins(%xt, %c : memref<4x8xf32, strided<[8, 1], offset: ?>>, memref<4x8xf32>)
+        outs(%row, %tmp : memref<4x8xf32, strided<[8, 1], offset: ?>>, memref<4x8xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32, %p: f32):
+      %s = arith.addf %a, %b : f32
+      %e = math.tanh %s : f32
+      linalg.yield %e, %s : f32, f32
+    }
+    linalg.copy ins(%row : memref<4x8xf32, strided<[8, 1], offset: ?>>) outs(%h : memref<4x8xf32>)
+    linalg.copy ins(%tmp : memref<4x8xf32>) outs(%c : memref<4x8xf32>)
+  }
+  return
+}
+
+// -----
+
+// The same with a dynamic batch: the planned buffers' offsets are
+// dynamic, but buffers used in one loop are live across all of it, so
+// they do not share memory.
+// CHECK-LABEL: func.func @state_copies_dynamic(
+// CHECK: scf.for
+// CHECK: linalg.generic {{.+}} ins(%{{.+}}, %[[C:[^ ]+]] : {{.+}}) outs(%{{.+}}, %[[C]], %{{.+}} : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<?x8xf32>, memref<?x8xf32>)
+// CHECK-NOT: copy
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @state_copies_dynamic(%x: memref<3x?x8xf32>, %y: memref<3x?x8xf32>, %ws: memref<?xi8>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c32 = arith.constant 32 : index
+  %o1 = arith.muli %n, %c32 : index
+  %o2 = arith.addi %o1, %o1 : index
+  %h = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x8xf32>
+  %c = memref.view %ws[%o1][%n] : memref<?xi8> to memref<?x8xf32>
+  scf.for %t = %c0 to %c3 step %c1 {
+    %xt = memref.subview %x[%t, 0, 0] [1, %n, 8] [1, 1, 1] : memref<3x?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    %tmp = memref.view %ws[%o2][%n] : memref<?xi8> to memref<?x8xf32>
+    %row = memref.subview %y[%t, 0, 0] [1, %n, 8] [1, 1, 1] : memref<3x?x8xf32> to memref<?x8xf32, strided<[8, 1], offset: ?>>
+    linalg.generic {indexing_maps = [#m2, #m2, #m2, #m2], iterator_types = ["parallel", "parallel"]}
+        ins(%xt, %c : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<?x8xf32>)
+        outs(%row, %tmp : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<?x8xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32, %p: f32):
+      %s = arith.addf %a, %b : f32
+      %e = math.tanh %s : f32
+      linalg.yield %e, %s : f32, f32
+    }
+    linalg.copy ins(%row : memref<?x8xf32, strided<[8, 1], offset: ?>>) outs(%h : memref<?x8xf32>)
+    linalg.copy ins(%tmp : memref<?x8xf32>) outs(%c : memref<?x8xf32>)
+  }
+  return
+}
+
+// -----
+
+// Copies that stay: the target read at another element than the one
+// written (a transpose: in place, a later element would read the new
+// value); outside a loop with dynamic offsets (the target's buffer may be
+// where the generic's input was); something between the generic and the
+// copy touching memory.
+// CHECK-LABEL: func.func @copies_kept(
+// CHECK-COUNT-3: linalg.copy
+#m2 = affine_map<(d0, d1) -> (d0, d1)>
+#t2 = affine_map<(d0, d1) -> (d1, d0)>
+func.func @copies_kept(%x: memref<8x8xf32>, %s: memref<8x8xf32>, %ws: memref<?xi8>, %n: index, %z: memref<8x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %cst = arith.constant 1.0 : f32
+  %o1 = arith.muli %n, %c3 : index
+  %tmp = memref.view %ws[%c0][] : memref<?xi8> to memref<8x8xf32>
+  scf.for %t = %c0 to %c3 step %c1 {
+    linalg.generic {indexing_maps = [#t2, #m2], iterator_types = ["parallel", "parallel"]}
+        ins(%s : memref<8x8xf32>) outs(%tmp : memref<8x8xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      linalg.yield %a : f32
+    }
+    linalg.copy ins(%tmp : memref<8x8xf32>) outs(%s : memref<8x8xf32>)
+  }
+  %a = memref.view %ws[%c0][] : memref<?xi8> to memref<8x8xf32>
+  %b = memref.view %ws[%o1][] : memref<?xi8> to memref<8x8xf32>
+  linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x8xf32>) outs(%a : memref<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  }
+  linalg.copy ins(%a : memref<8x8xf32>) outs(%b : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [#m2, #m2], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<8x8xf32>) outs(%tmp : memref<8x8xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %e = math.exp %v : f32
+    linalg.yield %e : f32
+  }
+  linalg.fill ins(%cst : f32) outs(%z : memref<8x8xf32>)
+  linalg.copy ins(%tmp : memref<8x8xf32>) outs(%z : memref<8x8xf32>)
+  return
+}
