@@ -30,6 +30,10 @@ enum class Variant {
   Channels,
 };
 
+/// What a dynamic reduction extent counts as where the kernel's choices
+/// need a number (tiles, threads, the variant).
+inline constexpr int64_t kNominalExtent = 64;
+
 /// How one generic maps onto the kernel.
 struct Contraction {
   mlir::linalg::GenericOp op;
@@ -49,6 +53,11 @@ struct Contraction {
   llvm::SmallVector<unsigned> inner; ///< Other parallel dims (row and output only).
   llvm::SmallVector<unsigned> reductions;
   llvm::SmallVector<int64_t> ranges;
+  /// The one reduction dim whose extent is known only at run time (the
+  /// keys of a strip-mined attention's probabilities times values): its
+  /// range holds kNominalExtent for the heuristics, and the kernel's loop
+  /// over it reads the size (no packed panels, no prefetches).
+  std::optional<unsigned> dynamicReduction;
   /// What writes the output just before the generic, folded into the
   /// kernel (and erased): a constant fill (the accumulators start from the
   /// constant) or a copy/broadcast generic (a conv's bias: they start from
@@ -64,7 +73,8 @@ struct Contraction {
 };
 
 /// The kernel reading of `op` as `variant`, if it is an f32 multiply-
-/// accumulate generic on buffers that fits (static ranges; for Rows a row
+/// accumulate generic on buffers that fits (static ranges, but for one
+/// reduction dim that an input indexes directly; for Rows a row
 /// operand contiguous or regularly strided along the output's innermost
 /// dim, for Channels a constant row operand that can be packed, ...).
 std::optional<Contraction> match(mlir::linalg::GenericOp op, Variant variant = Variant::Rows);

@@ -348,15 +348,32 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   c.op = op;
   c.variant = variant;
   c.ranges = op.getStaticLoopRanges();
-  if (llvm::any_of(c.ranges, [](int64_t r) { return r <= 0; }))
-    return std::nullopt; // Dynamic or empty.
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  for (unsigned d = 0; d < c.ranges.size(); ++d) {
+    int64_t &r = c.ranges[d];
+    // One dynamic reduction dim, its size read where an input has it as
+    // an index of its own.
+    if (ShapedType::isDynamic(r) && !c.dynamicReduction &&
+        iters[d] == utils::IteratorType::reduction &&
+        llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+          return llvm::is_contained(op.getMatchingIndexingMap(in).getResults(),
+                                    getAffineDimExpr(d, op.getContext()));
+        })) {
+      c.dynamicReduction = d;
+      r = kNominalExtent;
+    }
+    if (r <= 0)
+      return std::nullopt; // Dynamic or empty.
+  }
+  // The Channels reading needs its weights packed, over a static extent.
+  if (c.dynamicReduction && variant == Variant::Channels)
+    return std::nullopt;
   unsigned nd = op.getNumLoops();
   c.out = op.getDpsInitOperand(0)->get();
   c.outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
   if (!kiln::vec::innermostContiguous(c.out) || !c.outMap.isProjectedPermutation() ||
       c.outMap.getNumResults() == 0)
     return std::nullopt;
-  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
   // Parallel dims are exactly the output's dims.
   for (unsigned d = 0; d < nd; ++d) {
     bool inOut = c.outMap.isFunctionOfDim(d);
@@ -392,7 +409,8 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
     c.rowMap = maps[rowIdx];
     c.col = ins[1 - rowIdx];
     c.colMap = maps[1 - rowIdx];
-    if (!kiln::vec::innermostContiguous(c.row))
+    if (!(c.dynamicReduction ? kiln::vec::innermostUnitStride(c.row)
+                             : kiln::vec::innermostContiguous(c.row)))
       return std::nullopt;
     ArrayRef<AffineExpr> rowExprs = c.rowMap.getResults();
     for (AffineExpr e : rowExprs.drop_back())

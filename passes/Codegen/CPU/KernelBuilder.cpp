@@ -19,7 +19,19 @@ namespace kiln::contraction {
 
 bool KernelBuilder::build(ModuleOp module, unsigned &packCount) {
   OpBuilder b(c.op);
-  pack(b, module, packCount);
+  if (c.dynamicReduction) {
+    for (OpOperand *in : c.op.getDpsInputOperands()) {
+      ArrayRef<AffineExpr> exprs = c.op.getMatchingIndexingMap(in).getResults();
+      auto it = llvm::find(exprs, getAffineDimExpr(*c.dynamicReduction, c.op.getContext()));
+      if (it != exprs.end()) {
+        dynamicExtent = memref::DimOp::create(b, loc(), in->get(), it - exprs.begin());
+        break;
+      }
+    }
+  } else {
+    // Panels hold the whole reduction: a static one only.
+    pack(b, module, packCount);
+  }
   if (c.variant == kiln::contraction::Variant::Channels && !packedRow)
     return false;
   SmallVector<Value> ivs(c.op.getNumLoops(), index(b, 0));
@@ -123,7 +135,13 @@ void KernelBuilder::tiled(
     parallelPending = false;
 }
 
-int64_t KernelBuilder::bytes(Value v) { return cast<MemRefType>(v.getType()).getNumElements() * 4; }
+int64_t KernelBuilder::bytes(Value v) {
+  // A dynamic dim (the reduction's) counts as kNominalExtent.
+  int64_t elements = 1;
+  for (int64_t size : cast<MemRefType>(v.getType()).getShape())
+    elements *= ShapedType::isDynamic(size) ? kNominalExtent : size;
+  return elements * 4;
+}
 
 void KernelBuilder::mTiles(OpBuilder &b, SmallVector<Value> &ivs,
                            std::optional<std::pair<int64_t, int64_t>> inner) {
@@ -216,8 +234,8 @@ SmallVector<Value> KernelBuilder::reduce(OpBuilder &b, SmallVector<Value> &ivs,
                                          const std::function<int64_t(int64_t)> &lanesOf) {
   if (dims.empty())
     return step(b, ivs, acc, mr, nv, lanesOf);
-  auto loop =
-      scf::ForOp::create(b, loc(), index(b, 0), index(b, c.ranges[dims[0]]), index(b, 1), acc);
+  Value bound = dims[0] == c.dynamicReduction ? dynamicExtent : index(b, c.ranges[dims[0]]);
+  auto loop = scf::ForOp::create(b, loc(), index(b, 0), bound, index(b, 1), acc);
   OpBuilder nb = OpBuilder::atBlockEnd(loop.getBody());
   ivs[dims[0]] = loop.getInductionVar();
   SmallVector<Value> next =

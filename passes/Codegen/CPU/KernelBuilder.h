@@ -247,6 +247,7 @@ private:
   bool parallelPending;      ///< No loop is marked kiln.parallel yet.
   int64_t prefetchDistance;  ///< Steps ahead for far operands (0: none).
   mlir::scf::ForOp fallback; ///< The first loop that shares badly, if any.
+  mlir::Value dynamicExtent; ///< The size of c.dynamicReduction, read before the nest.
   mlir::Value packedRow;     ///< [tiles][steps][width] when the weights are packed.
   mlir::Value packedCol;     ///< [M tiles][steps][MR] when the column operand is packed.
   Panels rowPanel, colPanel;

@@ -213,7 +213,7 @@ void KernelBuilder::prefetch(OpBuilder &b, ArrayRef<Value> ivs, int64_t mr, int6
       found = true;
       break;
     }
-  if (!prefetchDistance || !found || c.ranges[dim] <= prefetchDistance)
+  if (!prefetchDistance || !found || c.ranges[dim] <= prefetchDistance || c.dynamicReduction)
     return;
   constexpr int64_t kFar = 1024, kLine = 64;
   auto far = [&](Value operand, AffineMap map) {

@@ -65,6 +65,12 @@
 // time; the kernels still pack it (the whole weight, each block's kernel
 // starting at its own panel).
 //
+// A contraction's dynamic reduction dim (attention's keys, in the
+// probabilities times the values) is not stripped: its windows would each
+// load and store the output tile again (twice the time of the static
+// kernel at 128 tokens). The pieces keep it whole and the kernel loops
+// over it (kiln::contraction::Contraction::dynamicReduction).
+//
 // Which epilogues run window by window, and their pieces, are in
 // StripEpilogues.cpp.
 //
@@ -163,6 +169,33 @@ int64_t staticWork(ArrayRef<int64_t> ranges) {
   return work;
 }
 
+/// The one dynamic reduction dim of an f32 multiply-accumulate `op`
+/// among `dims`, which an input indexes directly and none through a
+/// window: the contraction kernels loop over it whole.
+std::optional<unsigned> wholeReduction(linalg::GenericOp op,
+                                       ArrayRef<std::pair<unsigned, SizeSource>> dims) {
+  if (!kiln::vec::isMultiplyAccumulate(op) ||
+      !llvm::all_of(op->getOperandTypes(),
+                    [](Type t) { return cast<MemRefType>(t).getElementType().isF32(); }))
+    return std::nullopt;
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  std::optional<unsigned> found;
+  for (auto [d, src] : dims) {
+    if (op.getIteratorTypesArray()[d] != utils::IteratorType::reduction)
+      continue;
+    if (found)
+      return std::nullopt;
+    found = d;
+  }
+  if (!found)
+    return std::nullopt;
+  for (AffineMap map : op.getIndexingMapsArray())
+    for (AffineExpr e : map.getResults())
+      if (!isa<AffineDimExpr>(e) && e.isFunctionOfDim(*found))
+        return std::nullopt;
+  return found;
+}
+
 /// The dynamic loop dims of `op` in loop order, each with where its size
 /// is read; empty if there are none or the generic cannot be strip-mined.
 SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
@@ -243,6 +276,8 @@ struct StripDynamicDimsPass
       if (done.contains(op))
         continue;
       SmallVector<std::pair<unsigned, SizeSource>> dims = dynamicDims(op);
+      if (std::optional<unsigned> whole = wholeReduction(op, dims))
+        llvm::erase_if(dims, [&](auto d) { return d.first == *whole; });
       if (dims.empty())
         continue;
       if (!plainCopy(op)) {
@@ -327,6 +362,11 @@ struct StripDynamicDimsPass
     if (parallel && !windowCopy) {
       unsigned d = dims.front().first;
       int64_t work = staticWork(op.getStaticLoopRanges());
+      // A dynamic reduction left whole (wholeReduction) counts as the
+      // kernels count it.
+      for (auto [r, range] : llvm::enumerate(loopRanges))
+        if (ShapedType::isDynamic(range) && !llvm::is_contained(llvm::make_first_range(dims), r))
+          work *= kiln::contraction::kNominalExtent;
       bool disjoint = op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
                       llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
                         return llvm::is_contained(op.getMatchingIndexingMap(&out).getResults(),

@@ -31,6 +31,19 @@ inline bool innermostContiguous(mlir::Value v) {
   return strides.back() == 1;
 }
 
+/// Like innermostContiguous, for a memref whose outer dims may be dynamic
+/// (the keys of a contraction's dynamic reduction).
+inline bool innermostUnitStride(mlir::Value v) {
+  auto type = mlir::dyn_cast<mlir::MemRefType>(v.getType());
+  if (!type || type.getRank() == 0 || type.isDynamicDim(type.getRank() - 1))
+    return false;
+  llvm::SmallVector<int64_t> strides;
+  int64_t offset;
+  if (mlir::failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
 /// A constant mask with the first `on` of `size` lanes set.
 inline mlir::Value constantMask(mlir::OpBuilder &b, mlir::Location loc, int64_t size,
                                 int64_t on) {
