@@ -108,6 +108,45 @@ func.func @both(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %o: memref<?x64xf32>)
 
 // -----
 
+// The same with an epilogue in place (a bias and ReLU on the output):
+// with the keys whole, each window's sums are complete, so the epilogue
+// runs window by window after its piece, and the kernel folds it in.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @whole_keys_epilogue(
+// CHECK: scf.for
+// CHECK:   linalg.generic {{.+}} iterator_types = ["parallel", "parallel", "reduction"]{{.+}} outs(%[[W:[^ ]+]] : memref<16x64xf32
+// CHECK:   linalg.generic {{.+}} ins(%[[W]], %{{.+}}) outs(%{{.+}} : memref<16x64xf32
+// CHECK:     arith.maximumf
+// KERNEL-LABEL: func.func @whole_keys_epilogue(
+// KERNEL: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %c1{{.*}} iter_args(
+// KERNEL: arith.maximumf {{.*}} : vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @whole_keys_epilogue(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %b: memref<64xf32>, %o: memref<?x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%p, %v : memref<?x?xf32>, memref<?x64xf32>) outs(%o : memref<?x64xf32>) {
+  ^bb0(%a: f32, %x: f32, %c: f32):
+    %m = arith.mulf %a, %x : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%o, %b : memref<?x64xf32>, memref<64xf32>) outs(%o : memref<?x64xf32>) {
+  ^bb0(%y: f32, %bias: f32, %out: f32):
+    %t = arith.addf %y, %bias : f32
+    %r = arith.maximumf %t, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A dynamic dim read through a window offset (a stride-2 convolution
 // over the dynamic dim): a window of w outputs at t reads (w - 1) * 2 + 3
 // inputs from 2t. A conv takes windows of 8, 4 and 2 (once each at most)

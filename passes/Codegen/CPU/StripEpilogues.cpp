@@ -28,8 +28,9 @@ namespace {
 /// for its epilogue. Null when there is none, when its body reads its
 /// position (linalg.index: within a window it would read it there), or
 /// when `op` cannot run window by window with one: not one output
-/// indexed by loop dims alone, or a dynamic reduction dim (the epilogue
-/// needs every window's sums).
+/// indexed by loop dims alone, or a reduction dim among `dims` (the
+/// epilogue needs every window's sums; one the kernels take whole,
+/// wholeReduction, is not among them).
 linalg::GenericOp nextElementwise(linalg::GenericOp op, DynamicDims dims) {
   if (op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
       llvm::any_of(dims, [&](auto d) {
@@ -84,8 +85,8 @@ bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after) {
 /// between) that reads its output where it writes (a bias, an
 /// activation, a residual add: identity maps on the output's dims), to
 /// run window by window with it: the kernels fold it in. Null when there
-/// is none, when `op` has a dynamic reduction dim (the epilogue needs
-/// every window's sums), or when its other operands may share memory
+/// is none, when `op` is strip-mined along a reduction dim (the epilogue
+/// needs every window's sums), or when its other operands may share memory
 /// with the output or what it writes with `op`'s inputs.
 linalg::GenericOp plainEpilogue(linalg::GenericOp op, DynamicDims dims) {
   linalg::GenericOp after = nextElementwise(op, dims);
@@ -131,7 +132,7 @@ linalg::GenericOp plainEpilogue(linalg::GenericOp op, DynamicDims dims) {
 /// as [C, H, W]: a flattened conv's activation or residual add), rebuilt
 /// on the output's shape, its other operands collapsed the same way (all
 /// of them whole contiguous buffers of one shape, identity maps). Null
-/// when there is none, or `op` has a dynamic reduction dim (the
+/// when there is none, or `op` is strip-mined along a reduction dim (the
 /// epilogue needs every window's sums). The generic replaced goes into
 /// `erased`.
 linalg::GenericOp flatEpilogue(linalg::GenericOp op, DynamicDims dims,
