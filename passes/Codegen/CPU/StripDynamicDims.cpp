@@ -178,7 +178,6 @@ std::optional<unsigned> wholeReduction(linalg::GenericOp op,
       !llvm::all_of(op->getOperandTypes(),
                     [](Type t) { return cast<MemRefType>(t).getElementType().isF32(); }))
     return std::nullopt;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   std::optional<unsigned> found;
   for (auto [d, src] : dims) {
     if (op.getIteratorTypesArray()[d] != utils::IteratorType::reduction)

@@ -18,21 +18,9 @@
 
 namespace kiln::vec {
 
-/// True for a memref whose innermost dim has unit stride (vector loads and
-/// stores along it are contiguous).
-inline bool innermostContiguous(mlir::Value v) {
-  auto type = mlir::dyn_cast<mlir::MemRefType>(v.getType());
-  if (!type || type.getRank() == 0 || !type.hasStaticShape())
-    return false;
-  llvm::SmallVector<int64_t> strides;
-  int64_t offset;
-  if (mlir::failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  return strides.back() == 1;
-}
-
-/// Like innermostContiguous, for a memref whose outer dims may be dynamic
-/// (the keys of a contraction's dynamic reduction).
+/// True for a memref whose innermost dim is static with unit stride; its
+/// outer dims may be dynamic (the keys of a contraction's dynamic
+/// reduction).
 inline bool innermostUnitStride(mlir::Value v) {
   auto type = mlir::dyn_cast<mlir::MemRefType>(v.getType());
   if (!type || type.getRank() == 0 || type.isDynamicDim(type.getRank() - 1))
@@ -42,6 +30,13 @@ inline bool innermostUnitStride(mlir::Value v) {
   if (mlir::failed(type.getStridesAndOffset(strides, offset)))
     return false;
   return strides.back() == 1;
+}
+
+/// True for a memref of static shape whose innermost dim has unit stride
+/// (vector loads and stores along it are contiguous).
+inline bool innermostContiguous(mlir::Value v) {
+  auto type = mlir::dyn_cast<mlir::MemRefType>(v.getType());
+  return type && type.hasStaticShape() && innermostUnitStride(v);
 }
 
 /// A constant mask with the first `on` of `size` lanes set.
