@@ -31,6 +31,16 @@ inline mlir::Value rootBuffer(mlir::Value v) {
   return v;
 }
 
+/// `a` and `b` view two different planned buffers (memref.views of one
+/// workspace). They share no memory when both are live at once, which
+/// the caller must know (kiln-plan-memory reuses the memory of dead
+/// buffers): their byte ranges may not tell it, as over dynamic dims.
+inline bool distinctPlannedBuffers(mlir::Value a, mlir::Value b) {
+  auto va = rootBuffer(a).getDefiningOp<mlir::memref::ViewOp>();
+  auto vb = rootBuffer(b).getDefiningOp<mlir::memref::ViewOp>();
+  return va && vb && va != vb && va.getSource() == vb.getSource();
+}
+
 /// How far (in top-level ops) kiln-plan-memory looks back from an
 /// epilogue's output buffer for the contraction it follows, to start that
 /// buffer's life there (views and fills sit between them); the CPU code

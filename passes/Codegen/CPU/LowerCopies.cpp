@@ -15,6 +15,7 @@
 #include "passes/Codegen/CPU/Contraction.h"
 #include "passes/Codegen/CPU/Passes.h"
 #include "passes/Codegen/CPU/VectorHelpers.h"
+#include "passes/Utils/Buffers.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Dominance.h"
@@ -163,10 +164,7 @@ void fillBorderOnly(Operation *fill) {
 /// every buffer used inside a top-level op live across all of it, so such
 /// buffers never share memory, even where their offsets are dynamic.
 bool plannedApart(Value a, Value b, Operation *op) {
-  auto va = kiln::vec::rootBuffer(a).getDefiningOp<memref::ViewOp>();
-  auto vb = kiln::vec::rootBuffer(b).getDefiningOp<memref::ViewOp>();
-  return va && vb && va != vb && va.getSource() == vb.getSource() &&
-         !isa<FunctionOpInterface>(op->getParentOp());
+  return !isa<FunctionOpInterface>(op->getParentOp()) && kiln::distinctPlannedBuffers(a, b);
 }
 
 /// Nothing but `a` and `b` uses the memory of `buffer`, a planned buffer

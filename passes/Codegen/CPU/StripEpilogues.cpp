@@ -102,10 +102,7 @@ linalg::GenericOp plainEpilogue(linalg::GenericOp op, DynamicDims dims) {
   // mayOverlap. The epilogue's other inputs are defined before `op` and
   // read after it; so is what it writes when writesOwnMemory holds.
   auto apart = [&](Value a, Value b) {
-    Value ra = rootBuffer(a), rb = rootBuffer(b);
-    if (ra != rb && ra.getDefiningOp<memref::ViewOp>() && rb.getDefiningOp<memref::ViewOp>())
-      return true;
-    return !vec::mayOverlap(a, b);
+    return kiln::distinctPlannedBuffers(a, b) || !vec::mayOverlap(a, b);
   };
   Value written = after.getDpsInitOperand(0)->get();
   bool readsOut = false;
