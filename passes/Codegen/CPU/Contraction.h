@@ -56,8 +56,12 @@ struct Contraction {
   /// The one reduction dim whose extent is known only at run time (the
   /// keys of a strip-mined attention's probabilities times values): its
   /// range holds kNominalExtent for the heuristics, and the kernel's loop
-  /// over it reads the size (no packed panels, no prefetches).
-  std::optional<unsigned> dynamicReduction;
+  /// over it reads the size (no packed panels, no prefetches) as dim
+  /// `pos` of input `input`, which indexes it directly.
+  struct DynamicReduction {
+    unsigned dim, input, pos;
+  };
+  std::optional<DynamicReduction> dynamicReduction;
   /// What writes the output just before the generic, folded into the
   /// kernel (and erased): a constant fill (the accumulators start from the
   /// constant) or a copy/broadcast generic (a conv's bias: they start from
@@ -71,6 +75,10 @@ struct Contraction {
   /// kernel stores to.
   mlir::linalg::GenericOp epilogue;
 };
+
+/// `op` is a multiply-accumulate generic whose operands are all f32
+/// memrefs: what the kernels take, once its shape fits.
+bool isF32MultiplyAccumulate(mlir::linalg::GenericOp op);
 
 /// The kernel reading of `op` as `variant`, if it is an f32 multiply-
 /// accumulate generic on buffers that fits (static ranges, but for one

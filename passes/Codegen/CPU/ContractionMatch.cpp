@@ -336,13 +336,17 @@ Operation *initCandidate(Operation *op) {
   return before;
 }
 
+bool isF32MultiplyAccumulate(linalg::GenericOp op) {
+  return kiln::vec::isMultiplyAccumulate(op) &&
+         llvm::all_of(op->getOperandTypes(), [](Type t) {
+           auto m = dyn_cast<MemRefType>(t);
+           return m && m.getElementType().isF32();
+         });
+}
+
 std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   if (!op.hasPureBufferSemantics() || op.getNumDpsInputs() != 2 ||
-      op.getNumDpsInits() != 1 || !kiln::vec::isMultiplyAccumulate(op) ||
-      !llvm::all_of(op->getOperandTypes(), [](Type t) {
-        auto m = dyn_cast<MemRefType>(t);
-        return m && m.getElementType().isF32();
-      }))
+      op.getNumDpsInits() != 1 || !isF32MultiplyAccumulate(op))
     return std::nullopt;
   Contraction c;
   c.op = op;
@@ -354,13 +358,17 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
     // One dynamic reduction dim, its size read where an input has it as
     // an index of its own.
     if (ShapedType::isDynamic(r) && !c.dynamicReduction &&
-        iters[d] == utils::IteratorType::reduction &&
-        llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-          return llvm::is_contained(op.getMatchingIndexingMap(in).getResults(),
-                                    getAffineDimExpr(d, op.getContext()));
-        })) {
-      c.dynamicReduction = d;
-      r = kNominalExtent;
+        iters[d] == utils::IteratorType::reduction) {
+      for (OpOperand *in : op.getDpsInputOperands()) {
+        ArrayRef<AffineExpr> exprs = op.getMatchingIndexingMap(in).getResults();
+        auto it = llvm::find(exprs, getAffineDimExpr(d, op.getContext()));
+        if (it == exprs.end())
+          continue;
+        c.dynamicReduction = Contraction::DynamicReduction{
+            d, in->getOperandNumber(), static_cast<unsigned>(it - exprs.begin())};
+        r = kNominalExtent;
+        break;
+      }
     }
     if (r <= 0)
       return std::nullopt; // Dynamic or empty.

@@ -20,14 +20,8 @@ namespace kiln::contraction {
 bool KernelBuilder::build(ModuleOp module, unsigned &packCount) {
   OpBuilder b(c.op);
   if (c.dynamicReduction) {
-    for (OpOperand *in : c.op.getDpsInputOperands()) {
-      ArrayRef<AffineExpr> exprs = c.op.getMatchingIndexingMap(in).getResults();
-      auto it = llvm::find(exprs, getAffineDimExpr(*c.dynamicReduction, c.op.getContext()));
-      if (it != exprs.end()) {
-        dynamicExtent = memref::DimOp::create(b, loc(), in->get(), it - exprs.begin());
-        break;
-      }
-    }
+    dynamicExtent = memref::DimOp::create(b, loc(), c.op->getOperand(c.dynamicReduction->input),
+                                          c.dynamicReduction->pos);
   } else {
     // Panels hold the whole reduction: a static one only.
     pack(b, module, packCount);
@@ -234,7 +228,9 @@ SmallVector<Value> KernelBuilder::reduce(OpBuilder &b, SmallVector<Value> &ivs,
                                          const std::function<int64_t(int64_t)> &lanesOf) {
   if (dims.empty())
     return step(b, ivs, acc, mr, nv, lanesOf);
-  Value bound = dims[0] == c.dynamicReduction ? dynamicExtent : index(b, c.ranges[dims[0]]);
+  Value bound = c.dynamicReduction && dims[0] == c.dynamicReduction->dim
+                    ? dynamicExtent
+                    : index(b, c.ranges[dims[0]]);
   auto loop = scf::ForOp::create(b, loc(), index(b, 0), bound, index(b, 1), acc);
   OpBuilder nb = OpBuilder::atBlockEnd(loop.getBody());
   ivs[dims[0]] = loop.getInductionVar();

@@ -174,9 +174,7 @@ int64_t staticWork(ArrayRef<int64_t> ranges) {
 /// window: the contraction kernels loop over it whole.
 std::optional<unsigned> wholeReduction(linalg::GenericOp op,
                                        ArrayRef<std::pair<unsigned, SizeSource>> dims) {
-  if (!kiln::vec::isMultiplyAccumulate(op) ||
-      !llvm::all_of(op->getOperandTypes(),
-                    [](Type t) { return cast<MemRefType>(t).getElementType().isF32(); }))
+  if (!kiln::contraction::isF32MultiplyAccumulate(op))
     return std::nullopt;
   std::optional<unsigned> found;
   for (auto [d, src] : dims) {
