@@ -155,6 +155,7 @@ func.func @whole_keys_epilogue(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %b: me
 #w = affine_map<(t, k) -> (k)>
 #out = affine_map<(t, k) -> (t)>
 // CHECK-LABEL: func.func @window(
+// KERNEL-LABEL: func.func @window(
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %{{.*}} step %c16
 // CHECK: %[[AT:.*]] = arith.muli %[[T]], %c2
 // CHECK: memref.subview %{{.*}}[%[[AT]]] [33] [1]

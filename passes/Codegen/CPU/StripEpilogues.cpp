@@ -200,15 +200,17 @@ linalg::GenericOp pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op,
   linalg::GenericOp afterPiece = piece(b, after, afterAt, afterWidth);
   Value written = opPiece.getDpsInitOperand(0)->get();
   auto writtenView = written.getDefiningOp<memref::SubViewOp>();
-  for (OpOperand *in : afterPiece.getDpsInputOperands()) {
-    auto view = in->get().getDefiningOp<memref::SubViewOp>();
-    if (in->get() == written || !view || !writtenView ||
+  // The window of the output, read (and, in place, written) by the
+  // epilogue, is the same view as the piece's: what the kernel folds.
+  for (OpOperand &operand : afterPiece->getOpOperands()) {
+    auto view = operand.get().getDefiningOp<memref::SubViewOp>();
+    if (operand.get() == written || !view || !writtenView ||
         view.getSource() != writtenView.getSource() ||
         view.getMixedOffsets() != writtenView.getMixedOffsets() ||
         view.getMixedSizes() != writtenView.getMixedSizes() ||
         view.getMixedStrides() != writtenView.getMixedStrides())
       continue;
-    in->set(written);
+    operand.set(written);
     if (view->use_empty())
       view->erase();
   }
