@@ -147,6 +147,92 @@ func.func @whole_keys_epilogue(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %b: me
 
 // -----
 
+// Dynamic columns (attention's queries times keys: the keys are the
+// output's innermost dim, which only the transposed keys have, as their
+// innermost index) stay whole: the pieces are windows of rows alone, and
+// the kernel runs whole tiles of 16 columns (two vectors of 8), then a
+// vector at a time under a mask made from the columns left.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// CHECK-LABEL: func.func @whole_columns(
+// CHECK-SAME: %[[Q:.*]]: memref<?x64xf32>, %[[KT:.*]]: memref<64x?xf32>, %[[S:.*]]: memref<?x?xf32>)
+// CHECK: scf.for %[[I:.*]] =
+// CHECK:   %[[N:.*]] = memref.dim %[[S]], %c1
+// CHECK:   %[[W:.*]] = memref.subview %[[S]][%[[I]], 0] [16, %[[N]]] [1, 1]
+// CHECK:   linalg.generic {{.+}} ins(%{{.+}}, %[[KT]] : memref<16x64xf32{{.+}}, memref<64x?xf32>) outs(%[[W]] :
+// CHECK-NOT: scf.for
+// CHECK: scf.for
+// CHECK:   memref.subview %[[S]][%{{.*}}, 0] [8, %{{.*}}] [1, 1]
+// CHECK: scf.for
+// CHECK:   memref.subview %[[S]][%{{.*}}, 0] [4, %{{.*}}] [1, 1]
+// CHECK: scf.for
+// CHECK:   memref.subview %[[S]][%{{.*}}, 0] [1, %{{.*}}] [1, 1]
+// CHECK-NOT: scf.for
+// KERNEL-LABEL: func.func @whole_columns(
+// KERNEL: %[[NN:.*]] = memref.dim %{{.*}}, %c1{{.*}} : memref<16x?xf32
+// KERNEL: %[[REM:.*]] = arith.remui %[[NN]], %c16
+// KERNEL: %[[WHOLE:.*]] = arith.subi %[[NN]], %[[REM]]
+// KERNEL: scf.for %{{.*}} = %c0{{.*}} to %[[WHOLE]] step %c16
+// KERNEL:   vector.load %{{.*}} : memref<64x?xf32>, vector<8xf32>
+// KERNEL:   vector.store %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xf32>
+// KERNEL: scf.for %[[J:.*]] = %[[WHOLE]] to %[[NN]] step %c8
+// KERNEL:   %[[LEFT:.*]] = arith.subi %[[NN]], %[[J]]
+// KERNEL:   %[[MASK:.*]] = vector.create_mask %[[LEFT]] : vector<8xi1>
+// KERNEL:   vector.maskedload %{{.*}}, %[[MASK]], %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xi1>, vector<8xf32>
+// KERNEL:   vector.maskedload %{{.*}}, %[[MASK]], %{{.*}} : memref<64x?xf32>, vector<8xi1>, vector<8xf32>
+// KERNEL:   vector.maskedstore %{{.*}}, %[[MASK]], %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xi1>, vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @whole_columns(%q: memref<?x64xf32>, %kt: memref<64x?xf32>, %s: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %kt : memref<?x64xf32>, memref<64x?xf32>) outs(%s : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// With an epilogue to run window by window (a bias along the dynamic
+// columns), the columns are still windows: an epilogue that the kernel
+// could not fold in would be left over a dynamic dim.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#col = affine_map<(m, n) -> (n)>
+// CHECK-LABEL: func.func @columns_epilogue(
+// CHECK: scf.for
+// CHECK:   scf.for
+// CHECK:     linalg.generic {{.+}} outs(%{{.+}} : memref<16x16xf32
+// CHECK:     linalg.generic {{.+}} outs(%{{.+}} : memref<16x16xf32
+// KERNEL-LABEL: func.func @columns_epilogue(
+// KERNEL-NOT: vector.create_mask
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @columns_epilogue(%q: memref<?x64xf32>, %kt: memref<64x?xf32>, %b: memref<?xf32>, %s: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %kt : memref<?x64xf32>, memref<64x?xf32>) outs(%s : memref<?x?xf32>) {
+  ^bb0(%a: f32, %x: f32, %c: f32):
+    %m = arith.mulf %a, %x : f32
+    %r = arith.addf %c, %m : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s, %b : memref<?x?xf32>, memref<?xf32>) outs(%s : memref<?x?xf32>) {
+  ^bb0(%y: f32, %bias: f32, %out: f32):
+    %t = arith.addf %y, %bias : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
 // A dynamic dim read through a window offset (a stride-2 convolution
 // over the dynamic dim): a window of w outputs at t reads (w - 1) * 2 + 3
 // inputs from 2t. A conv takes windows of 8, 4 and 2 (once each at most)

@@ -62,6 +62,13 @@ struct Contraction {
     unsigned dim, input, pos;
   };
   std::optional<DynamicReduction> dynamicReduction;
+  /// N's extent is known only at run time (the keys of attention's
+  /// queries times keys, Rows only, the row operand contiguous along N):
+  /// its range holds kNominalExtent for the heuristics; the kernel reads
+  /// the output's size, runs whole tiles of N and then single vectors
+  /// under a mask made at run time. Epilogues and copied inits fold in in
+  /// place only, their other operands static.
+  bool dynamicN = false;
   /// What writes the output just before the generic, folded into the
   /// kernel (and erased): a constant fill (the accumulators start from the
   /// constant) or a copy/broadcast generic (a conv's bias: they start from
@@ -82,9 +89,10 @@ bool isF32MultiplyAccumulate(mlir::linalg::GenericOp op);
 
 /// The kernel reading of `op` as `variant`, if it is an f32 multiply-
 /// accumulate generic on buffers that fits (static ranges, but for one
-/// reduction dim that an input indexes directly; for Rows a row
-/// operand contiguous or regularly strided along the output's innermost
-/// dim, for Channels a constant row operand that can be packed, ...).
+/// reduction dim that an input indexes directly and, for Rows, N; for
+/// Rows a row operand contiguous or regularly strided along the output's
+/// innermost dim, for Channels a constant row operand that can be packed,
+/// ...).
 std::optional<Contraction> match(mlir::linalg::GenericOp op, Variant variant = Variant::Rows);
 
 /// The f32 data of the constant global `v` views (through reshapes of

@@ -370,6 +370,13 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
         break;
       }
     }
+    // N (the output's innermost dim), read as Rows.
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    if (ShapedType::isDynamic(r) && variant == Variant::Rows && outMap.getNumResults() &&
+        outMap.getResults().back() == getAffineDimExpr(d, op.getContext())) {
+      c.dynamicN = true;
+      r = kNominalExtent;
+    }
     if (r <= 0)
       return std::nullopt; // Dynamic or empty.
   }
@@ -379,8 +386,9 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   unsigned nd = op.getNumLoops();
   c.out = op.getDpsInitOperand(0)->get();
   c.outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  if (!kiln::vec::innermostContiguous(c.out) || !c.outMap.isProjectedPermutation() ||
-      c.outMap.getNumResults() == 0)
+  bool outContiguous = c.dynamicN ? kiln::vec::unitInnermostStride(c.out)
+                                  : kiln::vec::innermostContiguous(c.out);
+  if (!outContiguous || !c.outMap.isProjectedPermutation() || c.outMap.getNumResults() == 0)
     return std::nullopt;
   // Parallel dims are exactly the output's dims.
   for (unsigned d = 0; d < nd; ++d) {
@@ -417,8 +425,9 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
     c.rowMap = maps[rowIdx];
     c.col = ins[1 - rowIdx];
     c.colMap = maps[1 - rowIdx];
-    if (!(c.dynamicReduction ? kiln::vec::innermostUnitStride(c.row)
-                             : kiln::vec::innermostContiguous(c.row)))
+    if (!(c.dynamicN            ? kiln::vec::unitInnermostStride(c.row)
+          : c.dynamicReduction ? kiln::vec::innermostUnitStride(c.row)
+                               : kiln::vec::innermostContiguous(c.row)))
       return std::nullopt;
     ArrayRef<AffineExpr> rowExprs = c.rowMap.getResults();
     for (AffineExpr e : rowExprs.drop_back())
@@ -428,7 +437,8 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
     if (!noDivision(rowExprs.back()))
       return std::nullopt;
     std::optional<int64_t> s = coefficient(rowExprs.back(), c.dimN, nd);
-    if (!s || *s < 1 || *s > 1024)
+    // Dynamic N: plain loads under a mask made at run time.
+    if (!s || *s < 1 || *s > 1024 || (c.dynamicN && *s != 1))
       return std::nullopt;
     c.strideN = *s;
   } else {

@@ -22,10 +22,13 @@ bool KernelBuilder::build(ModuleOp module, unsigned &packCount) {
   if (c.dynamicReduction) {
     dynamicExtent = memref::DimOp::create(b, loc(), c.op->getOperand(c.dynamicReduction->input),
                                           c.dynamicReduction->pos);
-  } else {
-    // Panels hold the whole reduction: a static one only.
+  } else if (!c.dynamicN) {
+    // Panels hold the whole reduction: a static one only. (A dynamic N's
+    // row operand is no constant either.)
     pack(b, module, packCount);
   }
+  if (c.dynamicN)
+    nExtent = memref::DimOp::create(b, loc(), c.out, c.outPosN);
   if (c.variant == kiln::contraction::Variant::Channels && !packedRow)
     return false;
   SmallVector<Value> ivs(c.op.getNumLoops(), index(b, 0));
@@ -164,6 +167,27 @@ void KernelBuilder::nLoops(OpBuilder &b, SmallVector<Value> &ivs, std::optional<
 void KernelBuilder::nTiles(
     OpBuilder &b, SmallVector<Value> &ivs,
     const std::function<void(OpBuilder &, SmallVector<Value> &, int64_t, int64_t)> &body) {
+  if (c.dynamicN) {
+    // Whole tiles, then what is left a vector at a time, the last one
+    // masked (create_mask sets all lanes for a count beyond them).
+    int64_t width = t.nv * t.lanes;
+    Value whole = arith::SubIOp::create(
+        b, loc(), nExtent, arith::RemUIOp::create(b, loc(), nExtent, index(b, width)));
+    auto tiles = scf::ForOp::create(b, loc(), index(b, 0), whole, index(b, width));
+    markParallel(tiles, (c.ranges[c.dimN] + width - 1) / width);
+    OpBuilder tb = OpBuilder::atBlockTerminator(tiles.getBody());
+    ivs[c.dimN] = tiles.getInductionVar();
+    body(tb, ivs, t.nv, t.lanes);
+    auto rest = scf::ForOp::create(b, loc(), whole, nExtent, index(b, t.lanes));
+    OpBuilder rb = OpBuilder::atBlockTerminator(rest.getBody());
+    ivs[c.dimN] = rest.getInductionVar();
+    Value left = arith::SubIOp::create(rb, loc(), nExtent, ivs[c.dimN]);
+    tailMask = vector::CreateMaskOp::create(
+        rb, loc(), VectorType::get({t.lanes}, rb.getI1Type()), ValueRange{left});
+    body(rb, ivs, 1, kMasked);
+    tailMask = nullptr;
+    return;
+  }
   tiled(b, c.dimN, c.ranges[c.dimN], t.nv * t.lanes, ivs,
         [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t width) {
           int64_t nv = (width + t.lanes - 1) / t.lanes;

@@ -112,7 +112,8 @@ private:
   void nLoops(mlir::OpBuilder &b, mlir::SmallVector<mlir::Value> &ivs, std::optional<int64_t> mr);
 
   /// Tiles of N; `body` gets each one's vector count and the lanes of its
-  /// last vector.
+  /// last vector. A dynamic N (c.dynamicN) runs whole tiles, then single
+  /// vectors of kMasked lanes: under tailMask, made from what is left.
   void nTiles(mlir::OpBuilder &b, mlir::SmallVector<mlir::Value> &ivs,
               const std::function<void(mlir::OpBuilder &, mlir::SmallVector<mlir::Value> &, int64_t,
                                        int64_t)> &body);
@@ -198,6 +199,10 @@ private:
 
   // Output vectors and stores (KernelStores.cpp).
 
+  /// A lane count (`on`, `lastLanes`) that stands for the lanes of
+  /// tailMask, known at run time only.
+  static constexpr int64_t kMasked = 0;
+
   /// A vector of the row operand, `on` lanes valid.
   /// Strided (a stride-2 conv) through a wide load and a shuffle; far
   /// apart (a ViT's 16x16 patches) a gather.
@@ -248,6 +253,8 @@ private:
   int64_t prefetchDistance;  ///< Steps ahead for far operands (0: none).
   mlir::scf::ForOp fallback; ///< The first loop that shares badly, if any.
   mlir::Value dynamicExtent; ///< The size of c.dynamicReduction, read before the nest.
+  mlir::Value nExtent;       ///< The size of a dynamic N, read before the nest.
+  mlir::Value tailMask;      ///< The lanes of N left, inside the loop over them.
   mlir::Value packedRow;     ///< [tiles][steps][width] when the weights are packed.
   mlir::Value packedCol;     ///< [M tiles][steps][MR] when the column operand is packed.
   Panels rowPanel, colPanel;

@@ -19,6 +19,8 @@ using namespace mlir;
 namespace kiln::contraction {
 
 Value KernelBuilder::rowVector(OpBuilder &b, ValueRange idx, int64_t on) {
+  if (on == kMasked) // A dynamic N: the row is contiguous along it.
+    return vectorAt(b, c.row, idx, idx.size() - 1, on);
   return kiln::vec::stridedLoad(b, loc(), c.row, idx, t.lanes, c.strideN, on);
 }
 
@@ -27,7 +29,16 @@ Value KernelBuilder::vectorAt(OpBuilder &b, Value mem, ValueRange idx, unsigned 
   lanes = lanes ? lanes : t.lanes;
   auto vecType = VectorType::get({lanes}, b.getF32Type());
   std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
-  if (pos + 1 == idx.size() && stride == 1)
+  bool contiguous = pos + 1 == idx.size() && stride == 1;
+  if (on == kMasked) {
+    Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
+    if (contiguous)
+      return vector::MaskedLoadOp::create(b, loc(), vecType, mem, idx, tailMask, zero);
+    return vector::GatherOp::create(b, loc(), vecType, mem, idx,
+                                    kiln::vec::laneOffsets(b, loc(), lanes, *stride), tailMask,
+                                    zero);
+  }
+  if (contiguous)
     return kiln::vec::load(b, loc(), mem, idx, vecType, on);
   return kiln::vec::gather(b, loc(), mem, idx, lanes, *stride, on);
 }
@@ -35,11 +46,18 @@ Value KernelBuilder::vectorAt(OpBuilder &b, Value mem, ValueRange idx, unsigned 
 void KernelBuilder::storeAt(OpBuilder &b, Value value, Value mem, ValueRange idx, unsigned pos,
                             int64_t on) {
   std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
-  if (pos + 1 == idx.size() && stride == 1)
-    return kiln::vec::store(b, loc(), value, mem, idx, on);
+  if (pos + 1 == idx.size() && stride == 1) {
+    if (on == kMasked)
+      vector::MaskedStoreOp::create(b, loc(), mem, idx, tailMask, value);
+    else
+      kiln::vec::store(b, loc(), value, mem, idx, on);
+    return;
+  }
   vector::ScatterOp::create(b, loc(), Type(), mem, idx,
                             kiln::vec::laneOffsets(b, loc(), t.lanes, *stride),
-                            kiln::vec::constantMask(b, loc(), t.lanes, on), value);
+                            on == kMasked ? tailMask
+                                          : kiln::vec::constantMask(b, loc(), t.lanes, on),
+                            value);
 }
 
 Value KernelBuilder::operandAt(OpBuilder &b, linalg::GenericOp op, OpOperand *in,

@@ -69,7 +69,11 @@
 // probabilities times the values) is not stripped: its windows would each
 // load and store the output tile again (twice the time of the static
 // kernel at 128 tokens). The pieces keep it whole and the kernel loops
-// over it (kiln::contraction::Contraction::dynamicReduction).
+// over it (kiln::contraction::Contraction::dynamicReduction). Nor are its
+// dynamic columns (attention's keys, in the queries times the keys), when
+// no epilogue runs window by window with it: one-column pieces took 7 us
+// a layer at 12 tokens, where the kernel's whole tiles and a masked last
+// vector take under 1 (Contraction::dynamicN).
 //
 // Which epilogues run window by window, and their pieces, are in
 // StripEpilogues.cpp.
@@ -193,6 +197,41 @@ std::optional<unsigned> wholeReduction(linalg::GenericOp op,
   return found;
 }
 
+/// The dynamic columns of an f32 multiply-accumulate `op` among `dims`
+/// (the keys of attention's queries times keys): the output's innermost
+/// dim, parallel, which one input alone has, as its innermost index only,
+/// both with a unit innermost stride. The contraction kernels run along
+/// it whole, masking what is left after their whole tiles.
+std::optional<unsigned> wholeColumns(linalg::GenericOp op,
+                                     ArrayRef<std::pair<unsigned, SizeSource>> dims) {
+  if (!kiln::contraction::isF32MultiplyAccumulate(op) || op.getNumDpsInits() != 1)
+    return std::nullopt;
+  OpOperand *out = op.getDpsInitOperand(0);
+  ArrayRef<AffineExpr> outExprs = op.getMatchingIndexingMap(out).getResults();
+  if (outExprs.empty() || !kiln::vec::unitInnermostStride(out->get()))
+    return std::nullopt;
+  auto last = dyn_cast<AffineDimExpr>(outExprs.back());
+  if (!last)
+    return std::nullopt;
+  unsigned n = last.getPosition();
+  if (!llvm::is_contained(llvm::make_first_range(dims), n) ||
+      op.getIteratorTypesArray()[n] != utils::IteratorType::parallel)
+    return std::nullopt;
+  int users = 0;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    ArrayRef<AffineExpr> exprs = op.getMatchingIndexingMap(in).getResults();
+    int uses = llvm::count_if(exprs, [&](AffineExpr e) { return e.isFunctionOfDim(n); });
+    if (!uses)
+      continue;
+    if (uses != 1 || exprs.back() != last || !kiln::vec::unitInnermostStride(in->get()))
+      return std::nullopt;
+    ++users;
+  }
+  if (users != 1)
+    return std::nullopt;
+  return n;
+}
+
 /// The dynamic loop dims of `op` in loop order, each with where its size
 /// is read; empty if there are none or the generic cannot be strip-mined.
 SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
@@ -282,7 +321,13 @@ struct StripDynamicDimsPass
         linalg::GenericOp after = flatEpilogue(op, dims, done);
         if (!after && (after = plainEpilogue(op, dims)))
           done.insert(after);
-        strip(op, dims, after);
+        // Without an epilogue to run window by window, the kernels take
+        // dynamic columns whole (one that cannot fold into them would be
+        // left over a dynamic dim).
+        if (std::optional<unsigned> columns = after ? std::nullopt : wholeColumns(op, dims))
+          llvm::erase_if(dims, [&](auto d) { return d.first == *columns; });
+        if (!dims.empty())
+          strip(op, dims, after);
         continue;
       }
       // A plain copy stays whole along its dynamic dims; with threads,

@@ -18,18 +18,26 @@
 
 namespace kiln::vec {
 
-/// True for a memref whose innermost dim is static with unit stride; its
-/// outer dims may be dynamic (the keys of a contraction's dynamic
-/// reduction).
-inline bool innermostUnitStride(mlir::Value v) {
+/// True for a memref whose innermost dim has unit stride, whatever its
+/// sizes (the keys a contraction's dynamic columns run along).
+inline bool unitInnermostStride(mlir::Value v) {
   auto type = mlir::dyn_cast<mlir::MemRefType>(v.getType());
-  if (!type || type.getRank() == 0 || type.isDynamicDim(type.getRank() - 1))
+  if (!type || type.getRank() == 0)
     return false;
   llvm::SmallVector<int64_t> strides;
   int64_t offset;
   if (mlir::failed(type.getStridesAndOffset(strides, offset)))
     return false;
   return strides.back() == 1;
+}
+
+/// True for a memref whose innermost dim is static with unit stride; its
+/// outer dims may be dynamic (the keys of a contraction's dynamic
+/// reduction).
+inline bool innermostUnitStride(mlir::Value v) {
+  auto type = mlir::dyn_cast<mlir::MemRefType>(v.getType());
+  return type && type.getRank() && !type.isDynamicDim(type.getRank() - 1) &&
+         unitInnermostStride(v);
 }
 
 /// True for a memref of static shape whose innermost dim has unit stride
