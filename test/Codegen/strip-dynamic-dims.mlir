@@ -5,7 +5,9 @@
 // over static windows: full windows of 16 along the dim, then (in a
 // contraction with an operand the rows share) a window of 8 and one of 4,
 // then the rest one at a time, each a copy of the generic on subviews,
-// which the kernels take.
+// which the kernels take. A contraction whose kernel takes its rows as a
+// dynamic M runs the rows left after the windows of 16 as one piece
+// instead.
 
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
@@ -15,37 +17,34 @@
 // CHECK: %[[S:.*]] = memref.dim %[[X]], %c0
 // CHECK: %[[R:.*]] = arith.remui %[[S]], %c16
 // CHECK: %[[FULL:.*]] = arith.subi %[[S]], %[[R]]
-// CHECK: %[[R8:.*]] = arith.remui %[[S]], %c8
-// CHECK: %[[EIGHTS:.*]] = arith.subi %[[S]], %[[R8]]
-// CHECK: %[[R4:.*]] = arith.remui %[[S]], %c4
-// CHECK: %[[FOURS:.*]] = arith.subi %[[S]], %[[R4]]
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[FULL]] step %c16 {
 // CHECK:   %[[XS:.*]] = memref.subview %[[X]][%[[I]], 0] [16, 8] [1, 1]
 // CHECK:   %[[YS:.*]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
 // CHECK:   linalg.generic {{.*}} ins(%[[XS]], %[[W]] : memref<16x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YS]] : memref<16x32xf32, strided<[32, 1], offset: ?>>)
-// CHECK: scf.for %[[E:.*]] = %[[FULL]] to %[[EIGHTS]] step %c8 {
-// CHECK:   %[[X8:.*]] = memref.subview %[[X]][%[[E]], 0] [8, 8] [1, 1]
-// CHECK:   %[[Y8:.*]] = memref.subview %[[Y]][%[[E]], 0] [8, 32] [1, 1]
-// CHECK:   linalg.generic {{.*}} ins(%[[X8]], %[[W]] : memref<8x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[Y8]] : memref<8x32xf32, strided<[32, 1], offset: ?>>)
-// CHECK: scf.for %[[K:.*]] = %[[EIGHTS]] to %[[FOURS]] step %c4 {
-// CHECK:   %[[X4:.*]] = memref.subview %[[X]][%[[K]], 0] [4, 8] [1, 1]
-// CHECK:   %[[Y4:.*]] = memref.subview %[[Y]][%[[K]], 0] [4, 32] [1, 1]
-// CHECK:   linalg.generic {{.*}} ins(%[[X4]], %[[W]] : memref<4x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[Y4]] : memref<4x32xf32, strided<[32, 1], offset: ?>>)
-// CHECK: scf.for %[[J:.*]] = %[[FOURS]] to %[[S]] step %c1 {
-// CHECK:   %[[XR:.*]] = memref.subview %[[X]][%[[J]], 0] [1, 8] [1, 1]
-// CHECK:   %[[YR:.*]] = memref.subview %[[Y]][%[[J]], 0] [1, 32] [1, 1]
-// CHECK:   linalg.generic {{.*}} ins(%[[XR]], %[[W]] : memref<1x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YR]] : memref<1x32xf32, strided<[32, 1], offset: ?>>)
+// CHECK: scf.for %[[J:.*]] = %[[FULL]] to %[[S]] step %c16 {
+// CHECK:   %[[XN:.*]] = memref.dim %[[X]], %c0
+// CHECK:   %[[XL:.*]] = arith.subi %[[XN]], %[[J]]
+// CHECK:   %[[XR:.*]] = memref.subview %[[X]][%[[J]], 0] [%[[XL]], 8] [1, 1]
+// CHECK:   %[[YN:.*]] = memref.dim %[[Y]], %c0
+// CHECK:   %[[YL:.*]] = arith.subi %[[YN]], %[[J]]
+// CHECK:   %[[YR:.*]] = memref.subview %[[Y]][%[[J]], 0] [%[[YL]], 32] [1, 1]
+// CHECK:   linalg.generic {{.*}} ins(%[[XR]], %[[W]] : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YR]] : memref<?x32xf32, strided<[32, 1], offset: ?>>)
 // CHECK-NOT: linalg.generic
-// All three pieces become vector kernels.
+// Both pieces become vector kernels: the rows left in whole tiles of 6,
+// then a tile of 1 to 5 rows, whichever are left.
 // KERNEL-LABEL: func.func @rows(
 // KERNEL-NOT: linalg.generic
 // KERNEL: vector.store {{.*}} : memref<16x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
 // KERNEL-NOT: linalg.generic
-// KERNEL: vector.store {{.*}} : memref<8x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
-// KERNEL-NOT: linalg.generic
-// KERNEL: vector.store {{.*}} : memref<4x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
-// KERNEL-NOT: linalg.generic
-// KERNEL: vector.store {{.*}} : memref<1x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
+// KERNEL: %[[M:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x32xf32, strided<[32, 1], offset: ?>>
+// KERNEL: %[[LEFT:.*]] = arith.remui %[[M]], %c6
+// KERNEL: %[[TILES:.*]] = arith.subi %[[M]], %[[LEFT]]
+// KERNEL: scf.for %{{.*}} = %c0{{.*}} to %[[TILES]] step %c6
+// KERNEL: scf.index_switch %[[LEFT]]
+// KERNEL: case 1 {
+// KERNEL: vector.store %{{.*}}, %{{.*}}[%[[TILES]], %{{.*}}] : memref<?x32xf32, strided<[32, 1], offset: ?>>, vector<8xf32>
+// KERNEL: case 5 {
+// KERNEL: default {
 // KERNEL-NOT: linalg.generic
 // KERNEL: return
 func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>) {
@@ -61,10 +60,88 @@ func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>)
 
 // -----
 
+// Batch rows left over a static window of time steps (an LSTM's input
+// projection): the kernel's M is the 16 time steps (tiles of 6, 6 and
+// 4, each pass over the weights serving 6 rows), the rows left a loop
+// around them to their size; no tile of the rows left.
+#bm = affine_map<(b, t, n, k) -> (b, t, k)>
+#kn4 = affine_map<(b, t, n, k) -> (k, n)>
+#bn = affine_map<(b, t, n, k) -> (b, t, n)>
+// CHECK-LABEL: func.func @rows_loop(
+// CHECK: scf.for {{.*}} step %c16 {
+// CHECK: scf.for {{.*}} step %c16 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<?x16x64xf32
+// KERNEL-LABEL: func.func @rows_loop(
+// KERNEL: scf.for {{.*}} step %c16
+// KERNEL-NOT: linalg.generic
+// KERNEL: %[[B:.*]] = memref.dim %{{.*}}, %c0{{.*}} : memref<?x16x64xf32, strided<[1024, 64, 1], offset: ?>>
+// KERNEL: scf.for %{{.*}} = %c0{{.*}} to %[[B]] step %c1
+// KERNEL: scf.for %{{.*}} = %c0{{.*}} to %c18 step %c6
+// KERNEL-NOT: scf.index_switch
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @rows_loop(%x: memref<?x16x80xf32>, %w: memref<80x64xf32>, %y: memref<?x16x64xf32>) {
+  linalg.generic {indexing_maps = [#bm, #kn4, #bn], iterator_types = ["parallel", "parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x16x80xf32>, memref<80x64xf32>) outs(%y : memref<?x16x64xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// The rows left as one piece only where its kernel takes them whole with
+// its epilogue folded in: here the epilogue writes another buffer while
+// the output stays live (a function result), so the kernel could not fold
+// it, and the rest goes back to windows of 8, 4 and 1, which the vector
+// passes take static.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @rest_windows(
+// CHECK: scf.for {{.*}} step %c16 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<16x32xf32
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<16x32xf32
+// CHECK: scf.for {{.*}} step %c8 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<8x32xf32
+// CHECK: scf.for {{.*}} step %c4 {
+// CHECK: scf.for {{.*}} step %c1 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<1x32xf32
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<1x32xf32
+// CHECK-NOT: scf.index_switch
+// CHECK-NOT: memref<?x
+// CHECK: return
+// KERNEL-LABEL: func.func @rest_windows(
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @rest_windows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>, %z: memref<?x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x8xf32>, memref<8x32xf32>) outs(%y : memref<?x32xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %p : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%y : memref<?x32xf32>) outs(%z : memref<?x32xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A dynamic reduction dim (attention's probabilities times values) stays
 // whole: windows along it would each load and store the output tile
 // again; the kernel loops over it, to its size. The dynamic output rows
-// are windows of 16, 8, 4 and 1.
+// are windows of 16, then the rows left as one piece.
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
@@ -77,14 +154,8 @@ func.func @rows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x32xf32>)
 // CHECK:   %[[WO:.*]] = memref.subview %[[O]][%[[I]], 0] [16, 64] [1, 1]
 // CHECK:   linalg.generic {{.+}} ins(%[[W]], %[[V]] : {{.+}}) outs(%[[WO]] :
 // CHECK-NOT: scf.for
-// CHECK: scf.for
-// CHECK:   memref.subview %[[P]][%{{.*}}, 0] [8, %{{.*}}] [1, 1]
-// CHECK:   linalg.generic
-// CHECK: scf.for
-// CHECK:   memref.subview %[[P]][%{{.*}}, 0] [4, %{{.*}}] [1, 1]
-// CHECK:   linalg.generic
-// CHECK: scf.for
-// CHECK:   memref.subview %[[P]][%{{.*}}, 0] [1, %{{.*}}] [1, 1]
+// CHECK: scf.for %[[J:.*]] =
+// CHECK:   memref.subview %[[P]][%[[J]], 0] [%{{.*}}, %{{.*}}] [1, 1] : memref<?x?xf32> to memref<?x?xf32
 // CHECK:   linalg.generic
 // CHECK-NOT: scf.for
 // KERNEL-LABEL: func.func @both(
@@ -162,12 +233,8 @@ func.func @whole_keys_epilogue(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %b: me
 // CHECK:   %[[W:.*]] = memref.subview %[[S]][%[[I]], 0] [16, %[[N]]] [1, 1]
 // CHECK:   linalg.generic {{.+}} ins(%{{.+}}, %[[KT]] : memref<16x64xf32{{.+}}, memref<64x?xf32>) outs(%[[W]] :
 // CHECK-NOT: scf.for
-// CHECK: scf.for
-// CHECK:   memref.subview %[[S]][%{{.*}}, 0] [8, %{{.*}}] [1, 1]
-// CHECK: scf.for
-// CHECK:   memref.subview %[[S]][%{{.*}}, 0] [4, %{{.*}}] [1, 1]
-// CHECK: scf.for
-// CHECK:   memref.subview %[[S]][%{{.*}}, 0] [1, %{{.*}}] [1, 1]
+// CHECK: scf.for %[[J:.*]] =
+// CHECK:   memref.subview %[[S]][%[[J]], 0] [%{{.*}}, %{{.*}}] [1, 1] : memref<?x?xf32> to memref<?x?xf32
 // CHECK-NOT: scf.for
 // KERNEL-LABEL: func.func @whole_columns(
 // KERNEL: %[[NN:.*]] = memref.dim %{{.*}}, %c1{{.*}} : memref<16x?xf32
@@ -535,12 +602,10 @@ func.func @position(%x: memref<?xf32>, %y: memref<i64>) {
 // rows is parallel (they write disjoint rows); as a window of 16 rows is
 // enough work to split alone, it is marked kiln.parallel_nests too and
 // the kernel inside marks its own loop (run serially when the windows go
-// to threads, shared out when there is one window). The windows of 8 and
-// of 4 rows run once at most: their loops are serial and their kernels
-// share out their own (columns), each reading the weight once. The rest,
-// row by row, is serial (its kernel may mark a loop of its own, not this
-// small one). A dynamic reduction dim stays whole (no windows): the
-// kernel marks its own loop.
+// to threads, shared out when there is one window). The rows left run
+// once, as one piece: its loop is serial and its kernel shares out its
+// own (columns), reading the weight once. A dynamic reduction dim stays
+// whole (no windows): the kernel marks its own loop.
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
@@ -551,16 +616,10 @@ func.func @position(%x: memref<?xf32>, %y: memref<i64>) {
 // THREADS: } {kiln.parallel}
 // THREADS-NEXT: } {kiln.parallel, kiln.parallel_nests}
 // THREADS-NEXT: scf.for
-// THREADS: memref.subview {{.*}} [8, 256] [1, 1]
+// THREADS: memref.subview {{.*}} [%{{.*}}, 256] [1, 1]
+// THREADS: scf.index_switch
 // THREADS: } {kiln.parallel}
 // THREADS-NEXT: }{{$}}
-// THREADS-NEXT: scf.for
-// THREADS: memref.subview {{.*}} [4, 256] [1, 1]
-// THREADS: } {kiln.parallel}
-// THREADS-NEXT: }{{$}}
-// THREADS-NEXT: scf.for
-// THREADS: memref.subview {{.*}} [1, 256] [1, 1]
-// THREADS-NOT: kiln.parallel
 // THREADS: memref.dim {{.*}} : memref<256x?xf32>
 // THREADS: scf.for
 // THREADS: } {kiln.parallel}
@@ -637,12 +696,12 @@ func.func @channel_blocks(%x: memref<?xf32>, %w: memref<512x700xf32>, %y: memref
 // CHECK: %[[Y16:.+]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
 // CHECK: linalg.generic {{.*}} ins(%[[A16]], %{{.*}} : {{.*}}) outs(%[[Y16]] :
 // CHECK: arith.maximumf
-// CHECK: step %c8
-// CHECK: linalg.fill
-// CHECK: step %c4
-// CHECK: linalg.fill
-// CHECK: step %c1
-// CHECK: linalg.fill
+// CHECK: scf.for %[[J:.*]] = %{{.*}} to %{{.*}} step %c16 {
+// CHECK: %[[AR:.+]] = memref.subview %[[A]][%[[J]], 0] [%{{.+}}, 32] [1, 1]
+// CHECK: linalg.fill ins(%{{.*}} : f32) outs(%[[AR]] :
+// CHECK: %[[YR:.+]] = memref.subview %[[Y]][%[[J]], 0] [%{{.+}}, 32] [1, 1]
+// CHECK: linalg.generic {{.*}} outs(%[[AR]] : {{.*}}) attrs = {kiln.output_read_once, kiln.window_piece}
+// CHECK: linalg.generic {{.*}} ins(%[[AR]], %{{.*}} : {{.*}}) outs(%[[YR]] :
 // CHECK: return
 // KERNEL-LABEL: func.func @fill_epilogue(
 // KERNEL-NOT: linalg.
@@ -650,6 +709,9 @@ func.func @channel_blocks(%x: memref<?xf32>, %w: memref<512x700xf32>, %y: memref
 // KERNEL: %[[Y16:.+]] = memref.subview %{{.*}}[%{{.*}}, 0] [16, 32] [1, 1]
 // KERNEL: arith.maximumf
 // KERNEL: vector.store %{{.*}}, %[[Y16]]
+// KERNEL-NOT: linalg.
+// KERNEL: scf.index_switch
+// KERNEL: arith.maximumf
 // KERNEL-NOT: linalg.
 // KERNEL: return
 func.func @fill_epilogue(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32xf32>,
@@ -696,8 +758,9 @@ func.func @fill_epilogue(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<8x32
 // CHECK-NOT: kiln.output_read_once
 // CHECK-SAME: {
 // CHECK-NOT: arith.maximumf
-// CHECK: step %c1 {
+// CHECK: scf.for {{.*}} step %c16 {
 // CHECK: linalg.fill
+// CHECK: linalg.generic {{.+}} outs(%{{.+}} : memref<?x32xf32
 // CHECK-NOT: arith.maximumf
 // CHECK: memref.dim
 // CHECK: scf.for {{.*}} step %c16{{.*}} {
@@ -742,10 +805,8 @@ func.func @epilogue_unmarked(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w: memref<
 // CHECK: memref.subview %{{.*}}[%[[I]], 0] [16, 200] [1, 1]
 // CHECK: memref.subview %{{.*}}[0, %[[J]]] [200, 512] [1, 1]
 // CHECK: memref.subview %{{.*}}[%[[I]], %[[J]]] [16, 512] [1, 1]
-// CHECK: step %c8
-// CHECK: step %c4
-// CHECK: step %c1
-// CHECK: memref.subview %{{.*}}[%{{.*}}, %[[J]]] [1, 512] [1, 1]
+// CHECK: scf.for %[[R:.*]] = %{{.*}} to %{{.*}} step %c16 {
+// CHECK: memref.subview %{{.*}}[%[[R]], %[[J]]] [%{{.*}}, 512] [1, 1]
 // THREADS-LABEL: func.func @column_blocks(
 // THREADS: step %c16 {
 // THREADS-NOT: kiln.parallel

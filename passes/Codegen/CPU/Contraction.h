@@ -69,6 +69,16 @@ struct Contraction {
   /// under a mask made at run time. Epilogues and copied inits fold in in
   /// place only, their other operands static.
   bool dynamicN = false;
+  /// A parallel dim other than N whose extent is known only at run time
+  /// (the rows left after kiln-strip-dynamic-dims' windows, fewer than a
+  /// window; Rows only), which the column operand alone has: its range
+  /// holds kNominalExtent; the kernel reads the output's size. It is M
+  /// unless another such dim is static with 2 or more (a window of
+  /// time steps in a batch's rows left): then a loop outside the tiles.
+  /// As M, the kernel runs whole tiles of MR rows, then the rows left as
+  /// one tile of their own (an scf.index_switch over 1 .. MR - 1). No
+  /// loop over it goes to threads.
+  std::optional<unsigned> dynamicRows;
   /// What writes the output just before the generic, folded into the
   /// kernel (and erased): a constant fill (the accumulators start from the
   /// constant) or a copy/broadcast generic (a conv's bias: they start from
@@ -89,8 +99,8 @@ bool isF32MultiplyAccumulate(mlir::linalg::GenericOp op);
 
 /// The kernel reading of `op` as `variant`, if it is an f32 multiply-
 /// accumulate generic on buffers that fits (static ranges, but for one
-/// reduction dim that an input indexes directly and, for Rows, N; for
-/// Rows a row operand contiguous or regularly strided along the output's
+/// reduction dim that an input indexes directly and, for Rows, N and M;
+/// for Rows a row operand contiguous or regularly strided along the output's
 /// innermost dim, for Channels a constant row operand that can be packed,
 /// ...).
 std::optional<Contraction> match(mlir::linalg::GenericOp op, Variant variant = Variant::Rows);

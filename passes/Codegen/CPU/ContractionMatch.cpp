@@ -44,7 +44,7 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
   if (!inPlace) {
     auto type = cast<MemRefType>(written.getType());
     if (type.getShape() != cast<MemRefType>(out.getType()).getShape() ||
-        !type.getElementType().isF32() || !kiln::vec::innermostContiguous(written) ||
+        !type.getElementType().isF32() || !kiln::vec::innermostUnitStride(written) ||
         op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty() == false ||
         kiln::vec::rootBuffer(written) == kiln::vec::rootBuffer(out))
       return false;
@@ -60,7 +60,10 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
       continue;
     }
     auto type = dyn_cast<MemRefType>(in->get().getType());
-    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
+    // Dynamic outer dims only along the rows of a kernel over dynamic
+    // dims (kiln-strip-dynamic-dims' rows left, the skip connection's).
+    if (!type || !type.getElementType().isF32() ||
+        (variant == Variant::Channels && !type.hasStaticShape()) ||
         !map.isProjectedPermutation(/*allowZeroInResults=*/true))
       return false;
     // Another view of the output's (or the written) memory would be read
@@ -80,7 +83,7 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
         // Gathered: vector.gather lowers for a unit innermost stride only.
         if (!staticStride(in->get(), j) || !kiln::vec::innermostContiguous(in->get()))
           return false;
-      } else if (j + 1 != results.size() || !kiln::vec::innermostContiguous(in->get())) {
+      } else if (j + 1 != results.size() || !kiln::vec::innermostUnitStride(in->get())) {
         return false;
       }
     }
@@ -353,6 +356,8 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   c.variant = variant;
   c.ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  // A dynamic parallel dim other than N, which must then be M.
+  std::optional<unsigned> dynamicRows;
   for (unsigned d = 0; d < c.ranges.size(); ++d) {
     int64_t &r = c.ranges[d];
     // One dynamic reduction dim, its size read where an input has it as
@@ -376,6 +381,10 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
         outMap.getResults().back() == getAffineDimExpr(d, op.getContext())) {
       c.dynamicN = true;
       r = kNominalExtent;
+    } else if (ShapedType::isDynamic(r) && variant == Variant::Rows && !dynamicRows &&
+               iters[d] == utils::IteratorType::parallel) {
+      dynamicRows = d;
+      r = kNominalExtent;
     }
     if (r <= 0)
       return std::nullopt; // Dynamic or empty.
@@ -386,8 +395,9 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   unsigned nd = op.getNumLoops();
   c.out = op.getDpsInitOperand(0)->get();
   c.outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  bool outContiguous = c.dynamicN ? kiln::vec::unitInnermostStride(c.out)
-                                  : kiln::vec::innermostContiguous(c.out);
+  bool outContiguous = c.dynamicN   ? kiln::vec::unitInnermostStride(c.out)
+                       : dynamicRows ? kiln::vec::innermostUnitStride(c.out)
+                                     : kiln::vec::innermostContiguous(c.out);
   if (!outContiguous || !c.outMap.isProjectedPermutation() || c.outMap.getNumResults() == 0)
     return std::nullopt;
   // Parallel dims are exactly the output's dims.
@@ -470,13 +480,20 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
 
   // M: the longest output dim the column operand has and the row lacks
   // (innermost on ties). A matmul of [197, 1, 768] by [768, 2304] has m of
-  // 1 but a batch of 197 that the weight does not have: the rows.
+  // 1 but a batch of 197 that the weight does not have: the rows. A
+  // dynamic one is such a dim, M if no static one has 2 or more.
+  if (dynamicRows &&
+      (!usesDim(c.colMap, *dynamicRows) || usesDim(c.rowMap, *dynamicRows)))
+    return std::nullopt;
   for (AffineExpr e : llvm::reverse(outExprs)) {
     unsigned d = cast<AffineDimExpr>(e).getPosition();
-    if (d != c.dimN && usesDim(c.colMap, d) && !usesDim(c.rowMap, d) &&
+    if (d != c.dimN && d != dynamicRows && usesDim(c.colMap, d) && !usesDim(c.rowMap, d) &&
         (!c.dimM || c.ranges[d] > c.ranges[*c.dimM]))
       c.dimM = d;
   }
+  if (dynamicRows && (!c.dimM || c.ranges[*c.dimM] < 2))
+    c.dimM = *dynamicRows;
+  c.dynamicRows = dynamicRows;
   // None (a depthwise conv: the channel is in both operands): the
   // longest output dim the row operand alone has, the output rows, so that
   // the tile still keeps several independent accumulators.

@@ -29,6 +29,10 @@ bool KernelBuilder::build(ModuleOp module, unsigned &packCount) {
   }
   if (c.dynamicN)
     nExtent = memref::DimOp::create(b, loc(), c.out, c.outPosN);
+  if (c.dynamicRows)
+    rowsExtent = memref::DimOp::create(
+        b, loc(), c.out,
+        *c.outMap.getResultPosition(getAffineDimExpr(*c.dynamicRows, b.getContext())));
   if (c.variant == kiln::contraction::Variant::Channels && !packedRow)
     return false;
   SmallVector<Value> ivs(c.op.getNumLoops(), index(b, 0));
@@ -54,7 +58,9 @@ bool KernelBuilder::build(ModuleOp module, unsigned &packCount) {
     nFirst = nTileCount * bytes(c.col) <= repeats * bytes(c.row);
   }
   if (nFirst && packedRow) {
-    panelAhead = prefetchDistance > 0;
+    // Not over dynamic rows: how many tiles visit a panel is not known
+    // (counted as 64 rows, a batch of one prefetched at every step).
+    panelAhead = prefetchDistance > 0 && !c.dynamicRows;
     nTiles(b, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs, int64_t nv, int64_t lastLanes) {
       loops(b, c.outer, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
         loops(b, c.inner, ivs, [&](OpBuilder &b, SmallVector<Value> &ivs) {
@@ -96,8 +102,13 @@ void KernelBuilder::loops(OpBuilder &b, ArrayRef<unsigned> dims, SmallVector<Val
                           const std::function<void(OpBuilder &, SmallVector<Value> &)> &body) {
   if (dims.empty())
     return body(b, ivs);
-  auto loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, c.ranges[dims[0]]), index(b, 1));
-  markParallel(loop, c.ranges[dims[0]]);
+  // Dynamic rows run to their size, on the calling thread (fewer than a
+  // window of kiln-strip-dynamic-dims).
+  bool dynamic = dims[0] == c.dynamicRows;
+  auto loop = scf::ForOp::create(b, loc(), index(b, 0),
+                                 dynamic ? rowsExtent : index(b, c.ranges[dims[0]]), index(b, 1));
+  if (!dynamic)
+    markParallel(loop, c.ranges[dims[0]]);
   OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
   ivs[dims[0]] = loop.getInductionVar();
   loops(nb, dims.drop_front(), ivs, body);
@@ -150,7 +161,38 @@ void KernelBuilder::mTiles(OpBuilder &b, SmallVector<Value> &ivs,
   };
   if (!c.dimM)
     return next(b, ivs, 1);
-  tiled(b, *c.dimM, c.ranges[*c.dimM], t.mr, ivs, next);
+  if (c.dimM != c.dynamicRows)
+    return tiled(b, *c.dimM, c.ranges[*c.dimM], t.mr, ivs, next);
+  // Whole tiles of MR rows, then the rows left as a tile of their own: a
+  // case for each count from 1 to MR - 1. Neither loop goes to threads:
+  // these are the rows a strip-mined op left over, fewer than a window.
+  Value left = arith::RemUIOp::create(b, loc(), rowsExtent, index(b, t.mr));
+  Value whole = arith::SubIOp::create(b, loc(), rowsExtent, left);
+  auto tiles = scf::ForOp::create(b, loc(), index(b, 0), whole, index(b, t.mr));
+  OpBuilder tb = OpBuilder::atBlockTerminator(tiles.getBody());
+  ivs[*c.dimM] = tiles.getInductionVar();
+  // Each tile may mark its own parallel loop (along N, say).
+  bool pending = parallelPending, marked = false;
+  auto tile = [&](OpBuilder &b, int64_t rows) {
+    parallelPending = pending;
+    next(b, ivs, rows);
+    marked |= pending && !parallelPending;
+  };
+  tile(tb, t.mr);
+  if (t.mr > 1) {
+    SmallVector<int64_t> counts = llvm::to_vector(llvm::seq<int64_t>(1, t.mr));
+    auto rest = scf::IndexSwitchOp::create(b, loc(), TypeRange{}, left, counts, counts.size());
+    ivs[*c.dimM] = whole;
+    for (auto [region, rows] : llvm::zip(rest.getCaseRegions(), counts)) {
+      OpBuilder cb = OpBuilder::atBlockBegin(&region.emplaceBlock());
+      tile(cb, rows);
+      scf::YieldOp::create(cb, loc());
+    }
+    OpBuilder db = OpBuilder::atBlockBegin(&rest.getDefaultRegion().emplaceBlock());
+    scf::YieldOp::create(db, loc());
+  }
+  if (marked)
+    parallelPending = false;
 }
 
 void KernelBuilder::nLoops(OpBuilder &b, SmallVector<Value> &ivs, std::optional<int64_t> mr) {

@@ -86,7 +86,8 @@ private:
   /// Marks the fallback when no better loop was found.
   void finishParallel();
 
-  /// Nested scf.for over `dims` (whole ranges, step 1).
+  /// Nested scf.for over `dims` (whole ranges, step 1; c.dynamicRows to
+  /// its size).
   void loops(mlir::OpBuilder &b, mlir::ArrayRef<unsigned> dims, mlir::SmallVector<mlir::Value> &ivs,
              const std::function<void(mlir::OpBuilder &, mlir::SmallVector<mlir::Value> &)> &body);
 
@@ -103,7 +104,8 @@ private:
   static int64_t bytes(mlir::Value v);
 
   /// Tiles of M; inside each, the other parallel loops and the n tiles, or
-  /// (`inner`) straight to the kernel with the n tile `nv`/`lastLanes`.
+  /// (`inner`) straight to the kernel with the n tile `nv`/`lastLanes`. A
+  /// dynamic M (c.dynamicRows) runs whole tiles, then one of the rows left.
   void mTiles(mlir::OpBuilder &b, mlir::SmallVector<mlir::Value> &ivs,
               std::optional<std::pair<int64_t, int64_t>> inner = std::nullopt);
 
@@ -254,6 +256,7 @@ private:
   mlir::scf::ForOp fallback; ///< The first loop that shares badly, if any.
   mlir::Value dynamicExtent; ///< The size of c.dynamicReduction, read before the nest.
   mlir::Value nExtent;       ///< The size of a dynamic N, read before the nest.
+  mlir::Value rowsExtent;    ///< The size of c.dynamicRows, read before the nest.
   mlir::Value tailMask;      ///< The lanes of N left, inside the loop over them.
   mlir::Value packedRow;     ///< [tiles][steps][width] when the weights are packed.
   mlir::Value packedCol;     ///< [M tiles][steps][MR] when the column operand is packed.

@@ -232,6 +232,35 @@ std::optional<unsigned> wholeColumns(linalg::GenericOp op,
   return n;
 }
 
+/// Whether the contraction kernels can take dynamic dim `d` of the f32
+/// multiply-accumulate `op` as their rows (Contraction::dynamicRows: M,
+/// or a loop around the tiles): a parallel output dim other than the
+/// innermost, which one input alone has, as one index of its own, and
+/// that input not the output's innermost dim.
+bool restAsRows(linalg::GenericOp op, unsigned d) {
+  if (!kiln::contraction::isF32MultiplyAccumulate(op) || op.getNumDpsInits() != 1 ||
+      op.getIteratorTypesArray()[d] != utils::IteratorType::parallel)
+    return false;
+  AffineExpr dim = getAffineDimExpr(d, op.getContext());
+  ArrayRef<AffineExpr> outExprs =
+      op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults();
+  auto last = outExprs.empty() ? nullptr : dyn_cast<AffineDimExpr>(outExprs.back());
+  if (!last || last == dim || !llvm::is_contained(outExprs, dim))
+    return false;
+  int users = 0;
+  for (OpOperand *in : op.getDpsInputOperands()) {
+    AffineMap map = op.getMatchingIndexingMap(in);
+    int uses = llvm::count_if(map.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(d); });
+    if (!uses)
+      continue;
+    if (uses != 1 || !llvm::is_contained(map.getResults(), dim) ||
+        map.isFunctionOfDim(last.getPosition()))
+      return false;
+    ++users;
+  }
+  return users == 1;
+}
+
 /// The dynamic loop dims of `op` in loop order, each with where its size
 /// is read; empty if there are none or the generic cannot be strip-mined.
 SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
@@ -444,28 +473,23 @@ struct StripDynamicDimsPass
     // 2T - 1 rows left on one thread: an MLP's batch of 16 at two threads
     // took 1.6x its static time).
     bool kernelsShare = !windowInput && midWindows && rowWork * chunk >= (int64_t(1) << 20);
-    std::function<void(OpBuilder &, unsigned)> nest = [&](OpBuilder &b, unsigned k) {
-      if (k == dims.size()) {
-        linalg::GenericOp p =
-            after ? pieceWithEpilogue(b, op, after, at, width) : piece(b, op, at, width);
-        if (fill) {
-          OpBuilder fb(p);
-          linalg::FillOp::create(fb, loc, fill, p.getDpsInitOperand(0)->get());
-        }
-        if (readOnce)
-          p->setAttr(kiln::contraction::kOutputReadOnce, UnitAttr::get(p.getContext()));
-        return;
-      }
-      unsigned d = dims[k].first;
+    // The rows left after the windows of T along the outermost dim of a
+    // contraction whose kernels take them whole (fewer than T: as M, full
+    // tiles and then one of the rows left) run as one piece:
+    // twelve rows in windows of 8 and 4 took tiles of 6, 2 and 4, three
+    // passes over the weights where the static kernel makes two.
+    bool tryOneRest = !windowInput && midWindows && restAsRows(op, dims.front().first);
+    scf::ForOp restLoop;
+    bool inRest = false;
+    SmallVector<linalg::GenericOp> restPieces;
+    using Ranges = SmallVector<std::tuple<Value, Value, Value, int64_t>>;
+    std::function<void(OpBuilder &, unsigned)> nest;
+    // Windows of T / 2 and T / 4 (midWindows, outermost; a conv's T / 2,
+    // T / 4 and T / 8, each once at most) from `whole` on, then the rest
+    // one at a time, appended to `ranges` with the most times each runs.
+    auto restWindows = [&](OpBuilder &b, unsigned k, Value whole, Ranges &ranges,
+                           SmallVector<int64_t> &maxTrips) {
       Value size = sizes[k];
-      Value t = arith::ConstantIndexOp::create(b, loc, chunk);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value whole = arith::SubIOp::create(b, loc, size, arith::RemUIOp::create(b, loc, size, t));
-      // Full windows of T, (midWindows, outermost) windows of T / 2 and
-      // T / 4, then the rest one at a time; a conv's, T / 2, T / 4 and
-      // T / 8 (each once at most) before the rest.
-      SmallVector<std::tuple<Value, Value, Value, int64_t>> ranges = {{zero, whole, t, chunk}};
       // The pieces multiply across the dims: with three or more (a 3-D
       // conv or pool over dynamic D, H and W) only the outermost takes the
       // middle windows, so that a conv is not copied into hundreds of
@@ -475,9 +499,8 @@ struct StripDynamicDimsPass
         mids = {chunk / 2, chunk / 4, chunk / 8};
       else if (k == 0 && midWindows)
         mids = {chunk / 2, chunk / 4};
-      // The most times each loop can run: a window of `mid` rows follows
-      // windows twice as wide, so it runs once at most.
-      SmallVector<int64_t> maxTrips = {std::numeric_limits<int64_t>::max()};
+      // A window of `mid` rows follows windows twice as wide, so it runs
+      // once at most.
       int64_t previous = chunk;
       for (int64_t mid : mids) {
         if (mid < 2 || chunk % mid)
@@ -490,8 +513,13 @@ struct StripDynamicDimsPass
         previous = mid;
         whole = wholeMid;
       }
-      ranges.push_back({whole, size, one, 1});
+      ranges.push_back({whole, size, arith::ConstantIndexOp::create(b, loc, 1), 1});
       maxTrips.push_back(previous - 1);
+    };
+    // The loops over `ranges` along the k-th dynamic dim.
+    auto windowLoops = [&](OpBuilder &b, unsigned k, const Ranges &ranges,
+                           ArrayRef<int64_t> maxTrips) {
+      unsigned d = dims[k].first;
       for (auto [r, range] : llvm::enumerate(ranges)) {
         auto [lo, hi, step, w] = range;
         auto loop = scf::ForOp::create(b, loc, lo, hi, step);
@@ -509,8 +537,60 @@ struct StripDynamicDimsPass
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         at[d] = loop.getInductionVar();
         width[d] = w;
+        inRest = w == kToEnd;
+        if (inRest)
+          restLoop = loop;
         nest(nb, k + 1);
+        inRest = false;
       }
+    };
+    nest = [&](OpBuilder &b, unsigned k) {
+      if (k == dims.size()) {
+        linalg::GenericOp p =
+            after ? pieceWithEpilogue(b, op, after, at, width) : piece(b, op, at, width);
+        if (fill) {
+          OpBuilder fb(p);
+          linalg::FillOp::create(fb, loc, fill, p.getDpsInitOperand(0)->get());
+        }
+        if (readOnce)
+          p->setAttr(kiln::contraction::kOutputReadOnce, UnitAttr::get(p.getContext()));
+        if (inRest)
+          restPieces.push_back(p);
+        return;
+      }
+      Value size = sizes[k];
+      Value t = arith::ConstantIndexOp::create(b, loc, chunk);
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value whole = arith::SubIOp::create(b, loc, size, arith::RemUIOp::create(b, loc, size, t));
+      // Full windows of T, then the rest: as one piece (tryOneRest: a
+      // loop of one trip at most), or in smaller windows.
+      Ranges ranges = {{zero, whole, t, chunk}};
+      SmallVector<int64_t> maxTrips = {std::numeric_limits<int64_t>::max()};
+      if (k == 0 && tryOneRest) {
+        ranges.push_back({whole, size, t, kToEnd});
+        maxTrips.push_back(1);
+      } else {
+        restWindows(b, k, whole, ranges, maxTrips);
+      }
+      windowLoops(b, k, ranges, maxTrips);
+    };
+    // Each piece of the rest must be a kernel over its dynamic rows, with
+    // its epilogue folded in; else (a body the kernels do not take) the
+    // rest goes back to windows, which the vector passes take static.
+    auto restTaken = [&](linalg::GenericOp p) {
+      kiln::contraction::prepareEpilogue(p);
+      std::optional<kiln::contraction::Contraction> c = kiln::contraction::match(p);
+      return c && c->dynamicRows && (!after || c->epilogue);
+    };
+    auto checkRest = [&] {
+      if (!restLoop || llvm::all_of(restPieces, restTaken))
+        return;
+      OpBuilder rb(restLoop);
+      Ranges ranges;
+      SmallVector<int64_t> maxTrips;
+      restWindows(rb, 0, restLoop.getLowerBound(), ranges, maxTrips);
+      windowLoops(rb, 0, ranges, maxTrips);
+      restLoop.erase();
     };
     // Weights beyond L2 are streamed once per window; with blocks of
     // output channels (a matmul's columns) outside the windows, each block
@@ -547,6 +627,7 @@ struct StripDynamicDimsPass
     } else {
       nest(b, 0);
     }
+    checkRest();
     op.erase();
     if (after)
       after.erase();
@@ -753,6 +834,12 @@ linalg::GenericOp kiln::strip::piece(OpBuilder &b, linalg::GenericOp op, ArrayRe
         Value stride = arith::ConstantIndexOp::create(b, loc, use->stride);
         offsets.push_back(arith::MulIOp::create(b, loc, at[use->dim], stride).getResult());
         sizes.push_back(b.getIndexAttr((width[use->dim] - 1) * use->stride + use->extent));
+        windowed = true;
+      } else if (d && width[d.getPosition()] == kToEnd) {
+        Value from = at[d.getPosition()];
+        offsets.push_back(from);
+        sizes.push_back(
+            arith::SubIOp::create(b, loc, memref::DimOp::create(b, loc, v, j), from).getResult());
         windowed = true;
       } else if (d && width[d.getPosition()]) {
         offsets.push_back(at[d.getPosition()]);

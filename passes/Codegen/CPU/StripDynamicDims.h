@@ -29,8 +29,12 @@ using DynamicDims = llvm::ArrayRef<std::pair<unsigned, SizeSource>>;
 /// its position there.
 bool readsPosition(mlir::linalg::GenericOp op, llvm::function_ref<bool(unsigned)> dim);
 
+/// A window's width that runs from its offset to the end of the dim.
+inline constexpr int64_t kToEnd = -1;
+
 /// A copy of `op` on the windows of its operands at `at` (`width` wide)
-/// along the stripped loop dims (a width of 0: the whole dim).
+/// along the stripped loop dims (a width of 0: the whole dim; kToEnd: to
+/// its end, for dims that operands index directly only).
 mlir::linalg::GenericOp piece(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                               llvm::ArrayRef<mlir::Value> at, llvm::ArrayRef<int64_t> width);
 

@@ -14,6 +14,7 @@
 #include "passes/Codegen/CPU/VectorHelpers.h"
 #include "passes/Utils/Buffers.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -200,6 +201,24 @@ linalg::GenericOp pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op,
   linalg::GenericOp afterPiece = piece(b, after, afterAt, afterWidth);
   Value written = opPiece.getDpsInitOperand(0)->get();
   auto writtenView = written.getDefiningOp<memref::SubViewOp>();
+  // Sizes to the end of a dim (kToEnd) are made for each view: the dim of
+  // the same buffer less the same offset is the same size.
+  auto sameSize = [](OpFoldResult x, OpFoldResult y) {
+    if (x == y)
+      return true;
+    auto vx = dyn_cast<Value>(x), vy = dyn_cast<Value>(y);
+    auto subX = vx ? vx.getDefiningOp<arith::SubIOp>() : nullptr;
+    auto subY = vy ? vy.getDefiningOp<arith::SubIOp>() : nullptr;
+    if (!subX || !subY || subX.getRhs() != subY.getRhs())
+      return false;
+    auto dimX = subX.getLhs().getDefiningOp<memref::DimOp>();
+    auto dimY = subY.getLhs().getDefiningOp<memref::DimOp>();
+    return dimX && dimY && dimX.getSource() == dimY.getSource() &&
+           dimX.getConstantIndex() && dimX.getConstantIndex() == dimY.getConstantIndex();
+  };
+  auto sameSizes = [&](memref::SubViewOp x, memref::SubViewOp y) {
+    return llvm::all_of_zip(x.getMixedSizes(), y.getMixedSizes(), sameSize);
+  };
   // The window of the output, read (and, in place, written) by the
   // epilogue, is the same view as the piece's: what the kernel folds.
   for (OpOperand &operand : afterPiece->getOpOperands()) {
@@ -207,7 +226,7 @@ linalg::GenericOp pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op,
     if (operand.get() == written || !view || !writtenView ||
         view.getSource() != writtenView.getSource() ||
         view.getMixedOffsets() != writtenView.getMixedOffsets() ||
-        view.getMixedSizes() != writtenView.getMixedSizes() ||
+        !sameSizes(view, writtenView) ||
         view.getMixedStrides() != writtenView.getMixedStrides())
       continue;
     operand.set(written);
