@@ -356,7 +356,8 @@ std::optional<Contraction> match(linalg::GenericOp op, Variant variant) {
   c.variant = variant;
   c.ranges = op.getStaticLoopRanges();
   SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
-  // A dynamic parallel dim other than N, which must then be M.
+  // A dynamic parallel dim other than N, which the column operand alone
+  // must have (Contraction::dynamicRows).
   std::optional<unsigned> dynamicRows;
   for (unsigned d = 0; d < c.ranges.size(); ++d) {
     int64_t &r = c.ranges[d];
