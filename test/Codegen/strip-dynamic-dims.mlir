@@ -93,6 +93,36 @@ func.func @rows_loop(%x: memref<?x16x80xf32>, %w: memref<80x64xf32>, %y: memref<
 
 // -----
 
+// A transpose into the dynamic dim (attention's keys written as
+// [heads, 64, length]): windows of 16, 8 and 4 along it before the single
+// columns, which the elementwise kernels take as block transposes.
+#keys = affine_map<(h, k, j) -> (j, h, k)>
+#keysT = affine_map<(h, k, j) -> (h, k, j)>
+// CHECK-LABEL: func.func @transpose_into(
+// CHECK: scf.for {{.*}} step %c16 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<4x64x16xf32
+// CHECK: scf.for {{.*}} step %c8 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<4x64x8xf32
+// CHECK: scf.for {{.*}} step %c4 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<4x64x4xf32
+// CHECK: scf.for {{.*}} step %c1 {
+// CHECK:   linalg.generic {{.+}} outs(%{{.+}} : memref<4x64x1xf32
+// KERNEL-LABEL: func.func @transpose_into(
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.shuffle
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @transpose_into(%k: memref<?x4x64xf32>, %kt: memref<4x64x?xf32>) {
+  linalg.generic {indexing_maps = [#keys, #keysT], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%k : memref<?x4x64xf32>) outs(%kt : memref<4x64x?xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    linalg.yield %a : f32
+  }
+  return
+}
+
+// -----
+
 // The rows left as one piece only where its kernel takes them whole with
 // its epilogue folded in: here the epilogue writes another buffer while
 // the output stays live (a function result), so the kernel could not fold
