@@ -168,6 +168,43 @@ func.func @rest_windows(%x: memref<?x8xf32>, %w: memref<8x32xf32>, %y: memref<?x
 
 // -----
 
+// The same with dynamic columns too, which stay windows (an epilogue runs
+// window by window): every piece inside the rows left, the columns'
+// windows too, is checked; the kernel would fold none of the epilogues,
+// so the rows go back to windows of 8, 4 and 1.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @rest_windows_inner(
+// CHECK: scf.for {{.*}} step %c16 {
+// CHECK:   scf.for {{.*}} step %c16{{.*}} {
+// CHECK: scf.for {{.*}} step %c8 {
+// CHECK: scf.for {{.*}} step %c4 {
+// CHECK: scf.for {{.*}} step %c1{{.*}} {
+// CHECK-NOT: memref<?x16xf32
+// CHECK-NOT: memref<?x1xf32
+// CHECK: return
+func.func @rest_windows_inner(%q: memref<?x64xf32>, %kt: memref<64x?xf32>, %s: memref<?x?xf32>, %z: memref<?x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%q, %kt : memref<?x64xf32>, memref<64x?xf32>) outs(%s : memref<?x?xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %p = arith.mulf %a, %b : f32
+    %r = arith.addf %c, %p : f32
+    linalg.yield %r : f32
+  }
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<?x?xf32>) outs(%z : memref<?x?xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = arith.maximumf %v, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // A dynamic reduction dim (attention's probabilities times values) stays
 // whole: windows along it would each load and store the output tile
 // again; the kernel loops over it, to its size. The dynamic output rows

@@ -562,11 +562,15 @@ struct StripDynamicDimsPass
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         at[d] = loop.getInductionVar();
         width[d] = w;
-        inRest = w == kToEnd;
-        if (inRest)
+        // Every piece inside the rest's loop, inner dims' windows too.
+        bool rest = w == kToEnd;
+        if (rest) {
           restLoop = loop;
+          inRest = true;
+        }
         nest(nb, k + 1);
-        inRest = false;
+        if (rest)
+          inRest = false;
       }
     };
     nest = [&](OpBuilder &b, unsigned k) {
