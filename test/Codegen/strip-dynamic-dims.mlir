@@ -22,12 +22,10 @@
 // CHECK:   %[[YS:.*]] = memref.subview %[[Y]][%[[I]], 0] [16, 32] [1, 1]
 // CHECK:   linalg.generic {{.*}} ins(%[[XS]], %[[W]] : memref<16x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YS]] : memref<16x32xf32, strided<[32, 1], offset: ?>>)
 // CHECK: scf.for %[[J:.*]] = %[[FULL]] to %[[S]] step %c16 {
-// CHECK:   %[[XN:.*]] = memref.dim %[[X]], %c0
-// CHECK:   %[[XL:.*]] = arith.subi %[[XN]], %[[J]]
-// CHECK:   %[[XR:.*]] = memref.subview %[[X]][%[[J]], 0] [%[[XL]], 8] [1, 1]
-// CHECK:   %[[YN:.*]] = memref.dim %[[Y]], %c0
-// CHECK:   %[[YL:.*]] = arith.subi %[[YN]], %[[J]]
-// CHECK:   %[[YR:.*]] = memref.subview %[[Y]][%[[J]], 0] [%[[YL]], 32] [1, 1]
+// CHECK:   %[[LEFT:.*]] = arith.subi %[[S]], %[[J]]
+// CHECK-NOT: memref.dim
+// CHECK:   %[[XR:.*]] = memref.subview %[[X]][%[[J]], 0] [%[[LEFT]], 8] [1, 1]
+// CHECK:   %[[YR:.*]] = memref.subview %[[Y]][%[[J]], 0] [%[[LEFT]], 32] [1, 1]
 // CHECK:   linalg.generic {{.*}} ins(%[[XR]], %[[W]] : memref<?x8xf32, strided<[8, 1], offset: ?>>, memref<8x32xf32>) outs(%[[YR]] : memref<?x32xf32, strided<[32, 1], offset: ?>>)
 // CHECK-NOT: linalg.generic
 // Both pieces become vector kernels: the rows left in whole tiles of 6,

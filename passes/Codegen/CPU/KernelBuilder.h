@@ -18,6 +18,7 @@
 #define KILN_PASSES_CODEGEN_CPU_KERNELBUILDER_H
 
 #include "passes/Codegen/CPU/Contraction.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -203,7 +204,7 @@ private:
 
   /// A lane count (`on`, `lastLanes`) that stands for the lanes of
   /// tailMask, known at run time only.
-  static constexpr int64_t kMasked = 0;
+  static constexpr int64_t kMasked = kiln::vec::kMasked;
 
   /// A vector of the row operand, `on` lanes valid.
   /// Strided (a stride-2 conv) through a wide load and a shuffle; far

@@ -30,17 +30,11 @@ Value KernelBuilder::vectorAt(OpBuilder &b, Value mem, ValueRange idx, unsigned 
   auto vecType = VectorType::get({lanes}, b.getF32Type());
   std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
   bool contiguous = pos + 1 == idx.size() && stride == 1;
-  if (on == kMasked) {
-    Value zero = arith::ConstantOp::create(b, loc(), vecType, b.getZeroAttr(vecType));
-    if (contiguous)
-      return vector::MaskedLoadOp::create(b, loc(), vecType, mem, idx, tailMask, zero);
-    return vector::GatherOp::create(b, loc(), vecType, mem, idx,
-                                    kiln::vec::laneOffsets(b, loc(), lanes, *stride), tailMask,
-                                    zero);
-  }
   if (contiguous)
-    return kiln::vec::load(b, loc(), mem, idx, vecType, on);
-  return kiln::vec::gather(b, loc(), mem, idx, lanes, *stride, on);
+    return on == kMasked ? kiln::vec::load(b, loc(), mem, idx, vecType, tailMask)
+                         : kiln::vec::load(b, loc(), mem, idx, vecType, on);
+  return on == kMasked ? kiln::vec::gather(b, loc(), mem, idx, lanes, *stride, tailMask)
+                       : kiln::vec::gather(b, loc(), mem, idx, lanes, *stride, on);
 }
 
 void KernelBuilder::storeAt(OpBuilder &b, Value value, Value mem, ValueRange idx, unsigned pos,
@@ -48,7 +42,7 @@ void KernelBuilder::storeAt(OpBuilder &b, Value value, Value mem, ValueRange idx
   std::optional<int64_t> stride = kiln::contraction::staticStride(mem, pos);
   if (pos + 1 == idx.size() && stride == 1) {
     if (on == kMasked)
-      vector::MaskedStoreOp::create(b, loc(), mem, idx, tailMask, value);
+      kiln::vec::store(b, loc(), value, mem, idx, tailMask);
     else
       kiln::vec::store(b, loc(), value, mem, idx, on);
     return;

@@ -106,64 +106,6 @@ using namespace kiln::strip;
 
 namespace {
 
-/// An operand dim indexed as d * stride + (static loop dims) + c, the
-/// input of a conv or pool window along output dim d: a window of w rows
-/// of d reads (w - 1) * stride + `extent` elements from at * stride.
-struct StridedUse {
-  unsigned dim;
-  int64_t stride, extent;
-};
-
-/// `e` as such a use, if it is one: one dynamic loop dim with a positive
-/// coefficient, the others static with coefficients >= 0, a constant >= 0.
-std::optional<StridedUse> stridedUse(AffineExpr e, ArrayRef<int64_t> ranges) {
-  if (!e.isPureAffine() || !kiln::contraction::noDivision(e))
-    return std::nullopt;
-  unsigned n = ranges.size();
-  auto constant = dyn_cast<AffineConstantExpr>(simplifyAffineExpr(
-      e.replaceDims(SmallVector<AffineExpr>(n, getAffineConstantExpr(0, e.getContext()))), n,
-      0));
-  if (!constant || constant.getValue() < 0)
-    return std::nullopt;
-  SmallVector<int64_t> coefficients;
-  for (unsigned k = 0; k < n; ++k) {
-    std::optional<int64_t> c = kiln::contraction::coefficient(e, k, n);
-    if (!c)
-      return std::nullopt;
-    coefficients.push_back(*c);
-  }
-  std::optional<StridedUse> use;
-  int64_t extent = constant.getValue() + 1;
-  for (auto [k, c] : llvm::enumerate(coefficients)) {
-    if (!c)
-      continue;
-    if (c < 0)
-      return std::nullopt;
-    if (ShapedType::isDynamic(ranges[k])) {
-      if (use)
-        return std::nullopt;
-      use = StridedUse{unsigned(k), c, 0};
-    } else {
-      extent += c * (ranges[k] - 1);
-    }
-  }
-  if (use)
-    use->extent = extent;
-  return use;
-}
-
-} // namespace
-
-bool kiln::strip::readsPosition(linalg::GenericOp op, llvm::function_ref<bool(unsigned)> dim) {
-  return op.getRegion()
-      .walk([&](linalg::IndexOp index) {
-        return dim(index.getDim()) ? WalkResult::interrupt() : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
-namespace {
-
 /// The product of the static loop ranges: the work of one element (row)
 /// of the dynamic dims.
 int64_t staticWork(ArrayRef<int64_t> ranges) {
@@ -172,181 +114,6 @@ int64_t staticWork(ArrayRef<int64_t> ranges) {
     if (!ShapedType::isDynamic(r))
       work *= r;
   return work;
-}
-
-/// The one dynamic reduction dim of an f32 multiply-accumulate `op`
-/// among `dims`, which an input indexes directly and none through a
-/// window: the contraction kernels loop over it whole.
-std::optional<unsigned> wholeReduction(linalg::GenericOp op,
-                                       ArrayRef<std::pair<unsigned, SizeSource>> dims) {
-  if (!kiln::contraction::isF32MultiplyAccumulate(op))
-    return std::nullopt;
-  std::optional<unsigned> found;
-  for (auto [d, src] : dims) {
-    if (op.getIteratorTypesArray()[d] != utils::IteratorType::reduction)
-      continue;
-    if (found)
-      return std::nullopt;
-    found = d;
-  }
-  if (!found)
-    return std::nullopt;
-  for (AffineMap map : op.getIndexingMapsArray())
-    for (AffineExpr e : map.getResults())
-      if (!isa<AffineDimExpr>(e) && e.isFunctionOfDim(*found))
-        return std::nullopt;
-  return found;
-}
-
-/// The dynamic columns of an f32 multiply-accumulate `op` among `dims`
-/// (the keys of attention's queries times keys): the output's innermost
-/// dim, parallel, which one input alone has, as its innermost index only,
-/// both with a unit innermost stride. The contraction kernels run along
-/// it whole, masking what is left after their whole tiles.
-std::optional<unsigned> wholeColumns(linalg::GenericOp op,
-                                     ArrayRef<std::pair<unsigned, SizeSource>> dims) {
-  if (!kiln::contraction::isF32MultiplyAccumulate(op) || op.getNumDpsInits() != 1)
-    return std::nullopt;
-  OpOperand *out = op.getDpsInitOperand(0);
-  ArrayRef<AffineExpr> outExprs = op.getMatchingIndexingMap(out).getResults();
-  if (outExprs.empty() || !kiln::vec::unitInnermostStride(out->get()))
-    return std::nullopt;
-  auto last = dyn_cast<AffineDimExpr>(outExprs.back());
-  if (!last)
-    return std::nullopt;
-  unsigned n = last.getPosition();
-  if (!llvm::is_contained(llvm::make_first_range(dims), n) ||
-      op.getIteratorTypesArray()[n] != utils::IteratorType::parallel)
-    return std::nullopt;
-  int users = 0;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    ArrayRef<AffineExpr> exprs = op.getMatchingIndexingMap(in).getResults();
-    int uses = llvm::count_if(exprs, [&](AffineExpr e) { return e.isFunctionOfDim(n); });
-    if (!uses)
-      continue;
-    if (uses != 1 || exprs.back() != last || !kiln::vec::unitInnermostStride(in->get()))
-      return std::nullopt;
-    ++users;
-  }
-  if (users != 1)
-    return std::nullopt;
-  return n;
-}
-
-/// Whether the contraction kernels can take dynamic dim `d` of the f32
-/// multiply-accumulate `op` as their rows (Contraction::dynamicRows: M,
-/// or a loop around the tiles): a parallel output dim other than the
-/// innermost, which one input alone has, as one index of its own, and
-/// that input not the output's innermost dim.
-bool restAsRows(linalg::GenericOp op, unsigned d) {
-  if (!kiln::contraction::isF32MultiplyAccumulate(op) || op.getNumDpsInits() != 1 ||
-      op.getIteratorTypesArray()[d] != utils::IteratorType::parallel)
-    return false;
-  AffineExpr dim = getAffineDimExpr(d, op.getContext());
-  ArrayRef<AffineExpr> outExprs =
-      op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults();
-  auto last = outExprs.empty() ? nullptr : dyn_cast<AffineDimExpr>(outExprs.back());
-  if (!last || last == dim || !llvm::is_contained(outExprs, dim))
-    return false;
-  int users = 0;
-  for (OpOperand *in : op.getDpsInputOperands()) {
-    AffineMap map = op.getMatchingIndexingMap(in);
-    int uses = llvm::count_if(map.getResults(), [&](AffineExpr e) { return e.isFunctionOfDim(d); });
-    if (!uses)
-      continue;
-    if (uses != 1 || !llvm::is_contained(map.getResults(), dim) ||
-        map.isFunctionOfDim(last.getPosition()))
-      return false;
-    ++users;
-  }
-  return users == 1;
-}
-
-/// Whether the elementwise generic `op` transposes into its dynamic dim
-/// `d` (attention's keys written as [heads, 64, length]): `d` is every
-/// output's innermost dim, and an input that reads along `d` has another
-/// dim as its innermost index. Its windows of 8 and 4 along `d` take
-/// the vector kernels' block transposes; one column at a time went
-/// element by element (24 us of the encoder's 437 at 12 tokens).
-bool transposesInto(linalg::GenericOp op, unsigned d) {
-  if (op.getNumReductionLoops())
-    return false;
-  AffineExpr dim = getAffineDimExpr(d, op.getContext());
-  auto innermost = [](AffineMap map) {
-    return map.getNumResults() ? map.getResults().back() : AffineExpr();
-  };
-  return llvm::all_of(op.getDpsInitsMutable(),
-                      [&](OpOperand &out) {
-                        return innermost(op.getMatchingIndexingMap(&out)) == dim;
-                      }) &&
-         llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
-           AffineMap map = op.getMatchingIndexingMap(in);
-           AffineExpr last = innermost(map);
-           return last && isa<AffineDimExpr>(last) && last != dim && map.isFunctionOfDim(d);
-         });
-}
-
-/// The dynamic loop dims of `op` in loop order, each with where its size
-/// is read; empty if there are none or the generic cannot be strip-mined.
-SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(linalg::GenericOp op) {
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  SmallVector<std::pair<unsigned, SizeSource>> dims;
-  llvm::DenseMap<unsigned, SizeSource> source;
-  for (OpOperand &operand : op->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type)
-      return {};
-    AffineMap map = op.getMatchingIndexingMap(&operand);
-    for (auto [j, e] : llvm::enumerate(map.getResults())) {
-      // Every expression that uses a dynamic loop dim must be that dim
-      // alone; every dynamic operand dim must be indexed so.
-      // Or, reading a window's input, a strided use.
-      auto d = dyn_cast<AffineDimExpr>(e);
-      bool usesDynamic = false;
-      for (unsigned k = 0; k < ranges.size(); ++k)
-        usesDynamic |= ShapedType::isDynamic(ranges[k]) && e.isFunctionOfDim(k);
-      bool strided = !d && stridedUse(e, ranges);
-      if (usesDynamic && !d && !strided)
-        return {};
-      if (type.isDynamicDim(j) && !strided &&
-          (!d || !ShapedType::isDynamic(ranges[d.getPosition()])))
-        return {};
-      if (d && ShapedType::isDynamic(ranges[d.getPosition()]))
-        source.try_emplace(d.getPosition(), SizeSource{operand.getOperandNumber(),
-                                                       static_cast<unsigned>(j)});
-    }
-  }
-  // A body that reads the position along a dynamic dim (linalg.index)
-  // would see it within the window.
-  if (readsPosition(op, [&](unsigned d) {
-        return d < ranges.size() && ShapedType::isDynamic(ranges[d]);
-      }))
-    return {};
-  for (unsigned k = 0; k < ranges.size(); ++k) {
-    if (!ShapedType::isDynamic(ranges[k]))
-      continue;
-    auto it = source.find(k);
-    if (it == source.end())
-      return {};
-    dims.push_back({k, it->second});
-  }
-  return dims;
-}
-
-/// Whether `op` only copies rows of its one input (every loop parallel,
-/// both maps permutations with the same innermost dim, the body yielding
-/// the input's element as it is). A transpose of the innermost dim is not
-/// one: it keeps its pieces, which the vector kernels transpose in blocks.
-bool plainCopy(linalg::GenericOp op) {
-  if (op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
-      llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction) ||
-      !llvm::all_of(op.getIndexingMapsArray(), [](AffineMap m) { return m.isPermutation(); }))
-    return false;
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[0].getNumResults() == 0 || maps[0].getResults().back() != maps[1].getResults().back())
-    return false;
-  Block &body = op.getRegion().front();
-  return cast<linalg::YieldOp>(body.getTerminator()).getValues()[0] == body.getArgument(0);
 }
 
 struct StripDynamicDimsPass
@@ -431,8 +198,7 @@ struct StripDynamicDimsPass
     for (auto [d, src] : dims)
       sizes.push_back(memref::DimOp::create(b, loc, op->getOperand(src.operand), src.pos));
     unsigned numLoops = op.getNumLoops();
-    SmallVector<Value> at(numLoops);
-    SmallVector<int64_t> width(numLoops, 0);
+    SmallVector<Window> windows(numLoops);
     // The windows of T rows of the outermost dynamic dim run on threads
     // when that dim is parallel, every output has it (the windows write
     // disjoint elements) and a window is worth it; the kernels inside then
@@ -560,10 +326,11 @@ struct StripDynamicDimsPass
             loop->setAttr("kiln.parallel_nests", UnitAttr::get(loop.getContext()));
         }
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-        at[d] = loop.getInductionVar();
-        width[d] = w;
-        // Every piece inside the rest's loop, inner dims' windows too.
+        // The rest's size, read once for every view of its window.
         bool rest = w == kToEnd;
+        Value at = loop.getInductionVar();
+        windows[d] = {at, w, rest ? arith::SubIOp::create(nb, loc, hi, at).getResult() : Value()};
+        // Every piece inside the rest's loop, inner dims' windows too.
         if (rest) {
           restLoop = loop;
           inRest = true;
@@ -576,7 +343,7 @@ struct StripDynamicDimsPass
     nest = [&](OpBuilder &b, unsigned k) {
       if (k == dims.size()) {
         linalg::GenericOp p =
-            after ? pieceWithEpilogue(b, op, after, at, width) : piece(b, op, at, width);
+            after ? pieceWithEpilogue(b, op, after, windows) : piece(b, op, windows);
         if (fill) {
           OpBuilder fb(p);
           linalg::FillOp::create(fb, loc, fill, p.getDpsInitOperand(0)->get());
@@ -649,8 +416,7 @@ struct StripDynamicDimsPass
         loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
       rowWork = 0;
       restOnThreads = false;
-      at[m] = loop.getInductionVar();
-      width[m] = size;
+      windows[m] = {loop.getInductionVar(), size};
       OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
       nest(nb, 0);
     } else {
@@ -823,12 +589,10 @@ struct StripDynamicDimsPass
                                    arith::ConstantIndexOp::create(b, loc, op.getStaticLoopRanges()[m]),
                                    arith::ConstantIndexOp::create(b, loc, size));
     loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
-    SmallVector<Value> at(op.getNumLoops());
-    SmallVector<int64_t> width(op.getNumLoops(), 0);
-    at[m] = loop.getInductionVar();
-    width[m] = size;
+    SmallVector<Window> windows(op.getNumLoops());
+    windows[m] = {loop.getInductionVar(), size};
     OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-    piece(nb, op, at, width);
+    piece(nb, op, windows);
     op.erase();
   }
 
@@ -837,8 +601,8 @@ struct StripDynamicDimsPass
 } // namespace
 
 /// Declared in StripDynamicDims.h.
-linalg::GenericOp kiln::strip::piece(OpBuilder &b, linalg::GenericOp op, ArrayRef<Value> at,
-                                     ArrayRef<int64_t> width) {
+linalg::GenericOp kiln::strip::piece(OpBuilder &b, linalg::GenericOp op,
+                                     ArrayRef<Window> windows) {
   Location loc = op.getLoc();
   SmallVector<Value> operands;
   // One view per buffer and indexing: an output updated in place stays
@@ -859,20 +623,19 @@ linalg::GenericOp kiln::strip::piece(OpBuilder &b, linalg::GenericOp op, ArrayRe
       auto d = dyn_cast<AffineDimExpr>(e);
       strides.push_back(b.getIndexAttr(1));
       std::optional<StridedUse> use = d ? std::nullopt : stridedUse(e, ranges);
-      if (use && width[use->dim]) {
+      const Window *window = use ? &windows[use->dim] : d ? &windows[d.getPosition()] : nullptr;
+      if (use && window->width) {
         Value stride = arith::ConstantIndexOp::create(b, loc, use->stride);
-        offsets.push_back(arith::MulIOp::create(b, loc, at[use->dim], stride).getResult());
-        sizes.push_back(b.getIndexAttr((width[use->dim] - 1) * use->stride + use->extent));
+        offsets.push_back(arith::MulIOp::create(b, loc, window->at, stride).getResult());
+        sizes.push_back(b.getIndexAttr((window->width - 1) * use->stride + use->extent));
         windowed = true;
-      } else if (d && width[d.getPosition()] == kToEnd) {
-        Value from = at[d.getPosition()];
-        offsets.push_back(from);
-        sizes.push_back(
-            arith::SubIOp::create(b, loc, memref::DimOp::create(b, loc, v, j), from).getResult());
+      } else if (d && window->width == kToEnd) {
+        offsets.push_back(window->at);
+        sizes.push_back(window->size);
         windowed = true;
-      } else if (d && width[d.getPosition()]) {
-        offsets.push_back(at[d.getPosition()]);
-        sizes.push_back(b.getIndexAttr(width[d.getPosition()]));
+      } else if (d && window->width) {
+        offsets.push_back(window->at);
+        sizes.push_back(b.getIndexAttr(window->width));
         windowed = true;
       } else {
         offsets.push_back(b.getIndexAttr(0));

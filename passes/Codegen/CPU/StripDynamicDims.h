@@ -1,7 +1,8 @@
 //===- StripDynamicDims.h - kiln-strip-dynamic-dims internals ----*- C++ -*-===//
 //
-// Private to kiln-strip-dynamic-dims: what the pass (StripDynamicDims.cpp)
-// and its epilogue handling (StripEpilogues.cpp) share.
+// Private to kiln-strip-dynamic-dims: what the pass (StripDynamicDims.cpp),
+// its rules for which dims to strip and how (StripRules.cpp) and its
+// epilogue handling (StripEpilogues.cpp) share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,19 +25,86 @@ struct SizeSource {
 /// A generic's dynamic loop dims, each with where its size is read.
 using DynamicDims = llvm::ArrayRef<std::pair<unsigned, SizeSource>>;
 
+//===----------------------------------------------------------------------===//
+// Which generics and dims are stripped, and how (StripRules.cpp)
+//===----------------------------------------------------------------------===//
+
 /// Whether the body of `op` reads its position (linalg.index) along a
 /// loop dim for which `dim` holds: within a window or block it would read
 /// its position there.
 bool readsPosition(mlir::linalg::GenericOp op, llvm::function_ref<bool(unsigned)> dim);
 
+/// An operand dim indexed as d * stride + (static loop dims) + c, the
+/// input of a conv or pool window along output dim d: a window of w rows
+/// of d reads (w - 1) * stride + `extent` elements from at * stride.
+struct StridedUse {
+  unsigned dim;
+  int64_t stride, extent;
+};
+
+/// `e` as such a use, if it is one: one dynamic loop dim with a positive
+/// coefficient, the others static with coefficients >= 0, a constant >= 0.
+std::optional<StridedUse> stridedUse(mlir::AffineExpr e, llvm::ArrayRef<int64_t> ranges);
+
+/// The one dynamic reduction dim of an f32 multiply-accumulate `op`
+/// among `dims`, which an input indexes directly and none through a
+/// window: the contraction kernels loop over it whole.
+std::optional<unsigned> wholeReduction(mlir::linalg::GenericOp op, DynamicDims dims);
+
+/// The dynamic columns of an f32 multiply-accumulate `op` among `dims`
+/// (the keys of attention's queries times keys): the output's innermost
+/// dim, parallel, which one input alone has, as its innermost index only,
+/// both with a unit innermost stride. The contraction kernels run along
+/// it whole, masking what is left after their whole tiles.
+std::optional<unsigned> wholeColumns(mlir::linalg::GenericOp op, DynamicDims dims);
+
+/// Whether the contraction kernels can take dynamic dim `d` of the f32
+/// multiply-accumulate `op` as their rows (Contraction::dynamicRows: M,
+/// or a loop around the tiles): a parallel output dim other than the
+/// innermost, which one input alone has, as one index of its own, and
+/// that input not the output's innermost dim.
+bool restAsRows(mlir::linalg::GenericOp op, unsigned d);
+
+/// Whether the elementwise generic `op` transposes into its dynamic dim
+/// `d` (attention's keys written as [heads, 64, length]): `d` is every
+/// output's innermost dim, and an input that reads along `d` has another
+/// dim as its innermost index. Its windows of 8 and 4 along `d` take
+/// the vector kernels' block transposes; one column at a time went
+/// element by element (24 us of the encoder's 437 at 12 tokens).
+bool transposesInto(mlir::linalg::GenericOp op, unsigned d);
+
+/// The dynamic loop dims of `op` in loop order, each with where its size
+/// is read; empty if there are none or the generic cannot be strip-mined.
+llvm::SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(mlir::linalg::GenericOp op);
+
+/// Whether `op` only copies rows of its one input (every loop parallel,
+/// both maps permutations with the same innermost dim, the body yielding
+/// the input's element as it is). A transpose of the innermost dim is not
+/// one: it keeps its pieces, which the vector kernels transpose in blocks.
+bool plainCopy(mlir::linalg::GenericOp op);
+
+//===----------------------------------------------------------------------===//
+// Pieces (StripDynamicDims.cpp) and epilogues (StripEpilogues.cpp)
+//===----------------------------------------------------------------------===//
+
 /// A window's width that runs from its offset to the end of the dim.
 inline constexpr int64_t kToEnd = -1;
 
-/// A copy of `op` on the windows of its operands at `at` (`width` wide)
-/// along the stripped loop dims (a width of 0: the whole dim; kToEnd: to
-/// its end, for dims that operands index directly only).
+/// A window along one loop dim: `width` wide from `at` (a width of 0: the
+/// whole dim; kToEnd: to its end, `size` wide, for dims that operands
+/// index directly only). Every view of a kToEnd window shares `size`,
+/// read once where its loop starts, so that an epilogue's piece reads the
+/// very view its contraction's piece writes.
+struct Window {
+  mlir::Value at;
+  int64_t width = 0;
+  mlir::Value size;
+};
+
+/// A copy of `op` on the windows of its operands along its loop dims
+/// (`windows`, one per loop dim).
 mlir::linalg::GenericOp piece(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
-                              llvm::ArrayRef<mlir::Value> at, llvm::ArrayRef<int64_t> width);
+                              llvm::ArrayRef<Window> windows);
 
 /// The elementwise generic right after the contraction `op` that reads
 /// its output where it writes, to run window by window with it; null when
@@ -54,8 +122,7 @@ mlir::linalg::GenericOp flatEpilogue(mlir::linalg::GenericOp op, DynamicDims dim
 /// window of `op`'s output; returns `op`'s piece.
 mlir::linalg::GenericOp pieceWithEpilogue(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                                           mlir::linalg::GenericOp after,
-                                          llvm::ArrayRef<mlir::Value> at,
-                                          llvm::ArrayRef<int64_t> width);
+                                          llvm::ArrayRef<Window> windows);
 
 } // namespace kiln::strip
 

@@ -187,38 +187,15 @@ linalg::GenericOp flatEpilogue(linalg::GenericOp op, DynamicDims dims,
 /// `op`'s output, reading the very view `op`'s piece writes (so that the
 /// kernels see the epilogue right after its contraction).
 linalg::GenericOp pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op,
-                                    linalg::GenericOp after, ArrayRef<Value> at,
-                                    ArrayRef<int64_t> width) {
-  linalg::GenericOp opPiece = piece(b, op, at, width);
+                                    linalg::GenericOp after, ArrayRef<Window> windows) {
+  linalg::GenericOp opPiece = piece(b, op, windows);
   AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-  SmallVector<Value> afterAt;
-  SmallVector<int64_t> afterWidth;
-  for (AffineExpr e : outMap.getResults()) {
-    unsigned d = cast<AffineDimExpr>(e).getPosition();
-    afterAt.push_back(at[d]);
-    afterWidth.push_back(width[d]);
-  }
-  linalg::GenericOp afterPiece = piece(b, after, afterAt, afterWidth);
+  SmallVector<Window> afterWindows;
+  for (AffineExpr e : outMap.getResults())
+    afterWindows.push_back(windows[cast<AffineDimExpr>(e).getPosition()]);
+  linalg::GenericOp afterPiece = piece(b, after, afterWindows);
   Value written = opPiece.getDpsInitOperand(0)->get();
   auto writtenView = written.getDefiningOp<memref::SubViewOp>();
-  // Sizes to the end of a dim (kToEnd) are made for each view: the dim of
-  // the same buffer less the same offset is the same size.
-  auto sameSize = [](OpFoldResult x, OpFoldResult y) {
-    if (x == y)
-      return true;
-    auto vx = dyn_cast<Value>(x), vy = dyn_cast<Value>(y);
-    auto subX = vx ? vx.getDefiningOp<arith::SubIOp>() : nullptr;
-    auto subY = vy ? vy.getDefiningOp<arith::SubIOp>() : nullptr;
-    if (!subX || !subY || subX.getRhs() != subY.getRhs())
-      return false;
-    auto dimX = subX.getLhs().getDefiningOp<memref::DimOp>();
-    auto dimY = subY.getLhs().getDefiningOp<memref::DimOp>();
-    return dimX && dimY && dimX.getSource() == dimY.getSource() &&
-           dimX.getConstantIndex() && dimX.getConstantIndex() == dimY.getConstantIndex();
-  };
-  auto sameSizes = [&](memref::SubViewOp x, memref::SubViewOp y) {
-    return llvm::all_of_zip(x.getMixedSizes(), y.getMixedSizes(), sameSize);
-  };
   // The window of the output, read (and, in place, written) by the
   // epilogue, is the same view as the piece's: what the kernel folds.
   for (OpOperand &operand : afterPiece->getOpOperands()) {
@@ -226,7 +203,7 @@ linalg::GenericOp pieceWithEpilogue(OpBuilder &b, linalg::GenericOp op,
     if (operand.get() == written || !view || !writtenView ||
         view.getSource() != writtenView.getSource() ||
         view.getMixedOffsets() != writtenView.getMixedOffsets() ||
-        !sameSizes(view, writtenView) ||
+        view.getMixedSizes() != writtenView.getMixedSizes() ||
         view.getMixedStrides() != writtenView.getMixedStrides())
       continue;
     operand.set(written);

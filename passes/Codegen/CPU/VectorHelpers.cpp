@@ -21,11 +21,11 @@ Value laneOffsets(OpBuilder &b, Location loc, int64_t lanes, int64_t stride) {
 }
 
 Value gather(OpBuilder &b, Location loc, Value mem, ValueRange idx, int64_t lanes,
-             int64_t stride, int64_t on) {
+             int64_t stride, Value mask) {
   auto type = VectorType::get({lanes}, b.getF32Type());
   Value zero = arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
   return vector::GatherOp::create(b, loc, type, mem, idx, laneOffsets(b, loc, lanes, stride),
-                                  constantMask(b, loc, lanes, on), zero);
+                                  mask, zero);
 }
 
 Value stridedLoad(OpBuilder &b, Location loc, Value mem, ValueRange idx, int64_t lanes,

@@ -47,6 +47,10 @@ inline bool innermostContiguous(mlir::Value v) {
   return type && type.hasStaticShape() && innermostUnitStride(v);
 }
 
+/// A lane count that stands for the lanes of a mask known only at run
+/// time: what is left of a dynamic dim after its whole vectors.
+inline constexpr int64_t kMasked = 0;
+
 /// A constant mask with the first `on` of `size` lanes set.
 inline mlir::Value constantMask(mlir::OpBuilder &b, mlir::Location loc, int64_t size,
                                 int64_t on) {
@@ -57,16 +61,27 @@ inline mlir::Value constantMask(mlir::OpBuilder &b, mlir::Location loc, int64_t 
       b, loc, mlir::DenseElementsAttr::get(type, llvm::ArrayRef<bool>(bits)));
 }
 
+/// `type` read at `idx` of `mem` in the lanes `mask` sets, the others
+/// zero (a mask known only at run time: what is left of a dynamic dim).
+inline mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
+                        mlir::ValueRange idx, mlir::VectorType type, mlir::Value mask) {
+  mlir::Value zero = mlir::arith::ConstantOp::create(b, loc, type, b.getZeroAttr(type));
+  return mlir::vector::MaskedLoadOp::create(b, loc, type, mem, idx, mask, zero);
+}
+
 /// `type` read at `idx` of `mem`; lanes from `on` on are not read (zero).
 inline mlir::Value load(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
                         mlir::ValueRange idx, mlir::VectorType type, int64_t on) {
   int64_t size = type.getNumElements();
   if (on == size)
     return mlir::vector::LoadOp::create(b, loc, type, mem, idx);
-  mlir::Value zero = mlir::arith::ConstantOp::create(
-      b, loc, type, b.getZeroAttr(type));
-  return mlir::vector::MaskedLoadOp::create(b, loc, type, mem, idx,
-                                            constantMask(b, loc, size, on), zero);
+  return load(b, loc, mem, idx, type, constantMask(b, loc, size, on));
+}
+
+/// Writes the lanes of `value` that `mask` sets at `idx` of `mem`.
+inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mlir::Value mem,
+                  mlir::ValueRange idx, mlir::Value mask) {
+  mlir::vector::MaskedStoreOp::create(b, loc, mem, idx, mask, value);
 }
 
 /// Writes the first `on` lanes of `value` at `idx` of `mem`.
@@ -76,18 +91,23 @@ inline void store(mlir::OpBuilder &b, mlir::Location loc, mlir::Value value, mli
   if (on == size)
     mlir::vector::StoreOp::create(b, loc, value, mem, idx);
   else
-    mlir::vector::MaskedStoreOp::create(b, loc, mem, idx, constantMask(b, loc, size, on),
-                                        value);
+    store(b, loc, value, mem, idx, constantMask(b, loc, size, on));
 }
 
 /// The i32 offsets 0, stride, 2 * stride, ... of `lanes` lanes.
 mlir::Value laneOffsets(mlir::OpBuilder &b, mlir::Location loc, int64_t lanes, int64_t stride);
 
 /// `lanes` f32 elements of `mem` `stride` elements apart from `idx` (a
-/// vector.gather; `mem` must have a unit innermost stride), the first `on`
-/// of them read, the others zero.
+/// vector.gather; `mem` must have a unit innermost stride), those that
+/// `mask` sets read, the others zero.
 mlir::Value gather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
-                   mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on);
+                   mlir::ValueRange idx, int64_t lanes, int64_t stride, mlir::Value mask);
+
+/// The same with the first `on` lanes read.
+inline mlir::Value gather(mlir::OpBuilder &b, mlir::Location loc, mlir::Value mem,
+                          mlir::ValueRange idx, int64_t lanes, int64_t stride, int64_t on) {
+  return gather(b, loc, mem, idx, lanes, stride, constantMask(b, loc, lanes, on));
+}
 
 /// `rows` (R vectors of `lanes` lanes, R a power of two no larger than
 /// `lanes`) transposed in log2(R) stages of two-vector shuffles: each
