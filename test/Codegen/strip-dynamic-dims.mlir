@@ -582,11 +582,13 @@ func.func @epilogue_kept(%ws: memref<?xi8>, %x: memref<8x?xf32>, %w: memref<4x8x
 // CHECK: linalg.generic {{.*}} ins(%{{.*}} : memref<64x?xf32, strided<[?, 1], offset: ?>>) outs(%{{.*}} : memref<64x?xf32>)
 // CHECK-NOT: scf.for
 // With threads, blocks of its 64 channels go to threads, each copied
-// whole along the dynamic dim.
+// whole along the dynamic dim: vectors along it, the last one masked.
 // THREADS-LABEL: func.func @plain_copy(
 // THREADS: scf.for {{.*}} = %c0 to %c64 step %c4 {
-// THREADS-NOT: scf.for
-// THREADS: linalg.generic {{.*}} ins(%{{.*}} : memref<4x?xf32, strided<[?, 1], offset: ?>>) outs(%{{.*}} : memref<4x?xf32, strided<[?, 1], offset: ?>>)
+// THREADS: memref.subview {{.*}} : memref<64x?xf32, strided<[?, 1], offset: ?>> to memref<4x?xf32, strided<[?, 1], offset: ?>>
+// THREADS: vector.load {{.*}} : memref<4x?xf32, strided<[?, 1], offset: ?>>, vector<8xf32>
+// THREADS: vector.maskedstore
+// THREADS-NOT: kiln.parallel
 // THREADS: } {kiln.parallel}
 // THREADS-NEXT: return
 func.func @plain_copy(%x: memref<64x?xf32, strided<[?, 1], offset: ?>>, %y: memref<64x?xf32>) {
@@ -636,6 +638,43 @@ func.func @in_place(%x: memref<?x256xf32>, %mean: memref<?xf32>) {
   ^bb0(%a: f32, %m: f32, %o: f32):
     %d = arith.subf %a, %m : f32
     linalg.yield %d : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic innermost dim that the elementwise kernels take whole (a
+// softmax's max over its keys, both dims dynamic): windows along the
+// queries only, each piece over every key; its kernel runs whole vectors
+// along the keys, then the lanes left under a mask.
+#qk = affine_map<(q, k) -> (q, k)>
+#q = affine_map<(q, k) -> (q)>
+// CHECK-LABEL: func.func @whole_keys(
+// CHECK-SAME: %[[S:.*]]: memref<?x?xf32>, %[[M:.*]]: memref<?xf32>)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} step %c16 {
+// CHECK:   %[[K:.*]] = memref.dim %[[S]], %c1
+// CHECK:   %[[SS:.*]] = memref.subview %[[S]][%[[I]], 0] [16, %[[K]]] [1, 1]
+// CHECK:   %[[MS:.*]] = memref.subview %[[M]][%[[I]]] [16] [1]
+// CHECK:   linalg.generic {{.*}} ins(%[[SS]] : memref<16x?xf32, {{.*}}>) outs(%[[MS]] : {{.*}})
+// CHECK: scf.for %[[J:.*]] = %{{.*}} step %c1 {
+// CHECK:   linalg.generic {{.*}} ins(%{{.*}} : memref<1x?xf32, {{.*}}>)
+// CHECK-NOT: linalg.generic
+// KERNEL-LABEL: func.func @whole_keys(
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.create_mask
+// KERNEL: vector.maskedload {{.*}} : memref<16x?xf32, strided<[?, 1], offset: ?>>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// KERNEL: vector.reduction <maximumf>
+// KERNEL: vector.create_mask
+// KERNEL: vector.maskedload {{.*}} : memref<1x?xf32, strided<[?, 1], offset: ?>>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @whole_keys(%s: memref<?x?xf32>, %m: memref<?xf32>) {
+  linalg.generic {indexing_maps = [#qk, #q], iterator_types = ["parallel", "reduction"]}
+      ins(%s : memref<?x?xf32>) outs(%m : memref<?xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %x = arith.maximumf %o, %a : f32
+    linalg.yield %x : f32
   }
   return
 }

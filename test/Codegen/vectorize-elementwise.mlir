@@ -391,3 +391,99 @@ func.func @half_relu(%x: memref<4x16xf16>, %b: memref<4xbf16>, %y: memref<4x16xf
   }
   return
 }
+
+// -----
+
+// A dynamic innermost dim (attention's keys over a dynamic length), with
+// a bias broadcast along it: its size read once, whole vectors in a loop,
+// then, if lanes are left, one step under a mask of them.
+#row = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @dynamic_row(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<4x?xf32>, %[[B:[a-z0-9]+]]: memref<4xf32>, %[[Y:[a-z0-9]+]]: memref<4x?xf32>)
+// CHECK: %[[N:.+]] = memref.dim %[[X]], %c1
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: memref.load %[[B]][%[[I]]]
+// CHECK: %[[REM:.+]] = arith.remui %[[N]], %c8
+// CHECK: %[[WHOLE:.+]] = arith.subi %[[N]], %[[REM]]
+// CHECK: scf.for %[[J:.+]] = %{{.+}} to %[[WHOLE]] step %c8 {
+// CHECK: vector.load %[[X]][%[[I]], %[[J]]] : memref<4x?xf32>, vector<8xf32>
+// CHECK: vector.store %{{.+}}, %[[Y]][%[[I]], %[[J]]] : memref<4x?xf32>, vector<8xf32>
+// CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %[[WHOLE]]
+// CHECK: %[[ANY:.+]] = arith.cmpi ne, %[[LEFT]], %c0
+// CHECK: scf.if %[[ANY]] {
+// CHECK: %[[MASK:.+]] = vector.create_mask %[[LEFT]] : vector<8xi1>
+// CHECK: vector.maskedload %[[X]][%[[I]], %[[WHOLE]]], %[[MASK]]
+// CHECK: vector.maskedstore %[[Y]][%[[I]], %[[WHOLE]]], %[[MASK]]
+// CHECK-NOT: linalg.generic
+func.func @dynamic_row(%x: memref<4x?xf32>, %b: memref<4xf32>, %y: memref<4x?xf32>) {
+  linalg.generic {indexing_maps = [#row, #col, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %b : memref<4x?xf32>, memref<4xf32>) outs(%y : memref<4x?xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// An innermost sum over a dynamic dim (softmax's denominator over its
+// keys): the whole vectors carry the partial sums, then the lanes left
+// are added under their mask, the others keeping the sums so far.
+#x = affine_map<(i, j) -> (i, j)>
+#y = affine_map<(i, j) -> (i)>
+// CHECK-LABEL: func.func @dynamic_sum_exp(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<3x?xf32>, %[[Y:[a-z0-9]+]]: memref<3xf32>)
+// CHECK: %[[N:.+]] = memref.dim %[[X]], %c1
+// CHECK: scf.for %[[I:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK: %[[PART:.+]] = scf.for %{{.+}} = %{{.+}} to %[[WHOLE:.+]] step %c8 iter_args(%{{.+}}) -> (vector<8xf32>) {
+// CHECK: vector.load %[[X]]
+// CHECK: math.exp
+// CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %[[WHOLE]]
+// CHECK: %[[SUM:.+]] = scf.if %{{.+}} -> (vector<8xf32>) {
+// CHECK: %[[MASK:.+]] = vector.create_mask %[[LEFT]] : vector<8xi1>
+// CHECK: vector.maskedload %[[X]][%[[I]], %[[WHOLE]]], %[[MASK]]
+// CHECK: %[[TAIL:.+]] = arith.addf %[[PART]],
+// CHECK: %[[KEPT:.+]] = arith.select %[[MASK]], %[[TAIL]], %[[PART]] : vector<8xi1>, vector<8xf32>
+// CHECK: scf.yield %[[KEPT]]
+// CHECK: } else {
+// CHECK: scf.yield %[[PART]]
+// CHECK: vector.reduction <add>, %[[SUM]]
+// CHECK: memref.store %{{.+}}, %[[Y]][%[[I]]]
+// CHECK-NOT: linalg.generic
+func.func @dynamic_sum_exp(%x: memref<3x?xf32>, %y: memref<3xf32>) {
+  linalg.generic {indexing_maps = [#x, #y], iterator_types = ["parallel", "reduction"]}
+      ins(%x : memref<3x?xf32>) outs(%y : memref<3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %e = math.exp %in : f32
+    %s = arith.addf %out, %e : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic innermost dim that an input reads across (a transpose into
+// it), or a dynamic outer dim: left to the scalar loops.
+#t = affine_map<(i, j) -> (j, i)>
+#row = affine_map<(i, j) -> (i, j)>
+// CHECK-LABEL: func.func @dynamic_refused(
+// CHECK: linalg.generic
+// CHECK: linalg.generic
+// CHECK-NOT: vector.
+func.func @dynamic_refused(%x: memref<?x4xf32>, %y: memref<4x?xf32>, %z: memref<?x8xf32>, %w: memref<?x8xf32>) {
+  linalg.generic {indexing_maps = [#t, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%x : memref<?x4xf32>) outs(%y : memref<4x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  }
+  linalg.generic {indexing_maps = [#row, #row], iterator_types = ["parallel", "parallel"]}
+      ins(%z : memref<?x8xf32>) outs(%w : memref<?x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  }
+  return
+}

@@ -138,6 +138,11 @@ struct StripDynamicDimsPass
       if (dims.empty())
         continue;
       if (!plainCopy(op)) {
+        // The elementwise kernels take a dynamic innermost dim whole, its
+        // last vector masked: one column at a time went element by
+        // element (a softmax over 12 keys).
+        if (kiln::vec::takesDynamicInnermost(op))
+          llvm::erase_if(dims, [&](auto d) { return d.first + 1 == op.getNumLoops(); });
         // The epilogue it replaces is erased: never visited again.
         linalg::GenericOp after = flatEpilogue(op, dims, done);
         if (!after && (after = plainEpilogue(op, dims)))
@@ -224,10 +229,14 @@ struct StripDynamicDimsPass
     if (parallel && !windowCopy) {
       unsigned d = dims.front().first;
       int64_t work = staticWork(op.getStaticLoopRanges());
-      // A dynamic reduction left whole (wholeReduction) counts as the
-      // kernels count it.
+      // A contraction's dynamic dim left whole (wholeReduction,
+      // wholeColumns) counts as the kernels count it. The elementwise
+      // kernels' whole innermost dim (takesDynamicInnermost) counts as one
+      // element, as when it was stripped: its size may be a 7x7 map's 7.
+      bool contraction = kiln::contraction::isF32MultiplyAccumulate(op);
       for (auto [r, range] : llvm::enumerate(loopRanges))
-        if (ShapedType::isDynamic(range) && !llvm::is_contained(llvm::make_first_range(dims), r))
+        if (contraction && ShapedType::isDynamic(range) &&
+            !llvm::is_contained(llvm::make_first_range(dims), r))
           work *= kiln::contraction::kNominalExtent;
       bool disjoint = op.getIteratorTypesArray()[d] == utils::IteratorType::parallel &&
                       llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &out) {

@@ -185,6 +185,15 @@ bool isInt8MultiplyAccumulate(mlir::linalg::GenericOp op, bool *signedX = nullpt
 /// vectors by vectorizeBody.
 bool vectorisableBody(mlir::linalg::GenericOp op);
 
+/// Whether kiln-vectorize-elementwise takes the innermost loop dim of
+/// `op`, a dynamic one, whole once the other dims are static: vectors
+/// along it, the last one masked at run time (VectorizeElementwise.cpp).
+/// Not a contraction (its own kernels take it); every operand that moves
+/// along the dim has it as its last index, with a unit stride; the
+/// outputs have it, or the op is an innermost reduction (a softmax's max
+/// and sum over its keys).
+bool takesDynamicInnermost(mlir::linalg::GenericOp op);
+
 /// Set by kiln-strip-dynamic-dims on the pieces it makes of a generic
 /// over dynamic dims. It has chosen their threads (the loop over windows,
 /// blocks of channels, or the rest of rows), so that the kernel of a

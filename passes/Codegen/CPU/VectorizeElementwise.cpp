@@ -99,13 +99,42 @@ scf::ForOp vectorSteps(OpBuilder &b, Location loc, int64_t n, int64_t lanes, Val
   return loop;
 }
 
+scf::ForOp vectorSteps(OpBuilder &b, Location loc, Value n, int64_t lanes, Value &iv,
+                       Value &mask, const std::function<void(OpBuilder &, int64_t)> &step) {
+  auto c = [&](int64_t v) { return arith::ConstantIndexOp::create(b, loc, v); };
+  Value width = c(lanes);
+  Value whole = arith::SubIOp::create(b, loc, n, arith::RemUIOp::create(b, loc, n, width));
+  auto loop = scf::ForOp::create(b, loc, c(0), whole, width);
+  OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
+  iv = loop.getInductionVar();
+  step(nb, lanes);
+  Value left = arith::SubIOp::create(b, loc, n, whole);
+  Value any = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, left, c(0));
+  auto tail = scf::IfOp::create(b, loc, any, /*withElseRegion=*/false);
+  OpBuilder tb = tail.getThenBodyBuilder();
+  iv = whole;
+  mask = vector::CreateMaskOp::create(tb, loc, VectorType::get({lanes}, tb.getI1Type()),
+                                      ValueRange{left});
+  step(tb, kMasked);
+  mask = nullptr;
+  return loop;
+}
+
 } // namespace kiln::vec
 
+using kiln::vec::kMasked;
 using kiln::vec::outerLoops;
 using kiln::vec::stridesAlong;
 using kiln::vec::vectorSteps;
 
 namespace {
+
+/// Whether vectors of `elem` may move: f32, 8-, 16- and 32-bit integers,
+/// float16 and bfloat16.
+bool vectorElement(Type elem) {
+  return elem.isF32() || elem.isInteger(8) || elem.isInteger(16) || elem.isInteger(32) ||
+         elem.isF16() || elem.isBF16();
+}
 
 /// How operand `operand` of `op` moves along loop dim `last`: 1 (in its
 /// last index, contiguous: vector loads and stores), 0 (not at all: a
@@ -114,7 +143,7 @@ namespace {
 /// vectorised).
 std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsigned last) {
   auto type = dyn_cast<MemRefType>(operand.get().getType());
-  if (!type || !type.hasStaticShape())
+  if (!type)
     return std::nullopt;
   // f32 moves in any of the ways below; 8-, 16- and 32-bit integers (a
   // quantisation's int8 output, an int32 accumulator's epilogue) and
@@ -122,8 +151,7 @@ std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsig
   // back) only contiguously or not at all.
   Type elem = type.getElementType();
   bool isFloat = elem.isF32();
-  if (!isFloat && !elem.isInteger(8) && !elem.isInteger(16) && !elem.isInteger(32) &&
-      !elem.isF16() && !elem.isBF16())
+  if (!vectorElement(elem))
     return std::nullopt;
   AffineMap map = op.getMatchingIndexingMap(&operand);
   if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
@@ -132,6 +160,16 @@ std::optional<int64_t> alongLast(linalg::GenericOp op, OpOperand &operand, unsig
   for (auto [j, e] : llvm::enumerate(map.getResults()))
     if (e.isFunctionOfDim(last))
       at = j;
+  // A dynamic size only along the vector, in the last index with a unit
+  // stride (a softmax's keys over a dynamic length): contiguous vectors,
+  // the last one masked at run time.
+  if (!type.hasStaticShape()) {
+    int64_t rank = type.getRank();
+    if (!at || *at + 1 != rank || llvm::count_if(type.getShape(), ShapedType::isDynamic) != 1 ||
+        !type.isDynamicDim(rank - 1) || !kiln::vec::unitInnermostStride(operand.get()))
+      return std::nullopt;
+    return 1;
+  }
   if (!at)
     return 0;
   if (*at + 1 == map.getNumResults() && kiln::vec::innermostContiguous(operand.get()))
@@ -204,6 +242,43 @@ bool noAliasing(linalg::GenericOp op) {
   return true;
 }
 
+} // namespace
+
+/// Declared in VectorHelpers.h.
+bool kiln::vec::takesDynamicInnermost(linalg::GenericOp op) {
+  unsigned n = op.getNumLoops();
+  if (!n || !op.hasPureBufferSemantics() || !ShapedType::isDynamic(op.getStaticLoopRanges()[n - 1]) ||
+      isMultiplyAccumulate(op) || isInt8MultiplyAccumulate(op) || !vectorisableBody(op) ||
+      !noAliasing(op))
+    return false;
+  unsigned last = n - 1;
+  bool reduces = op.getIteratorTypesArray()[last] != utils::IteratorType::parallel;
+  if (reduces) {
+    // An innermost reduction of one output, none of whose memory the
+    // inputs read: its lanes of partial results stay in registers.
+    Value out = op.getNumDpsInits() == 1 ? rootBuffer(op.getDpsInitOperand(0)->get()) : Value();
+    if (!out || !innermostReduction(op) ||
+        llvm::any_of(op.getDpsInputOperands(),
+                     [&](OpOperand *in) { return rootBuffer(in->get()) == out; }))
+      return false;
+  }
+  AffineExpr dim = getAffineDimExpr(last, op.getContext());
+  return llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    if (!type || !vectorElement(type.getElementType()) ||
+        !map.isProjectedPermutation(/*allowZeroInResults=*/true))
+      return false;
+    bool moves = map.isFunctionOfDim(last);
+    // Outputs move with the vector, or, for a reduction, not at all.
+    if (op.isDpsInit(&operand) && moves == reduces)
+      return false;
+    return !moves || (map.getResults().back() == dim && unitInnermostStride(operand.get()));
+  });
+}
+
+namespace {
+
 class ElementwiseVectorizer {
 public:
   ElementwiseVectorizer(linalg::GenericOp op, SmallVector<int64_t> vectorOperand, int64_t lanes,
@@ -218,6 +293,8 @@ public:
     SmallVector<scf::ForOp> vectorLoops;
     if (std::optional<unsigned> q = blockDim())
       return buildBlocks(b, *q);
+    if (ShapedType::isDynamic(ranges[last]))
+      extent = dynamicExtent(b);
     SmallVector<unsigned> outerDims = llvm::to_vector(llvm::seq<unsigned>(0, last));
     outerLoops(b, op, ranges, outerDims, ivs, parallelPending,
                [&](OpBuilder &b, SmallVector<Value> &ivs) {
@@ -227,10 +304,11 @@ public:
           vectorLoops.push_back(loop);
         return;
       }
-      scf::ForOp loop = vectorSteps(b, loc(), ranges[last], lanes, ivs[last],
-                                    [&](OpBuilder &b, int64_t on) {
-                                      store(b, ivs, on, compute(b, ivs, on, invariant));
-                                    });
+      auto step = [&](OpBuilder &b, int64_t on) {
+        store(b, ivs, on, compute(b, ivs, on, invariant));
+      };
+      scf::ForOp loop = extent ? vectorSteps(b, loc(), extent, lanes, ivs[last], tailMask, step)
+                               : vectorSteps(b, loc(), ranges[last], lanes, ivs[last], step);
       if (loop)
         vectorLoops.push_back(loop);
     });
@@ -248,6 +326,24 @@ private:
   }
 
   VectorType vectorOf(Type t) { return VectorType::get({lanes}, t); }
+
+  /// The size of the dynamic innermost dim, read from an operand that has
+  /// it as its last index (alongLast).
+  Value dynamicExtent(OpBuilder &b) {
+    unsigned last = ranges.size() - 1;
+    for (OpOperand &operand : op->getOpOperands()) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      if (map.getNumResults() && map.getResults().back() == b.getAffineDimExpr(last))
+        return memref::DimOp::create(b, loc(), operand.get(), map.getNumResults() - 1);
+    }
+    llvm_unreachable("a dynamic loop range is some operand's size");
+  }
+
+  /// `type` read at `idx` of `mem`, `on` lanes (kMasked: tailMask's).
+  Value load(OpBuilder &b, Value mem, ValueRange idx, VectorType type, int64_t on) {
+    return on == kMasked ? kiln::vec::load(b, loc(), mem, idx, type, tailMask)
+                         : kiln::vec::load(b, loc(), mem, idx, type, on);
+  }
 
   /// The dim q when the op transposes: every gathered input (a stride
   /// beyond kMaxShuffledStride along the vector dim p) has q as its
@@ -274,7 +370,8 @@ private:
         return std::nullopt;
       q = dim.getPosition();
     }
-    if (!q || ranges[*q] < lanes / 2 || ranges[last] < lanes / 2)
+    if (!q || ShapedType::isDynamic(ranges[last]) || ranges[*q] < lanes / 2 ||
+        ranges[last] < lanes / 2)
       return std::nullopt;
     for (OpOperand &out : op.getDpsInitsMutable())
       if (!op.getMatchingIndexingMap(&out).isPermutation())
@@ -398,7 +495,7 @@ private:
       SmallVector<Value> idx = indices(b, op.getMatchingIndexingMap(&operand), ivs);
       int64_t stride = vectorOperand[operand.getOperandNumber()];
       if (stride == 1) {
-        map.map(arg, kiln::vec::load(b, loc(), operand.get(), idx, vectorOf(arg.getType()), on));
+        map.map(arg, load(b, operand.get(), idx, vectorOf(arg.getType()), on));
         continue;
       }
       if (stride < 0) {
@@ -423,7 +520,10 @@ private:
         kiln::vec::stridedStore(b, loc(), value, mem, at, -stride, on);
         continue;
       }
-      kiln::vec::store(b, loc(), value, out->get(), idx, on);
+      if (on == kMasked)
+        kiln::vec::store(b, loc(), value, out->get(), idx, tailMask);
+      else
+        kiln::vec::store(b, loc(), value, out->get(), idx, on);
     }
   }
 
@@ -438,6 +538,34 @@ private:
     Value acc = arith::ConstantOp::create(b, loc(), type,
                                           DenseElementsAttr::get(type, combiner->identity));
     scf::ForOp loop;
+    if (extent) {
+      // The full vectors to extent - extent % lanes, then the lanes left
+      // under tailMask, if any.
+      Value width = index(b, lanes);
+      Value whole =
+          arith::SubIOp::create(b, loc(), extent, arith::RemUIOp::create(b, loc(), extent, width));
+      loop = scf::ForOp::create(b, loc(), index(b, 0), whole, width, ValueRange{acc});
+      OpBuilder nb = OpBuilder::atBlockEnd(loop.getBody());
+      ivs[last] = loop.getInductionVar();
+      Value next = compute(nb, ivs, lanes, invariant, loop.getRegionIterArgs()[0])[0];
+      scf::YieldOp::create(nb, loc(), next);
+      acc = loop.getResult(0);
+      Value left = arith::SubIOp::create(b, loc(), extent, whole);
+      Value any = arith::CmpIOp::create(b, loc(), arith::CmpIPredicate::ne, left, index(b, 0));
+      auto tail = scf::IfOp::create(b, loc(), TypeRange{type}, any, /*withElseRegion=*/true);
+      OpBuilder tb = OpBuilder::atBlockEnd(tail.thenBlock());
+      tailMask = vector::CreateMaskOp::create(tb, loc(), VectorType::get({lanes}, tb.getI1Type()),
+                                              ValueRange{left});
+      ivs[last] = whole;
+      Value tailNext = compute(tb, ivs, kMasked, invariant, acc)[0];
+      scf::YieldOp::create(tb, loc(),
+                           arith::SelectOp::create(tb, loc(), tailMask, tailNext, acc).getResult());
+      tailMask = nullptr;
+      OpBuilder eb = OpBuilder::atBlockEnd(tail.elseBlock());
+      scf::YieldOp::create(eb, loc(), acc);
+      acc = tail.getResult(0);
+      full = rest = 0;
+    }
     if (full) {
       loop = scf::ForOp::create(b, loc(), index(b, 0), index(b, full * lanes), index(b, lanes),
                                 ValueRange{acc});
@@ -479,6 +607,10 @@ private:
   SmallVector<int64_t> ranges;
   bool parallelPending; ///< No loop is marked kiln.parallel yet.
   std::optional<Combiner> combiner; ///< For an innermost reduction.
+  /// The size of a dynamic innermost dim, read before the loops.
+  Value extent;
+  /// The lanes left of it, inside the step that takes them (kMasked).
+  Value tailMask;
 };
 
 /// The reassociation of a rank-`rank` memref that merges dims `pos` and
@@ -554,9 +686,13 @@ struct VectorizeElementwisePass
       if (!op.hasPureBufferSemantics() || op.getNumLoops() == 0 || !kiln::vec::vectorisableBody(op))
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      if (llvm::any_of(ranges, [](int64_t r) { return r <= 0; }))
-        return;
       unsigned last = op.getNumLoops() - 1;
+      // Static ranges, but for a dynamic innermost dim (the vectors run
+      // along it, the last one masked at run time).
+      bool dynamicLast = ShapedType::isDynamic(ranges[last]);
+      if (llvm::any_of(ArrayRef(ranges).drop_back(), [](int64_t r) { return r <= 0; }) ||
+          (dynamicLast ? !kiln::vec::takesDynamicInnermost(op) : ranges[last] <= 0))
+        return;
       std::optional<Combiner> combiner;
       // Whether an input is the one output's memory (even the same view):
       // window ops hold the output's tile in registers while they read.
@@ -575,7 +711,8 @@ struct VectorizeElementwisePass
         if (op.getNumDpsInits() != 1 || readsOutputMemory())
           return;
         AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-        if (outMap.getNumResults() && outMap.isProjectedPermutation(/*allowZeroInResults=*/true) &&
+        if (!dynamicLast && outMap.getNumResults() &&
+            outMap.isProjectedPermutation(/*allowZeroInResults=*/true) &&
             isa<AffineDimExpr>(outMap.getResults().back())) {
           unsigned p = cast<AffineDimExpr>(outMap.getResults().back()).getPosition();
           if (std::optional<SmallVector<int64_t>> strides = stridesAlong(op, p)) {
@@ -583,7 +720,7 @@ struct VectorizeElementwisePass
             return;
           }
         }
-        if (ranges[last] < lanes / 2 || !(combiner = innermostReduction(op)))
+        if ((!dynamicLast && ranges[last] < lanes / 2) || !(combiner = innermostReduction(op)))
           return;
       } else if (op.getNumDpsInits() == 1 &&
                  llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
@@ -594,7 +731,7 @@ struct VectorizeElementwisePass
         // conv's im2col copy: rows kh + oh * stride): as a window op
         // without reductions, vectors along the output's last dim.
         AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
-        if (readsOutputMemory() || !outMap.isPermutation() ||
+        if (dynamicLast || readsOutputMemory() || !outMap.isPermutation() ||
             outMap.getResults().back() != getAffineDimExpr(last, op.getContext()))
           return;
         if (std::optional<SmallVector<int64_t>> strides = stridesAlong(op, last))
@@ -653,7 +790,11 @@ struct VectorizeElementwisePass
       // threads, a serial loop over such rows pays for lines the other
       // core just wrote (the pad's interior); a parallel one splits them
       // as that core's loop did.
+      // A dynamic innermost dim counts as kNominalExtent elements.
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      for (int64_t &r : ranges)
+        if (ShapedType::isDynamic(r))
+          r = kiln::contraction::kNominalExtent;
       int64_t elements = 1;
       for (int64_t r : ranges)
         elements *= r;

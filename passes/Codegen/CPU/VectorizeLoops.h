@@ -34,6 +34,14 @@ mlir::scf::ForOp vectorSteps(mlir::OpBuilder &b, mlir::Location loc, int64_t n, 
                              mlir::Value &iv,
                              const std::function<void(mlir::OpBuilder &, int64_t)> &step);
 
+/// Vector steps over [0, n) for an `n` known only at run time: a loop
+/// over the full vectors, then, when lanes are left, one step of kMasked
+/// lanes from `iv`, `mask` set to the lanes left for that step. Returns
+/// the loop.
+mlir::scf::ForOp vectorSteps(mlir::OpBuilder &b, mlir::Location loc, mlir::Value n,
+                             int64_t lanes, mlir::Value &iv, mlir::Value &mask,
+                             const std::function<void(mlir::OpBuilder &, int64_t)> &step);
+
 /// How operands of a generic move along its dim `p`, the output's last
 /// index: per operand 0 (not at all), or the coefficient of `p` in its
 /// last index, the only index that has it. None if some operand moves
