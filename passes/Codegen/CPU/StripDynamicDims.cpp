@@ -425,7 +425,7 @@ struct StripDynamicDimsPass
         loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
       rowWork = 0;
       restOnThreads = false;
-      windows[m] = {loop.getInductionVar(), size};
+      windows[m] = {loop.getInductionVar(), size, Value()};
       OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
       nest(nb, 0);
     } else {
@@ -599,7 +599,7 @@ struct StripDynamicDimsPass
                                    arith::ConstantIndexOp::create(b, loc, size));
     loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
     SmallVector<Window> windows(op.getNumLoops());
-    windows[m] = {loop.getInductionVar(), size};
+    windows[m] = {loop.getInductionVar(), size, Value()};
     OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
     piece(nb, op, windows);
     op.erase();
