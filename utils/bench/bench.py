@@ -124,6 +124,27 @@ def ort_times(onnx_path, inputs_json, threads, iterations, warmup, out_dir=None)
     return json.loads(run(cmd))["times_ms"]
 
 
+def timing_args(ap, iterations, warmup):
+    """The options of the scripts that time kiln's libraries against ONNX
+    Runtime with best_medians: --threads (a list), --iterations,
+    --warmup, --rounds and --work."""
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--iterations", type=int, default=iterations)
+    ap.add_argument("--warmup", type=int, default=warmup)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--work")
+
+
+def timing_setup(args, prefix):
+    """kiln's absolute path, the thread counts and the work folder (made;
+    a new temporary one, named from `prefix`, without --work) of options
+    from timing_args."""
+    threads = [int(n) for n in args.threads.split(",")]
+    work = args.work or tempfile.mkdtemp(prefix=prefix)
+    os.makedirs(work, exist_ok=True)
+    return os.path.abspath(args.kiln), threads, work
+
+
 def best_medians(kiln, libs, onnx_path, inputs_json, npys, threads, args):
     """`kiln bench` of each library in `libs`, then ONNX Runtime on
     `onnx_path`, in turn for args.rounds rounds (args.iterations runs after

@@ -22,7 +22,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
@@ -36,17 +35,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kiln")
     ap.add_argument("--steps", default="100,1:0,12:40,3")
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--iterations", type=int, default=50)
-    ap.add_argument("--warmup", type=int, default=10)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--work")
+    bench.timing_args(ap, iterations=50, warmup=10)
     args = ap.parse_args()
-    kiln = os.path.abspath(args.kiln)
+    kiln, threads, work = bench.timing_setup(args, "kiln-cachedlm-")
     steps = [tuple(int(x) for x in s.split(",")) for s in args.steps.split(":")]
-    threads = [int(n) for n in args.threads.split(",")]
-    work = args.work or tempfile.mkdtemp(prefix="kiln-cachedlm-")
-    os.makedirs(work, exist_ok=True)
     model, files = dynamic_lengths.export("cached_lm", work, steps)
     lib = os.path.join(work, "libdynamic.so")
     subprocess.run([kiln, "compile", model, "-q", "-o", lib], check=True)

@@ -26,7 +26,6 @@ import inspect
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import torch
@@ -60,17 +59,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kiln")
     ap.add_argument("--batches", default="1,8,64")
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--iterations", type=int, default=30)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--work")
+    bench.timing_args(ap, iterations=30, warmup=5)
     args = ap.parse_args()
-    kiln = os.path.abspath(args.kiln)
+    kiln, threads, work = bench.timing_setup(args, "kiln-dynamic-batch-")
     batches = [int(n) for n in args.batches.split(",")]
-    threads = [int(n) for n in args.threads.split(",")]
-    work = args.work or tempfile.mkdtemp(prefix="kiln-dynamic-batch-")
-    os.makedirs(work, exist_ok=True)
 
     model = export(work, batches)
     auto = os.path.join(work, "libmlp_auto.so")

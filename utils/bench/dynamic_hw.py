@@ -21,7 +21,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
@@ -40,18 +39,11 @@ def main():
     ap.add_argument("--sizes", default="224x224,150x200")
     ap.add_argument("--static", default="224x224",
                     help="sizes to also compile static (a subset of --sizes)")
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--iterations", type=int, default=30)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--work")
+    bench.timing_args(ap, iterations=30, warmup=5)
     args = ap.parse_args()
-    kiln = os.path.abspath(args.kiln)
+    kiln, threads, work = bench.timing_setup(args, "kiln-dynhw-")
     sizes = sizes_of(args.sizes)
     static_sizes = set(sizes_of(args.static)) & set(sizes)
-    threads = [int(n) for n in args.threads.split(",")]
-    work = args.work or tempfile.mkdtemp(prefix="kiln-dynhw-")
-    os.makedirs(work, exist_ok=True)
 
     print("model            size     threads  kiln-dynamic  kiln-static     ORT"
           "  dynamic/static  dynamic/ORT")

@@ -22,7 +22,6 @@ import argparse
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
@@ -34,18 +33,11 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("kiln")
     ap.add_argument("--lengths", default="128,37,1")
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--iterations", type=int, default=30)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--batch", type=int, help="a symbolic batch too, run on N items")
-    ap.add_argument("--work")
+    bench.timing_args(ap, iterations=30, warmup=5)
     args = ap.parse_args()
-    kiln = os.path.abspath(args.kiln)
+    kiln, threads, work = bench.timing_setup(args, "kiln-dynseq-")
     lengths = [int(n) for n in args.lengths.split(",")]
-    threads = [int(n) for n in args.threads.split(",")]
-    work = args.work or tempfile.mkdtemp(prefix="kiln-dynseq-")
-    os.makedirs(work, exist_ok=True)
     model, pairs = suite.export_seq("bert_encoder", work, lengths, args.batch)
     lib = os.path.join(work, "libdynamic.so")
     subprocess.run([kiln, "compile", model, "-q", "-o", lib], check=True)

@@ -25,7 +25,6 @@ import inspect
 import os
 import subprocess
 import sys
-import tempfile
 
 import numpy as np
 import torch
@@ -71,17 +70,10 @@ def main():
     ap.add_argument("--cells", default="lstm,gru")
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--batches", default="1,8")
-    ap.add_argument("--threads", default="1,2")
-    ap.add_argument("--iterations", type=int, default=20)
-    ap.add_argument("--warmup", type=int, default=5)
-    ap.add_argument("--rounds", type=int, default=2)
-    ap.add_argument("--work")
+    bench.timing_args(ap, iterations=20, warmup=5)
     args = ap.parse_args()
-    kiln = os.path.abspath(args.kiln)
+    kiln, threads, work = bench.timing_setup(args, "kiln-recurrent-")
     batches = [int(n) for n in args.batches.split(",")]
-    threads = [int(n) for n in args.threads.split(",")]
-    work = args.work or tempfile.mkdtemp(prefix="kiln-recurrent-")
-    os.makedirs(work, exist_ok=True)
 
     print("cell  batch threads  kiln-dynamic  kiln-static      ORT  dynamic/static  dynamic/ORT")
     for cell in args.cells.split(","):
