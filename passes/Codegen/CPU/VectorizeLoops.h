@@ -1,8 +1,9 @@
 //===- VectorizeLoops.h - Loops shared by the elementwise vectorisers -*- C++ -*-===//
 //
 // Private to kiln-vectorize-elementwise (VectorizeElementwise.cpp and
-// VectorizeWindows.cpp): the scalar loops around a vectorised generic,
-// the vector steps along its vector dim, and the window vectoriser.
+// VectorizeWindows.cpp): the scalar loops around a vectorised generic and
+// the vector steps along its vector dim (VectorizeLoops.cpp), and the
+// window vectoriser (VectorizeWindows.cpp).
 //
 //===----------------------------------------------------------------------===//
 
