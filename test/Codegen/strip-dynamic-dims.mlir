@@ -286,8 +286,9 @@ func.func @whole_keys_epilogue(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %b: me
 // Dynamic columns (attention's queries times keys: the keys are the
 // output's innermost dim, which only the transposed keys have, as their
 // innermost index) stay whole: the pieces are windows of rows alone, and
-// the kernel runs whole tiles of 16 columns (two vectors of 8), then a
-// vector at a time under a mask made from the columns left.
+// the kernel runs whole tiles of 16 columns (two vectors of 8), then the
+// columns left as one tile of one or two vectors, the last one under a
+// mask made from the columns left.
 #mk = affine_map<(m, n, k) -> (m, k)>
 #kn = affine_map<(m, n, k) -> (k, n)>
 #mn = affine_map<(m, n, k) -> (m, n)>
@@ -308,12 +309,22 @@ func.func @whole_keys_epilogue(%p: memref<?x?xf32>, %v: memref<?x64xf32>, %b: me
 // KERNEL: scf.for %{{.*}} = %c0{{.*}} to %[[WHOLE]] step %c16
 // KERNEL:   vector.load %{{.*}} : memref<64x?xf32>, vector<8xf32>
 // KERNEL:   vector.store %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xf32>
-// KERNEL: scf.for %[[J:.*]] = %[[WHOLE]] to %[[NN]] step %c8
-// KERNEL:   %[[LEFT:.*]] = arith.subi %[[NN]], %[[J]]
+// KERNEL: %[[LEFT:.*]] = arith.subi %[[NN]], %[[WHOLE]]
+// KERNEL: %[[UP:.*]] = arith.addi %[[LEFT]], %c7
+// KERNEL: %[[VECS:.*]] = arith.divui %[[UP]], %c8
+// KERNEL: scf.index_switch %[[VECS]]
+// KERNEL: case 1 {
 // KERNEL:   %[[MASK:.*]] = vector.create_mask %[[LEFT]] : vector<8xi1>
-// KERNEL:   vector.maskedload %{{.*}}, %[[MASK]], %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xi1>, vector<8xf32>
+// KERNEL:   vector.maskedload %{{.*}}[%{{.*}}, %[[WHOLE]]], %[[MASK]], %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xi1>, vector<8xf32>
 // KERNEL:   vector.maskedload %{{.*}}, %[[MASK]], %{{.*}} : memref<64x?xf32>, vector<8xi1>, vector<8xf32>
 // KERNEL:   vector.maskedstore %{{.*}}, %[[MASK]], %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xi1>, vector<8xf32>
+// KERNEL: case 2 {
+// KERNEL:   %[[LEFT2:.*]] = arith.subi %[[LEFT]], %c8
+// KERNEL:   %[[MASK2:.*]] = vector.create_mask %[[LEFT2]] : vector<8xi1>
+// KERNEL:   vector.load %{{.*}} : memref<64x?xf32>, vector<8xf32>
+// KERNEL:   vector.maskedload %{{.*}}, %[[MASK2]], %{{.*}} : memref<64x?xf32>, vector<8xi1>, vector<8xf32>
+// KERNEL:   vector.maskedstore %{{.*}}, %[[MASK2]], %{{.*}} : memref<16x?xf32, {{.+}}>, vector<8xi1>, vector<8xf32>
+// KERNEL: default {
 // KERNEL-NOT: linalg.generic
 // KERNEL: return
 func.func @whole_columns(%q: memref<?x64xf32>, %kt: memref<64x?xf32>, %s: memref<?x?xf32>) {
@@ -1162,6 +1173,100 @@ func.func @cheap_rows(%x: memref<?x256xf32>, %y: memref<?x256xf32>) {
   ^bb0(%i: f32, %o: f32):
     %e = arith.addf %i, %i : f32
     linalg.yield %e : f32
+  }
+  return
+}
+
+// -----
+
+// A flattened 1x1 conv over a dynamic H x W (dynamic columns) with a
+// bias and ReLU6 into another planned buffer: the kernels fold that
+// epilogue in over dynamic columns too, so the op stays whole (no windows
+// of 16 columns, one vector a tile row) and is marked
+// kiln.output_read_once. The kernel writes the epilogue's buffer: whole
+// tiles, then the columns left as one tile of one or two vectors. Its
+// work at a nominal 64 columns is below what threads need, so with
+// threads the loop over whole tiles goes to them from 11 trips on
+// (16 x 96 x 16 multiply-adds a trip, 2^18 in all).
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+#row = affine_map<(m, n) -> (m)>
+// CHECK-LABEL: func.func @columns_epilogue(
+// CHECK: %[[A:.+]] = memref.view %{{.*}}[%c0]
+// CHECK: %[[Y:.+]] = memref.view %{{.*}}[%c4096]
+// CHECK-NOT: scf.for
+// CHECK: linalg.generic {{.*}} outs(%[[A]] : memref<96x?xf32>) attrs = {kiln.output_read_once}
+// CHECK: linalg.generic {{.*}} ins(%[[A]], %{{.*}} : {{.*}}) outs(%[[Y]] :
+// CHECK-NOT: scf.for
+// CHECK: return
+// KERNEL-LABEL: func.func @columns_epilogue(
+// KERNEL: %[[Y:.+]] = memref.view %{{.*}}[%c4096]
+// KERNEL-NOT: linalg.
+// KERNEL: scf.for
+// KERNEL: arith.minimumf
+// KERNEL: vector.store %{{.*}}, %[[Y]]
+// KERNEL: scf.index_switch
+// KERNEL: case 1 {
+// KERNEL: arith.minimumf
+// KERNEL: vector.maskedstore %[[Y]]
+// KERNEL-NOT: linalg.
+// KERNEL: return
+// THREADS-LABEL: func.func @columns_epilogue(
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.min_trips = 11 : i64, kiln.parallel}
+// THREADS-NEXT: arith.subi
+// THREADS-NOT: kiln.parallel
+// THREADS: return
+func.func @columns_epilogue(%ws: memref<?xi8>, %x: memref<16x?xf32>, %w: memref<96x16xf32>,
+                            %bias: memref<96xf32>, %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %a = memref.view %ws[%c0][%n] : memref<?xi8> to memref<96x?xf32>
+  %y = memref.view %ws[%c4096][%n] {kiln.live_from_contraction} : memref<?xi8> to memref<96x?xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<96x?xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%w, %x : memref<96x16xf32>, memref<16x?xf32>) outs(%a : memref<96x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a, %bias : memref<96x?xf32>, memref<96xf32>) outs(%y : memref<96x?xf32>) {
+  ^bb0(%i: f32, %b: f32, %o: f32):
+    %s = arith.addf %i, %b : f32
+    %r = arith.maximumf %s, %zero : f32
+    %t = arith.minimumf %r, %six : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// Windows of 16 rows of a contraction with little work each (16 x 96 x
+// 16 multiply-adds) go to threads only from 11 windows on, checked at
+// run time (kiln.min_trips); the rest stays serial.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+// THREADS-LABEL: func.func @small_windows(
+// THREADS: memref.subview {{.*}} [16, 96] [1, 1]
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.min_trips = 11 : i64, kiln.parallel}
+// THREADS-NOT: kiln.parallel
+// THREADS: return
+func.func @small_windows(%x: memref<?x16xf32>, %w: memref<16x96xf32>, %o: memref<?x96xf32>) {
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%x, %w : memref<?x16xf32>, memref<16x96xf32>) outs(%o : memref<?x96xf32>) {
+  ^bb0(%a: f32, %b: f32, %c: f32):
+    %m = arith.mulf %a, %b : f32
+    %s = arith.addf %c, %m : f32
+    linalg.yield %s : f32
   }
   return
 }

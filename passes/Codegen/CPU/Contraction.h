@@ -65,9 +65,9 @@ struct Contraction {
   /// N's extent is known only at run time (the keys of attention's
   /// queries times keys, Rows only, the row operand contiguous along N):
   /// its range holds kNominalExtent for the heuristics; the kernel reads
-  /// the output's size, runs whole tiles of N and then single vectors
-  /// under a mask made at run time. Epilogues and copied inits fold in in
-  /// place only, their other operands static.
+  /// the output's size, runs whole tiles of N and then one tile of the
+  /// vectors left, the last under a mask made at run time. Epilogues and
+  /// copied inits fold in, their operands along N contiguous (any size).
   bool dynamicN = false;
   /// A parallel dim other than N whose extent is known only at run time
   /// (the rows left after kiln-strip-dynamic-dims' windows, fewer than a

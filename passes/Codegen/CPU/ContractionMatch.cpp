@@ -41,10 +41,18 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
     return false;
   Value written = op.getDpsInitOperand(0)->get();
   bool inPlace = written == out, readsOut = false;
+  // Over a dynamic N (Rows), the other operands' vectors along it are
+  // masked like the output's: their innermost dim may be dynamic too.
+  auto outType = cast<MemRefType>(out.getType());
+  bool dynamicN = variant == Variant::Rows && outType.getRank() &&
+                  outType.isDynamicDim(outType.getRank() - 1);
+  auto contiguous = [&](Value v) {
+    return dynamicN ? kiln::vec::unitInnermostStride(v) : kiln::vec::innermostUnitStride(v);
+  };
   if (!inPlace) {
     auto type = cast<MemRefType>(written.getType());
-    if (type.getShape() != cast<MemRefType>(out.getType()).getShape() ||
-        !type.getElementType().isF32() || !kiln::vec::innermostUnitStride(written) ||
+    if (type.getShape() != outType.getShape() ||
+        !type.getElementType().isF32() || !contiguous(written) ||
         op.getMatchingBlockArgument(op.getDpsInitOperand(0)).use_empty() == false ||
         kiln::vec::rootBuffer(written) == kiln::vec::rootBuffer(out))
       return false;
@@ -83,7 +91,7 @@ bool elementwiseOnOutput(linalg::GenericOp op, Value out, unsigned vecDim, Varia
         // Gathered: vector.gather lowers for a unit innermost stride only.
         if (!staticStride(in->get(), j) || !kiln::vec::innermostContiguous(in->get()))
           return false;
-      } else if (j + 1 != results.size() || !kiln::vec::innermostUnitStride(in->get())) {
+      } else if (j + 1 != results.size() || !contiguous(in->get())) {
         return false;
       }
     }

@@ -19,6 +19,7 @@ namespace kiln::contraction {
 
 bool KernelBuilder::build(ModuleOp module, unsigned &packCount) {
   OpBuilder b(c.op);
+  top = b.getInsertionBlock();
   if (c.dynamicReduction) {
     dynamicExtent = memref::DimOp::create(b, loc(), c.op->getOperand(c.dynamicReduction->input),
                                           c.dynamicReduction->pos);
@@ -41,7 +42,9 @@ bool KernelBuilder::build(ModuleOp module, unsigned &packCount) {
   // larger (activations against a conv's weights), n tiles go outside the
   // m tiles; otherwise m tiles outside. A packed panel depends on the n
   // tile alone, so then the n tiles go outside every other loop.
-  bool nFirst = bytes(c.row) > bytes(c.col);
+  // A dynamic N that is to go to threads goes outside too (its row
+  // operand, a feature map's pixels, is larger than kNominalExtent says).
+  bool nFirst = bytes(c.row) > bytes(c.col) || dynamicNThreads;
   if (packedRow && bytes(c.row) > (int64_t(1) << 20)) {
     // Packed weights beyond what stays in L2 (a 1024x1024 matmul's, a
     // late ResNet layer's): the column operand streams once per n tile,
@@ -210,24 +213,51 @@ void KernelBuilder::nTiles(
     OpBuilder &b, SmallVector<Value> &ivs,
     const std::function<void(OpBuilder &, SmallVector<Value> &, int64_t, int64_t)> &body) {
   if (c.dynamicN) {
-    // Whole tiles, then what is left a vector at a time, the last one
-    // masked (create_mask sets all lanes for a count beyond them).
+    // Whole tiles, then what is left as one tile of as many vectors as it
+    // takes (an scf.index_switch over 1 .. NV), its last vector masked
+    // (create_mask sets all lanes for a count beyond them). A vector at a
+    // time, a 7x7 map's 49 columns read a 1x1 conv's weights four times:
+    // 2x the static kernel's time. Each part may mark its own parallel
+    // loop (along M): over a small map the whole tiles run no trip.
     int64_t width = t.nv * t.lanes;
     Value whole = arith::SubIOp::create(
         b, loc(), nExtent, arith::RemUIOp::create(b, loc(), nExtent, index(b, width)));
     auto tiles = scf::ForOp::create(b, loc(), index(b, 0), whole, index(b, width));
-    markParallel(tiles, (c.ranges[c.dimN] + width - 1) / width);
+    if (dynamicNThreads && b.getInsertionBlock() == top) {
+      int64_t work = width;
+      for (auto [d, r] : llvm::enumerate(c.ranges))
+        work *= d == c.dimN ? 1 : r;
+      kiln::vec::markParallelFrom(tiles, work);
+    } else {
+      markParallel(tiles, (c.ranges[c.dimN] + width - 1) / width);
+    }
+    bool pending = parallelPending, marked = false;
     OpBuilder tb = OpBuilder::atBlockTerminator(tiles.getBody());
     ivs[c.dimN] = tiles.getInductionVar();
     body(tb, ivs, t.nv, t.lanes);
-    auto rest = scf::ForOp::create(b, loc(), whole, nExtent, index(b, t.lanes));
-    OpBuilder rb = OpBuilder::atBlockTerminator(rest.getBody());
-    ivs[c.dimN] = rest.getInductionVar();
-    Value left = arith::SubIOp::create(rb, loc(), nExtent, ivs[c.dimN]);
-    tailMask = vector::CreateMaskOp::create(
-        rb, loc(), VectorType::get({t.lanes}, rb.getI1Type()), ValueRange{left});
-    body(rb, ivs, 1, kMasked);
+    marked |= pending && !parallelPending;
+    Value left = arith::SubIOp::create(b, loc(), nExtent, whole);
+    Value vectors = arith::DivUIOp::create(
+        b, loc(), arith::AddIOp::create(b, loc(), left, index(b, t.lanes - 1)), index(b, t.lanes));
+    SmallVector<int64_t> counts = llvm::to_vector(llvm::seq<int64_t>(1, t.nv + 1));
+    auto rest = scf::IndexSwitchOp::create(b, loc(), TypeRange{}, vectors, counts, counts.size());
+    for (auto [region, nv] : llvm::zip(rest.getCaseRegions(), counts)) {
+      OpBuilder cb = OpBuilder::atBlockBegin(&region.emplaceBlock());
+      parallelPending = pending;
+      ivs[c.dimN] = whole;
+      Value lastLeft =
+          nv == 1 ? left : arith::SubIOp::create(cb, loc(), left, index(cb, (nv - 1) * t.lanes));
+      tailMask = vector::CreateMaskOp::create(
+          cb, loc(), VectorType::get({t.lanes}, cb.getI1Type()), ValueRange{lastLeft});
+      body(cb, ivs, nv, kMasked);
+      marked |= pending && !parallelPending;
+      scf::YieldOp::create(cb, loc());
+    }
     tailMask = nullptr;
+    OpBuilder db = OpBuilder::atBlockBegin(&rest.getDefaultRegion().emplaceBlock());
+    scf::YieldOp::create(db, loc());
+    if (marked)
+      parallelPending = false;
     return;
   }
   tiled(b, c.dimN, c.ranges[c.dimN], t.nv * t.lanes, ivs,

@@ -41,13 +41,27 @@ struct TileShape {
 /// Packed panels by their bytes: the globals that hold them.
 using PackedGlobals = std::map<std::string, std::string>;
 
+/// Which of a kernel's loops may go to threads.
+enum class Threads {
+  None,
+  /// The outermost loop worth it (markParallel): the kernel's work counts
+  /// a dynamic dim as kNominalExtent and makes kParallelWork.
+  Static,
+  /// Only the loop over whole tiles of a dynamic N at the top of the
+  /// kernel, from enough trips at run time (kiln::vec::kMinTrips): the
+  /// kernel's work at a nominal N is below kParallelWork, its N may be
+  /// a feature map's thousands of pixels.
+  DynamicN,
+};
+
 /// Builds the kernel of one contraction (see the file comment).
 class KernelBuilder {
 public:
-  KernelBuilder(Contraction c, TileShape t, bool parallel, int64_t prefetchDistance,
+  KernelBuilder(Contraction c, TileShape t, Threads threads, int64_t prefetchDistance,
                 PackedGlobals &packed)
-      : c(c), t(t), parallelPending(parallel), prefetchDistance(prefetchDistance), packed_(packed) {
-  }
+      : c(c), t(t), parallelPending(threads == Threads::Static),
+        dynamicNThreads(threads == Threads::DynamicN), prefetchDistance(prefetchDistance),
+        packed_(packed) {}
 
   /// Builds the kernel before the generic; false (and nothing built) if
   /// it cannot (Channels weights that do not pack).
@@ -115,8 +129,9 @@ private:
   void nLoops(mlir::OpBuilder &b, mlir::SmallVector<mlir::Value> &ivs, std::optional<int64_t> mr);
 
   /// Tiles of N; `body` gets each one's vector count and the lanes of its
-  /// last vector. A dynamic N (c.dynamicN) runs whole tiles, then single
-  /// vectors of kMasked lanes: under tailMask, made from what is left.
+  /// last vector. A dynamic N (c.dynamicN) runs whole tiles, then one tile
+  /// of the 1 .. NV vectors left, its last of kMasked lanes: under
+  /// tailMask, made from what is left.
   void nTiles(mlir::OpBuilder &b, mlir::SmallVector<mlir::Value> &ivs,
               const std::function<void(mlir::OpBuilder &, mlir::SmallVector<mlir::Value> &, int64_t,
                                        int64_t)> &body);
@@ -253,6 +268,8 @@ private:
   Contraction c;
   TileShape t;
   bool parallelPending;      ///< No loop is marked kiln.parallel yet.
+  bool dynamicNThreads;      ///< Threads::DynamicN.
+  mlir::Block *top = nullptr; ///< Where the kernel's outermost loop goes.
   int64_t prefetchDistance;  ///< Steps ahead for far operands (0: none).
   mlir::scf::ForOp fallback; ///< The first loop that shares badly, if any.
   mlir::Value dynamicExtent; ///< The size of c.dynamicReduction, read before the nest.

@@ -21,9 +21,14 @@
 // serially when the outer one went to threads, and shares it out when the
 // outer one ran on the calling thread alone (one trip).
 //
+// A loop over a dynamic range may carry `kiln.min_trips` (the vector
+// passes count its work per trip): with fewer trips at run time, the
+// call is to @fn(ctx, 0, n) on the calling thread, not to the hook.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Codegen/CPU/Passes.h"
+#include "passes/Codegen/CPU/VectorHelpers.h"
 
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -242,7 +247,23 @@ struct OutlineParallelLoopsPass
           arith::ConstantIndexOp::create(cb, loc, *step));
       n = arith::IndexCastOp::create(cb, loc, i64, trips);
     }
-    func::CallOp::create(cb, loc, kHook, TypeRange{}, ValueRange{n, fnRef, storage});
+    // A loop over a dynamic range worth threads only from a number of
+    // trips on (kMinTrips): fewer run on the calling thread, without the
+    // hook.
+    auto minTrips = loop->getAttrOfType<IntegerAttr>(kiln::vec::kMinTrips);
+    if (minTrips && !(lb && ub)) {
+      Value enough = arith::CmpIOp::create(
+          cb, loc, arith::CmpIPredicate::sge, n,
+          arith::ConstantOp::create(cb, loc, i64, cb.getI64IntegerAttr(minTrips.getInt())));
+      auto branch = scf::IfOp::create(cb, loc, enough, /*withElseRegion=*/true);
+      OpBuilder tb = branch.getThenBodyBuilder();
+      func::CallOp::create(tb, loc, kHook, TypeRange{}, ValueRange{n, fnRef, storage});
+      OpBuilder eb = branch.getElseBodyBuilder();
+      Value zero = arith::ConstantOp::create(eb, loc, i64, eb.getI64IntegerAttr(0));
+      func::CallOp::create(eb, loc, fn, ValueRange{storage, zero, n});
+    } else {
+      func::CallOp::create(cb, loc, kHook, TypeRange{}, ValueRange{n, fnRef, storage});
+    }
     loop.erase();
     return success();
   }

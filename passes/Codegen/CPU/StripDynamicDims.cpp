@@ -42,7 +42,10 @@
 // work to share out, a loop over blocks of a static parallel dim (the
 // channels of an activation or a depthwise conv) goes around all the
 // pieces and is marked instead: one parallel loop for the op, not one per
-// piece (dynamic mobilenet_v2 at two threads: 0.80x the time).
+// piece (dynamic mobilenet_v2 at two threads: 0.80x the time). A
+// contraction without such a dim (the output channels, which its input
+// lacks) has its windows marked with kiln.min_trips: they go to threads
+// when there are enough of them at run time.
 //
 // A contraction's elementwise epilogue (a bias, an activation, a residual
 // add) is strip-mined with it: each window of the contraction is followed
@@ -71,9 +74,10 @@
 // load and store the output tile again (twice the time of the static
 // kernel at 128 tokens). The pieces keep it whole and the kernel loops
 // over it (kiln::contraction::Contraction::dynamicReduction). Nor are its
-// dynamic columns (attention's keys, in the queries times the keys), when
-// no epilogue runs window by window with it: one-column pieces took 7 us
-// a layer at 12 tokens, where the kernel's whole tiles and a masked last
+// dynamic columns (attention's keys, in the queries times the keys; a
+// flattened 1x1 conv's H x W), when no epilogue runs window by window with
+// it or the kernel folds that epilogue in: one-column pieces took 7 us a
+// layer at 12 tokens, where the kernel's whole tiles and a masked last
 // vector take under 1 (Contraction::dynamicN).
 //
 // Which epilogues run window by window, and their pieces, are in
@@ -147,11 +151,17 @@ struct StripDynamicDimsPass
         linalg::GenericOp after = flatEpilogue(op, dims, done);
         if (!after && (after = plainEpilogue(op, dims)))
           done.insert(after);
-        // Without an epilogue to run window by window, the kernels take
-        // dynamic columns whole (one that cannot fold into them would be
-        // left over a dynamic dim).
-        if (std::optional<unsigned> columns = after ? std::nullopt : wholeColumns(op, dims))
-          llvm::erase_if(dims, [&](auto d) { return d.first == *columns; });
+        // The kernels take dynamic columns whole: without an epilogue, or
+        // with one they fold in (one that cannot fold into them would be
+        // left over a dynamic dim). Windows of 16 columns were one vector
+        // a tile row: a flattened 1x1 conv and its ReLU6 over a dynamic
+        // H x W, 1.5x the static kernel's time.
+        if (std::optional<unsigned> columns = wholeColumns(op, dims)) {
+          if (after && dims.size() == 1 && foldsWhole(op, after))
+            continue;
+          if (!after)
+            llvm::erase_if(dims, [&](auto d) { return d.first == *columns; });
+        }
         if (!dims.empty())
           strip(op, dims, after);
         continue;
@@ -163,6 +173,23 @@ struct StripDynamicDimsPass
       if (blocks)
         inBlocks(op, blocks->first, blocks->second);
     }
+  }
+
+  /// Whether the kernel of the contraction `op`, left whole, folds in its
+  /// epilogue `after` (plainEpilogue, flatEpilogue: what it writes is
+  /// apart from `op`'s operands), out of place if it reads the output
+  /// last (kOutputReadOnce).
+  static bool foldsWhole(linalg::GenericOp op, linalg::GenericOp after) {
+    Value output = op.getDpsInitOperand(0)->get();
+    if (after.getDpsInitOperand(0)->get() != output &&
+        kiln::contraction::deadAfter(after, output))
+      op->setAttr(kiln::contraction::kOutputReadOnce, UnitAttr::get(op.getContext()));
+    kiln::contraction::prepareEpilogue(op);
+    std::optional<kiln::contraction::Contraction> c = kiln::contraction::match(op);
+    if (c && c->dynamicN && c->epilogue == after)
+      return true;
+    op->removeAttr(kiln::contraction::kOutputReadOnce);
+    return false;
   }
 
   /// Strip-mines `op`; with `after` (its epilogue on its output's shape,
@@ -226,6 +253,7 @@ struct StripDynamicDimsPass
     bool windowCopy =
         windowInput && !llvm::is_contained(op.getIteratorTypesArray(),
                                            utils::IteratorType::reduction);
+    bool contraction = kiln::contraction::isF32MultiplyAccumulate(op);
     if (parallel && !windowCopy) {
       unsigned d = dims.front().first;
       int64_t work = staticWork(op.getStaticLoopRanges());
@@ -233,7 +261,6 @@ struct StripDynamicDimsPass
       // wholeColumns) counts as the kernels count it. The elementwise
       // kernels' whole innermost dim (takesDynamicInnermost) counts as one
       // element, as when it was stripped: its size may be a 7x7 map's 7.
-      bool contraction = kiln::contraction::isF32MultiplyAccumulate(op);
       for (auto [r, range] : llvm::enumerate(loopRanges))
         if (contraction && ShapedType::isDynamic(range) &&
             !llvm::is_contained(llvm::make_first_range(dims), r))
@@ -333,6 +360,13 @@ struct StripDynamicDimsPass
           loop->setAttr("kiln.parallel", UnitAttr::get(loop.getContext()));
           if (kernelsShare)
             loop->setAttr("kiln.parallel_nests", UnitAttr::get(loop.getContext()));
+        } else if (k == 0 && contraction && rowWork && w > 1 && maxTrips[r] > 1) {
+          // A contraction's windows with too little work each (a 1x1
+          // conv of few channels, its kernels too small to split): the
+          // windows go to threads when there are enough of them at run
+          // time (mobilenet_v2's 16 -> 96 expansion at 112x112: 784 of
+          // 16 pixels, 0.3 ms on one thread).
+          kiln::vec::markParallelFrom(loop, rowWork * w);
         }
         OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
         // The rest's size, read once for every view of its window.

@@ -194,6 +194,13 @@ SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
   return result;
 }
 
+void markParallelFrom(Operation *loop, int64_t tripWork) {
+  Builder b(loop->getContext());
+  loop->setAttr("kiln.parallel", b.getUnitAttr());
+  loop->setAttr(kMinTrips,
+                b.getI64IntegerAttr(llvm::divideCeil(kParallelWork, std::max<int64_t>(tripWork, 1))));
+}
+
 bool insideParallelLoop(Operation *op) {
   for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
     if (isa<scf::ForOp>(p) && p->hasAttr("kiln.parallel") && !p->hasAttr("kiln.parallel_nests"))

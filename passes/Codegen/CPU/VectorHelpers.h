@@ -166,6 +166,19 @@ llvm::SmallVector<mlir::Value> permutedIndices(mlir::OpBuilder &b, mlir::Locatio
                                                mlir::AffineMap map,
                                                llvm::ArrayRef<mlir::Value> dims);
 
+/// On a loop marked kiln.parallel whose trip count is known only at run
+/// time: the fewest trips worth threads (an i64). With fewer,
+/// kiln-outline-parallel-loops runs it on the calling thread.
+inline constexpr llvm::StringLiteral kMinTrips = "kiln.min_trips";
+
+/// The multiply-adds from which a contraction is worth threads: a few
+/// microseconds of one core's work.
+inline constexpr int64_t kParallelWork = int64_t(1) << 18;
+
+/// Marks `loop`, over a range known only at run time, kiln.parallel from
+/// the trips of `tripWork` each that make kParallelWork.
+void markParallelFrom(mlir::Operation *loop, int64_t tripWork);
+
 /// True if `op` is inside a loop already marked kiln.parallel (the windows
 /// of a strip-mined dynamic dim): loops inside it are not marked (they
 /// would run serially in each chunk).

@@ -64,6 +64,7 @@ using kiln::contraction::deadAfter;
 using kiln::contraction::KernelBuilder;
 using kiln::contraction::match;
 using kiln::contraction::PackedGlobals;
+using kiln::contraction::Threads;
 using kiln::contraction::TileShape;
 
 namespace {
@@ -180,13 +181,19 @@ struct VectorizeContractionsPass
     unsigned packCount = 0;
     PackedGlobals packed;
     for (Contraction &c : found) {
-      // Threads pay off from a few hundred thousand multiply-adds on.
+      // Threads pay off from a few hundred thousand multiply-adds on; a
+      // dynamic N (counted as kNominalExtent) may make them at run time.
       int64_t work = 1;
       for (int64_t r : c.ranges)
         work *= r;
-      if (!KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters),
-                         parallel && work >= (int64_t(1) << 18) &&
-                             !kiln::vec::insideParallelLoop(c.op),
+      Threads threads = Threads::None;
+      if (parallel && !kiln::vec::insideParallelLoop(c.op)) {
+        if (work >= kiln::vec::kParallelWork)
+          threads = Threads::Static;
+        else if (c.dynamicN)
+          threads = Threads::DynamicN;
+      }
+      if (!KernelBuilder(c, chooseTile(c, vectorBits / 32, vectorRegisters), threads,
                          prefetchDistance, packed)
                .build(module, packCount))
         continue; // Left for the loop lowering, with its init and epilogue.

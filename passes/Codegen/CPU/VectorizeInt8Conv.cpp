@@ -355,7 +355,7 @@ void WeightsLeftBuilder::build(ModuleOp module, unsigned &globals) {
   int64_t work = wl.m * wl.p * wl.k;
   for (int64_t d : wl.batch)
     work *= d;
-  if (parallel && tiles >= 2 && work >= (int64_t(1) << 18) &&
+  if (parallel && tiles >= 2 && work >= kiln::vec::kParallelWork &&
       !kiln::vec::insideParallelLoop(wl.op))
     loop->setAttr("kiln.parallel", b.getUnitAttr());
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());

@@ -184,7 +184,7 @@ void Int8KernelBuilder::build(ModuleOp module, unsigned &globals) {
   int64_t work = mm.m * mm.n * mm.k;
   for (int64_t d : mm.batch)
     work *= d;
-  if (parallel && tiles >= 2 && work >= (int64_t(1) << 18) &&
+  if (parallel && tiles >= 2 && work >= kiln::vec::kParallelWork &&
       !kiln::vec::insideParallelLoop(mm.op))
     loop->setAttr("kiln.parallel", b.getUnitAttr());
   OpBuilder lb = OpBuilder::atBlockTerminator(loop.getBody());
