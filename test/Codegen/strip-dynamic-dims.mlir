@@ -1270,3 +1270,70 @@ func.func @small_windows(%x: memref<?x16xf32>, %w: memref<16x96xf32>, %o: memref
   }
   return
 }
+
+// -----
+
+// The same with index arithmetic between the contraction and its
+// epilogue (the next op's sizes: a strided conv's (H + 1) / 2), which the
+// epilogue search passes over (the kernel moves it before the
+// contraction); the op stays whole with it folded in. With
+// more work (32 x 128 x 64 multiply-adds at a nominal 64 columns) and the
+// input larger than the weights (the whole tiles outside), the kernel's
+// loops along M go to threads; the loop over whole tiles around them too
+// from 8 tiles at run time (kiln.parallel_nests: with fewer it runs on
+// the calling thread and the loops inside share out), and the rest's
+// loop along M.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id = affine_map<(m, n) -> (m, n)>
+// CHECK-LABEL: func.func @epilogue_after_sizes(
+// CHECK: %[[A:.+]] = memref.view %{{.*}}[%c0]
+// CHECK-NOT: scf.for
+// CHECK: arith.floordivsi
+// CHECK: linalg.generic {{.*}} outs(%[[A]] : memref<32x?xf32>) attrs = {kiln.output_read_once}
+// CHECK-NEXT: ^bb0
+// CHECK: linalg.generic {{.*}} ins(%[[A]] : {{.*}}) outs(
+// CHECK-NOT: scf.for
+// CHECK: return
+// KERNEL-LABEL: func.func @epilogue_after_sizes(
+// KERNEL-NOT: linalg.
+// KERNEL: arith.maximumf
+// KERNEL-NOT: linalg.
+// KERNEL: return
+// THREADS-LABEL: func.func @epilogue_after_sizes(
+// THREADS: scf.for
+// THREADS: scf.for {{.*}} = %c0{{.*}} to %c{{[0-9]+}} step %c6
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: } {kiln.min_trips = 8 : i64, kiln.parallel, kiln.parallel_nests}
+// THREADS: scf.index_switch
+// THREADS: case 1 {
+// THREADS: } {kiln.parallel}
+// THREADS: return
+func.func @epilogue_after_sizes(%ws: memref<?xi8>, %x: memref<128x?xf32>, %w: memref<32x128xf32>,
+                                %n: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4096 = arith.constant 4096 : index
+  %a = memref.view %ws[%c0][%n] : memref<?xi8> to memref<32x?xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<32x?xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%w, %x : memref<32x128xf32>, memref<128x?xf32>) outs(%a : memref<32x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %up = arith.addi %n, %c1 : index
+  %half = arith.floordivsi %up, %c2 : index
+  %y = memref.view %ws[%c4096][%half] {kiln.live_from_contraction} : memref<?xi8> to memref<32x?xf32>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%a : memref<32x?xf32>) outs(%y : memref<32x?xf32>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}

@@ -209,6 +209,11 @@ void KernelBuilder::nLoops(OpBuilder &b, SmallVector<Value> &ivs, std::optional<
   });
 }
 
+/// The fewest whole tiles of a dynamic N that go to threads rather than
+/// the loops along M inside them: few tiles share badly (3 tiles of a
+/// 14x14 map at two threads).
+constexpr int64_t kMinTileTrips = 8;
+
 void KernelBuilder::nTiles(
     OpBuilder &b, SmallVector<Value> &ivs,
     const std::function<void(OpBuilder &, SmallVector<Value> &, int64_t, int64_t)> &body) {
@@ -223,11 +228,21 @@ void KernelBuilder::nTiles(
     Value whole = arith::SubIOp::create(
         b, loc(), nExtent, arith::RemUIOp::create(b, loc(), nExtent, index(b, width)));
     auto tiles = scf::ForOp::create(b, loc(), index(b, 0), whole, index(b, width));
+    int64_t tileWork = width;
+    for (auto [d, r] : llvm::enumerate(c.ranges))
+      tileWork *= d == c.dimN ? 1 : r;
     if (dynamicNThreads && b.getInsertionBlock() == top) {
-      int64_t work = width;
-      for (auto [d, r] : llvm::enumerate(c.ranges))
-        work *= d == c.dimN ? 1 : r;
-      kiln::vec::markParallelFrom(tiles, work);
+      kiln::vec::markParallelFrom(tiles, tileWork);
+    } else if (parallelPending && b.getInsertionBlock() == top) {
+      // With kMinTileTrips whole tiles or more at run time, they go to
+      // threads; with fewer, the loops along M inside (marked too) do. A
+      // parallel loop along M in each tile was one per 64 columns: 12
+      // for a 1x1 conv over a 28x28 map.
+      kiln::vec::markParallelFrom(tiles, tileWork);
+      auto min = tiles->getAttrOfType<IntegerAttr>(kiln::vec::kMinTrips);
+      tiles->setAttr(kiln::vec::kMinTrips,
+                     b.getI64IntegerAttr(std::max(min.getInt(), kMinTileTrips)));
+      tiles->setAttr("kiln.parallel_nests", b.getUnitAttr());
     } else {
       markParallel(tiles, (c.ranges[c.dimN] + width - 1) / width);
     }

@@ -194,7 +194,8 @@ struct StripDynamicDimsPass
 
   /// Strip-mines `op`; with `after` (its epilogue on its output's shape,
   /// flatEpilogue), each piece of `op` is followed by `after` on the same
-  /// window of the output, where `after` was (only views between).
+  /// window of the output, where `after` was (only ops without memory effects
+  /// between: views, sizes, index arithmetic).
   void strip(linalg::GenericOp op, ArrayRef<std::pair<unsigned, SizeSource>> dims,
              linalg::GenericOp after = {}) {
     Location loc = op.getLoc();

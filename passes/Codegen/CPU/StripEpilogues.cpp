@@ -25,7 +25,8 @@ namespace kiln::strip {
 namespace {
 
 /// The all-parallel generic with one output right after the
-/// contraction `op` (views, sizes and constants between): the candidate
+/// contraction `op` (views, sizes, constants and index arithmetic
+/// between: ops without memory effects or regions): the candidate
 /// for its epilogue. Null when there is none, when its body reads its
 /// position (linalg.index: within a window it would read it there), or
 /// when `op` cannot run window by window with one: not one output
@@ -40,9 +41,10 @@ linalg::GenericOp nextElementwise(linalg::GenericOp op, DynamicDims dims) {
       !llvm::all_of(op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults(),
                     [](AffineExpr e) { return isa<AffineDimExpr>(e); }))
     return {};
+  // Index arithmetic may sit between them too (the next op's sizes: a
+  // strided conv's (H + 1) / 2 after the stem's conv).
   Operation *next = op->getNextNode();
-  while (next && (isa<ViewLikeOpInterface, memref::DimOp>(next) ||
-                  next->hasTrait<OpTrait::ConstantLike>()))
+  while (next && kiln::contraction::isView(next))
     next = next->getNextNode();
   auto after = dyn_cast_or_null<linalg::GenericOp>(next);
   if (!after || !after.hasPureBufferSemantics() || after.getNumDpsInits() != 1 ||
@@ -82,8 +84,8 @@ bool writesOwnMemory(linalg::GenericOp op, linalg::GenericOp after) {
 
 } // namespace
 
-/// The elementwise generic right after the contraction `op` (views
-/// between) that reads its output where it writes (a bias, an
+/// The elementwise generic right after the contraction `op` (views and
+/// index arithmetic between) that reads its output where it writes (a bias, an
 /// activation, a residual add: identity maps on the output's dims), to
 /// run window by window with it: the kernels fold it in. Null when there
 /// is none, when `op` is strip-mined along a reduction dim (the epilogue
@@ -125,8 +127,8 @@ linalg::GenericOp plainEpilogue(linalg::GenericOp op, DynamicDims dims) {
   return after;
 }
 
-/// The all-parallel generic right after the contraction `op` (views
-/// between) that reads its output through an expansion ([C, H * W] read
+/// The all-parallel generic right after the contraction `op` (views and
+/// index arithmetic between) that reads its output through an expansion ([C, H * W] read
 /// as [C, H, W]: a flattened conv's activation or residual add), rebuilt
 /// on the output's shape, its other operands collapsed the same way (all
 /// of them whole contiguous buffers of one shape, identity maps). Null
