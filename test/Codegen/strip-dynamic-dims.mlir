@@ -1337,3 +1337,46 @@ func.func @epilogue_after_sizes(%ws: memref<?xi8>, %x: memref<128x?xf32>, %w: me
   }
   return
 }
+
+// -----
+
+// A dynamic pad: a constant fill of the whole padded buffer, then a plain
+// copy into its interior. With threads the fill runs in chunks of 16384
+// elements of the flattened buffer, on threads from two chunks on (one
+// thread writing lines that the other core held was 10x slower); the copy
+// goes in blocks of channels as before. Without threads both stay.
+#id = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @pad_fill(
+// CHECK: linalg.map outs(%{{.*}} : memref<96x?x?xf32>)
+// THREADS-LABEL: func.func @pad_fill(
+// THREADS: %[[BUF:.+]] = memref.view
+// THREADS: %[[FLAT:.+]] = memref.collapse_shape %[[BUF]] {{\[}}[0, 1, 2]] : memref<96x?x?xf32> into memref<?xf32>
+// THREADS: %[[N:.+]] = memref.dim %[[FLAT]], %[[ZERO:c0[_0-9]*]]
+// THREADS: scf.for %[[AT:.+]] = %[[ZERO]] to %[[N]] step %c16384 {
+// THREADS:   %[[LEFT:.+]] = arith.subi %[[N]], %[[AT]]
+// THREADS:   %[[LEN:.+]] = arith.minui %[[LEFT]], %c16384
+// THREADS:   %[[PIECE:.+]] = memref.subview %[[FLAT]][%[[AT]]] [%[[LEN]]] [1]
+// THREADS:   linalg.map outs(%[[PIECE]] : memref<?xf32, strided<[1], offset: ?>>)
+// THREADS: } {kiln.min_trips = 2 : i64, kiln.parallel}
+// THREADS: } {kiln.parallel}
+// THREADS: return
+func.func @pad_fill(%ws: memref<?xi8>, %x: memref<96x?x?xf32>, %h: index, %w: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %hp = arith.addi %h, %c2 : index
+  %wp = arith.addi %w, %c2 : index
+  %buf = memref.view %ws[%c0][%hp, %wp] : memref<?xi8> to memref<96x?x?xf32>
+  linalg.map outs(%buf : memref<96x?x?xf32>)
+    (%init: f32) {
+      linalg.yield %zero : f32
+    }
+  %inner = memref.subview %buf[0, 1, 1] [96, %h, %w] [1, 1, 1] : memref<96x?x?xf32> to memref<96x?x?xf32, strided<[?, ?, 1], offset: ?>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<96x?x?xf32>) outs(%inner : memref<96x?x?xf32, strided<[?, ?, 1], offset: ?>>) {
+  ^bb0(%i: f32, %o: f32):
+    linalg.yield %i : f32
+  }
+  return
+}
