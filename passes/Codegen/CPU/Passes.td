@@ -253,7 +253,7 @@ def OutlineParallelLoopsPass
     : Pass<"kiln-outline-parallel-loops", "mlir::ModuleOp"> {
   let summary = "Run loops marked kiln.parallel through kiln_parallel_for";
   let description = [{
-    Each `scf.for` marked `kiln.parallel` (constant bounds, no results,
+    Each `scf.for` marked `kiln.parallel` (a constant step, no results,
     independent iterations) is outlined into a private function
     `fn(ctx, begin, end)` running iterations [begin, end), and replaced by
     `kiln_parallel_for(trip_count, fn, ctx)`, the runtime's hook. `ctx` is
@@ -263,7 +263,9 @@ def OutlineParallelLoopsPass
     `fn`. A loop that captures anything else stays serial. Marked loops
     may nest (inside one marked `kiln.parallel_nests`): inner loops are
     outlined first, and the context of an inner call is recreated in the
-    outer `fn`, one per thread.
+    outer `fn`, one per thread. A loop over a dynamic range may carry
+    `kiln.min_trips` (an i64): with fewer trips at run time it calls
+    `fn(ctx, 0, trips)` on the calling thread instead of the hook.
   }];
   let options = [
     Option<"indexBitwidth", "index-bitwidth", "unsigned", "64",
