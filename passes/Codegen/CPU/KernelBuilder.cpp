@@ -238,10 +238,7 @@ void KernelBuilder::nTiles(
       // threads; with fewer, the loops along M inside (marked too) do. A
       // parallel loop along M in each tile was one per 64 columns: 12
       // for a 1x1 conv over a 28x28 map.
-      kiln::vec::markParallelFrom(tiles, tileWork);
-      auto min = tiles->getAttrOfType<IntegerAttr>(kiln::vec::kMinTrips);
-      tiles->setAttr(kiln::vec::kMinTrips,
-                     b.getI64IntegerAttr(std::max(min.getInt(), kMinTileTrips)));
+      kiln::vec::markParallelFrom(tiles, tileWork, kMinTileTrips);
       tiles->setAttr("kiln.parallel_nests", b.getUnitAttr());
     } else {
       markParallel(tiles, (c.ranges[c.dimN] + width - 1) / width);

@@ -194,11 +194,11 @@ SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
   return result;
 }
 
-void markParallelFrom(Operation *loop, int64_t tripWork) {
+void markParallelFrom(Operation *loop, int64_t tripWork, int64_t atLeast) {
   Builder b(loop->getContext());
+  int64_t trips = llvm::divideCeil(kParallelWork, std::max<int64_t>(tripWork, 1));
   loop->setAttr("kiln.parallel", b.getUnitAttr());
-  loop->setAttr(kMinTrips,
-                b.getI64IntegerAttr(llvm::divideCeil(kParallelWork, std::max<int64_t>(tripWork, 1))));
+  loop->setAttr(kMinTrips, b.getI64IntegerAttr(std::max(trips, atLeast)));
 }
 
 bool insideParallelLoop(Operation *op) {

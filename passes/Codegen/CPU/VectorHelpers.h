@@ -176,8 +176,9 @@ inline constexpr llvm::StringLiteral kMinTrips = "kiln.min_trips";
 inline constexpr int64_t kParallelWork = int64_t(1) << 18;
 
 /// Marks `loop`, over a range known only at run time, kiln.parallel from
-/// the trips of `tripWork` each that make kParallelWork.
-void markParallelFrom(mlir::Operation *loop, int64_t tripWork);
+/// the trips of `tripWork` each that make kParallelWork, and at least
+/// `atLeast` trips.
+void markParallelFrom(mlir::Operation *loop, int64_t tripWork, int64_t atLeast = 1);
 
 /// True if `op` is inside a loop already marked kiln.parallel (the windows
 /// of a strip-mined dynamic dim): loops inside it are not marked (they
