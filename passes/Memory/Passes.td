@@ -20,7 +20,8 @@ def PrepareDestinationsPass
   let summary = "Arrange tensor destinations so producers write in place";
   let description = [{
     Before empty-tensor elimination: folds reshapes of `tensor.empty`,
-    rewrites constant `tensor.pad`s as a fill and an `insert_slice`, gives
+    rewrites constant `tensor.pad`s (static or dynamic sizes, static
+    padding) as a fill and an `insert_slice`, gives
     every use of a shared empty or constant initialiser its own copy, and
     moves `insert_slice` destinations before the empty their source's
     chain starts from. Producers of concat operands and of padded conv

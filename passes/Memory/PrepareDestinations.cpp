@@ -9,15 +9,18 @@
 // start from shared empties defined after their branches, and pads are
 // `tensor.pad`, which no producer can write into. This pass:
 //
-// 1. folds reshapes of empties into empties;
+// 1. folds static reshapes of empties into empties;
 // 2. turns a `tensor.pad` with a constant (rows of at least
-//    kMinPaddedRow elements) into a fill of a new empty and an
-//    `insert_slice` of the source (the fill becomes border-only in
-//    kiln-lower-copies);
+//    kMinPaddedRow elements, or dynamic ones) into a fill of a new empty
+//    and an `insert_slice` of the source (the fill becomes border-only in
+//    kiln-lower-copies); over dynamic sizes, the new empty is sized from
+//    the source producer's destination (sizeBeforeProducer), so that it
+//    can come before that producer;
 // 3. gives the destination chain of each `insert_slice` source its own
-//    empty and initialiser where they are shared, and moves the insert's
-//    destination (an empty, a fill of one, or earlier inserts into those)
-//    before that empty;
+//    empty and initialiser where they are shared (and an empty of its own
+//    for a dynamic reshape of one), and moves the insert's destination (an
+//    empty, a fill of one, or earlier inserts into those) before that
+//    empty;
 // 4. gives every other user of a shared initialiser (the zero fill of
 //    the convs and matmuls of one shape) its own empty and initialiser,
 //    right before it: bufferization would otherwise fill one buffer and
@@ -36,9 +39,11 @@
 
 #include "passes/Memory/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 
@@ -53,6 +58,8 @@ using namespace mlir;
 
 namespace {
 
+bool isEmpty(Operation *op) { return isa_and_nonnull<tensor::EmptyOp>(op); }
+
 bool isStaticEmpty(Operation *op) {
   auto empty = dyn_cast_or_null<tensor::EmptyOp>(op);
   return empty && empty.getType().hasStaticShape();
@@ -60,42 +67,144 @@ bool isStaticEmpty(Operation *op) {
 
 /// Rows narrower than this stay a copy: written in place, a padded row is
 /// a strided window, and an elementwise producer then runs row by row with
-/// a partial vector per row instead of over the flat buffer.
+/// a partial vector per row instead of over the flat buffer. A dynamic row
+/// (an image's width) counts as wide.
 constexpr int64_t kMinPaddedRow = 32;
 
-/// A pad with a constant value and static sizes as fill + insert_slice.
+/// `a` + `c` (`a` * `c` when `multiply`), as an attribute when `a` is one,
+/// else an op right after `a`'s definition: the sum must be available
+/// wherever `a` is.
+OpFoldResult combine(OpBuilder &b, Location loc, OpFoldResult a, int64_t c,
+                     bool multiply) {
+  if (std::optional<int64_t> v = getConstantIntValue(a))
+    return b.getIndexAttr(multiply ? *v * c : *v + c);
+  if (c == (multiply ? 1 : 0))
+    return a;
+  OpBuilder::InsertionGuard guard(b);
+  Value value = cast<Value>(a);
+  b.setInsertionPointAfterValue(value);
+  Value k = arith::ConstantIndexOp::create(b, loc, c);
+  if (multiply)
+    return arith::MulIOp::create(b, loc, value, k).getResult();
+  return arith::AddIOp::create(b, loc, value, k).getResult();
+}
+
+/// The sizes of `reshape`'s result, a reshape of an empty, as values
+/// available where the empty is: an expand's output shape, or the
+/// products of the empty's sizes for a collapse. None when a collapsed
+/// group has two dynamic sizes.
+std::optional<SmallVector<OpFoldResult>> reshapedSizes(OpBuilder &b, Operation *reshape) {
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(reshape))
+    return expand.getMixedOutputShape();
+  auto collapse = cast<tensor::CollapseShapeOp>(reshape);
+  SmallVector<OpFoldResult> from =
+      collapse.getSrc().getDefiningOp<tensor::EmptyOp>().getMixedSizes();
+  SmallVector<OpFoldResult> sizes;
+  for (const ReassociationIndices &group : collapse.getReassociationIndices()) {
+    int64_t product = 1;
+    OpFoldResult dynamic;
+    for (int64_t d : group) {
+      if (std::optional<int64_t> v = getConstantIntValue(from[d])) {
+        product *= *v;
+      } else if (dynamic) {
+        return std::nullopt;
+      } else {
+        dynamic = from[d];
+      }
+    }
+    sizes.push_back(dynamic ? combine(b, reshape->getLoc(), dynamic, product, true)
+                            : OpFoldResult(b.getIndexAttr(product)));
+  }
+  return sizes;
+}
+
+/// Size `d` of `v` as a value that does not depend on the op producing
+/// `v`: through destination-style ops to their tied init and inserts to
+/// their destination, up to an empty's sizes, an expand's output shape or
+/// the product of a collapse's source sizes; else a tensor.dim of `v`.
+OpFoldResult sizeBeforeProducer(OpBuilder &b, Value v, int64_t d) {
+  for (int steps = 0; steps < 64; ++steps) {
+    auto type = cast<RankedTensorType>(v.getType());
+    if (!type.isDynamicDim(d))
+      return b.getIndexAttr(type.getDimSize(d));
+    Operation *def = v.getDefiningOp();
+    if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def))
+      return empty.getMixedSizes()[d];
+    if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
+      return expand.getMixedOutputShape()[d];
+    if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
+      // The product of the group's sizes, one of them dynamic.
+      int64_t product = 1;
+      OpFoldResult dynamic;
+      SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
+      for (int64_t k : groups[d]) {
+        OpFoldResult size = sizeBeforeProducer(b, collapse.getSrc(), k);
+        if (std::optional<int64_t> c = getConstantIntValue(size))
+          product *= *c;
+        else if (!dynamic)
+          dynamic = size;
+        else
+          return tensor::DimOp::create(b, v.getLoc(), v, d).getResult();
+      }
+      if (!dynamic)
+        return b.getIndexAttr(product);
+      return combine(b, v.getLoc(), dynamic, product, true);
+    }
+    if (auto insert = dyn_cast_or_null<tensor::InsertSliceOp>(def)) {
+      v = insert.getDest();
+      continue;
+    }
+    auto dps = dyn_cast_or_null<DestinationStyleOpInterface>(def);
+    if (!dps || !dps.hasPureTensorSemantics())
+      break;
+    v = dps.getTiedOpOperand(cast<OpResult>(v))->get();
+  }
+  return tensor::DimOp::create(b, v.getLoc(), v, d).getResult();
+}
+
+/// A pad with a constant value and static low and high padding as fill +
+/// insert_slice. Dynamic sizes come from what the source's producer was
+/// given (its destination's sizes), so that the padded buffer can exist
+/// before that producer and the producer can write into its window.
 void decomposePad(tensor::PadOp pad) {
   RankedTensorType type = pad.getResultType();
+  RankedTensorType sourceType = pad.getSourceType();
   Value value = pad.getConstantPaddingValue();
-  if (!type.hasStaticShape() || !pad.getSourceType().hasStaticShape() ||
-      type.getRank() == 0 || pad.getSourceType().getShape().back() < kMinPaddedRow ||
+  int64_t row = type.getRank() ? sourceType.getShape().back() : 0;
+  if (type.getRank() == 0 || (!ShapedType::isDynamic(row) && row < kMinPaddedRow) ||
       !value || !matchPattern(value, m_Constant()) ||
       llvm::any_of(pad.getStaticLow(), [](int64_t l) { return l < 0; }) ||
       llvm::any_of(pad.getStaticHigh(), [](int64_t h) { return h < 0; }))
     return;
   OpBuilder b(pad);
   Location loc = pad.getLoc();
-  Value empty = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                        type.getElementType());
-  Value filled = linalg::FillOp::create(b, loc, value, empty).getResult(0);
-  SmallVector<OpFoldResult> offsets, sizes,
+  SmallVector<OpFoldResult> offsets, sizes, padded,
       strides(type.getRank(), b.getIndexAttr(1));
-  for (int64_t low : pad.getStaticLow())
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    int64_t low = pad.getStaticLow()[d], high = pad.getStaticHigh()[d];
     offsets.push_back(b.getIndexAttr(low));
-  for (int64_t size : pad.getSourceType().getShape())
-    sizes.push_back(b.getIndexAttr(size));
+    sizes.push_back(sizeBeforeProducer(b, pad.getSource(), d));
+    padded.push_back(type.isDynamicDim(d) ? combine(b, loc, sizes.back(), low + high, false)
+                                          : OpFoldResult(b.getIndexAttr(type.getDimSize(d))));
+  }
+  Value empty = tensor::EmptyOp::create(b, loc, padded, type.getElementType());
+  Value filled = linalg::FillOp::create(b, loc, value, empty).getResult(0);
   auto insert = tensor::InsertSliceOp::create(b, loc, pad.getSource(), filled,
                                               offsets, sizes, strides);
-  pad.replaceAllUsesWith(insert.getResult());
+  // The fill's type may be more static than the pad's.
+  Value result = insert.getResult();
+  if (result.getType() != type)
+    result = tensor::CastOp::create(b, loc, type, result);
+  pad.replaceAllUsesWith(result);
   pad.erase();
 }
 
 /// An op that only initialises a fresh tensor from constants: a fill or an
-/// all-parallel generic whose inputs are constants, on a static empty.
+/// all-parallel generic whose inputs are constants, on an empty.
 bool isInitialiser(Operation *op) {
   auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
   if (!linalgOp || op->getNumResults() != 1 || linalgOp.getNumDpsInits() != 1 ||
-      !isStaticEmpty(linalgOp.getDpsInitOperand(0)->get().getDefiningOp()))
+      !isEmpty(linalgOp.getDpsInitOperand(0)->get().getDefiningOp()))
     return false;
   if (isa<linalg::FillOp>(op))
     return matchPattern(cast<linalg::FillOp>(op).getInputs()[0], m_Constant());
@@ -130,7 +239,7 @@ OpOperand *chainRoot(Value v) {
     Operation *def = v.getDefiningOp();
     if (!def)
       return nullptr;
-    if (use && !v.hasOneUse() && (isStaticEmpty(def) || isInitialiser(def))) {
+    if (use && !v.hasOneUse() && (isEmpty(def) || isInitialiser(def))) {
       Operation *user = def->getBlock()->findAncestorOpInBlock(*use->getOwner());
       if (!user)
         return nullptr;
@@ -141,6 +250,29 @@ OpOperand *chainRoot(Value v) {
     }
     if (isa<tensor::EmptyOp>(def))
       return use;
+    // A reshape of an empty (over dynamic sizes; static ones are folded
+    // already): this chain gets an empty of its own of the reshaped type.
+    if (isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) && use &&
+        isEmpty(def->getOperand(0).getDefiningOp())) {
+      OpBuilder b(def);
+      std::optional<SmallVector<OpFoldResult>> sizes = reshapedSizes(b, def);
+      auto type = cast<RankedTensorType>(v.getType());
+      if (!sizes)
+        return nullptr;
+      auto empty = tensor::EmptyOp::create(b, def->getLoc(), *sizes, type.getElementType());
+      if (empty.getType() != type) {
+        empty->erase();
+        return nullptr;
+      }
+      use->set(empty);
+      if (def->use_empty()) {
+        Operation *source = def->getOperand(0).getDefiningOp();
+        def->erase();
+        if (source->use_empty())
+          source->erase();
+      }
+      return use;
+    }
     if (auto insert = dyn_cast<tensor::InsertSliceOp>(def)) {
       use = &insert.getDestMutable();
     } else {
@@ -262,7 +394,7 @@ struct PrepareDestinationsPass
       // The chain's own empty can sit right before its user: later than
       // the destination, which may need values computed in between.
       if (Operation *user = root->getBlock()->findAncestorOpInBlock(*use->getOwner());
-          user && root->hasOneUse() && root->getNumOperands() == 0)
+          user && root->hasOneUse())
         root->moveBefore(user);
       if (!dom.properlyDominates(insert.getDest(), root))
         (void)moveBefore(insert.getDest(), root, dom);

@@ -1,4 +1,5 @@
 // RUN: kiln-opt %s --kiln-lower-copies --split-input-file | FileCheck %s
+// RUN: kiln-opt %s --kiln-lower-copies=all=true --split-input-file | FileCheck %s --check-prefix=GPU
 // A bufferized pad (the buffer filled with 0, the input copied into a
 // window at [1, 2] of the last two dims) fills only the slabs around the
 // window: rows 0 and 4, then columns 0-1 and 6 as runs of the flat
@@ -62,6 +63,52 @@ func.func @written_in_place(%x: memref<2x4x4xf32>, %buf: memref<2x6x6xf32>) {
   %w = memref.subview %buf[0, 1, 1] [2, 4, 4] [1, 1, 1] : memref<2x6x6xf32> to memref<2x4x4xf32, strided<[36, 6, 1], offset: 7>>
   linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
       ins(%x : memref<2x4x4xf32>) outs(%w : memref<2x4x4xf32, strided<[36, 6, 1], offset: 7>>) {
+  ^bb0(%in: f32, %out: f32):
+    %r = arith.maximumf %in, %cst : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
+// The same over a dynamic H x W: the buffer's sizes are the window's plus
+// two (a view of the workspace, as kiln-prepare-destinations sizes it), so
+// the slabs are one row thick and the runs two elements long; the window's
+// writer comes after a memref.dim of it. On the GPU (all), where each piece
+// would be a kernel, the fill stays whole.
+// CHECK-LABEL: func.func @dynamic_in_place(
+// CHECK-NOT: linalg.fill
+// CHECK: %[[TOP:.+]] = memref.subview %[[BUF:.+]][0, 0, 0] [2, 1, %[[WP:.+]]] [1, 1, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[TOP]]
+// CHECK: %[[BOTTOM:.+]] = memref.subview %[[BUF]][0, %{{.+}}, 0] [2, 1, %[[WP]]] [1, 1, 1]
+// CHECK: linalg.generic {{.+}} outs(%[[BOTTOM]]
+// CHECK: %[[FLAT:.+]] = memref.collapse_shape %[[BUF]]
+// CHECK: memref.reinterpret_cast %[[FLAT]] to offset: [0], sizes: [1, 1], strides: [%[[WP]], 1]
+// CHECK: %[[RUNS:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [%{{.+}}], sizes: [%{{.+}}, 2], strides: [%[[WP]], 1]
+// CHECK: linalg.generic {{.+}} outs(%[[RUNS]]
+// CHECK: memref.reinterpret_cast %[[FLAT]] to offset: [%{{.+}}], sizes: [1, 1], strides: [%[[WP]], 1]
+// CHECK: arith.maximumf
+// CHECK-NOT: linalg.fill
+// GPU-LABEL: func.func @dynamic_in_place(
+// GPU: linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : memref<2x?x?xf32>)
+// GPU-NOT: reinterpret_cast
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @dynamic_in_place(%x: memref<2x?x?xf32>, %ws: memref<?xi8>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %h = memref.dim %x, %c1 : memref<2x?x?xf32>
+  %w = memref.dim %x, %c2 : memref<2x?x?xf32>
+  %hp = arith.addi %h, %c2 : index
+  %wp = arith.addi %w, %c2 : index
+  %buf = memref.view %ws[%c0][%hp, %wp] : memref<?xi8> to memref<2x?x?xf32>
+  linalg.fill ins(%cst : f32) outs(%buf : memref<2x?x?xf32>)
+  %win = memref.subview %buf[0, 1, 1] [2, %h, %w] [1, 1, 1] : memref<2x?x?xf32> to memref<2x?x?xf32, strided<[?, ?, 1], offset: ?>>
+  %d = memref.dim %win, %c1 : memref<2x?x?xf32, strided<[?, ?, 1], offset: ?>>
+  linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : memref<2x?x?xf32>) outs(%win : memref<2x?x?xf32, strided<[?, ?, 1], offset: ?>>) {
   ^bb0(%in: f32, %out: f32):
     %r = arith.maximumf %in, %cst : f32
     linalg.yield %r : f32

@@ -1133,15 +1133,17 @@ func.func @earlier_fill_read_between(%ws: memref<?xi8>, %x: memref<?x8xf32>, %w:
 // An elementwise generic whose rows are costly (four math ops on 256
 // elements: 33 x 256 per row, four rows worth two threads): its rest, one
 // row at a time, goes to threads too (an LSTM's gates over a dynamic batch
-// of 8, below a window of 16). A cheap one's rest stays serial. The
-// pieces are marked kiln.window_piece: a window of 16 rows, which this
-// pass did not share out, does not split itself on the math ops' cost.
+// of 8, below a window of 16). A cheap one's rest stays serial. Its
+// windows of 16 rows go to threads from two of them on (kiln.min_trips).
+// The pieces are marked kiln.window_piece: a window of 16 rows does not
+// split itself on the math ops' cost.
 #id = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @costly_rows(
 // CHECK: linalg.generic {{.*}} attrs = {kiln.window_piece}
 // THREADS-LABEL: func.func @costly_rows(
 // THREADS: scf.for {{.*}} step %c16 {
 // THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.min_trips = 2 : i64, kiln.parallel}
 // THREADS: scf.for {{.*}} step %c1 {
 // THREADS: math.exp
 // THREADS: } {kiln.parallel}
@@ -1377,6 +1379,135 @@ func.func @pad_fill(%ws: memref<?xi8>, %x: memref<96x?x?xf32>, %h: index, %w: in
       ins(%x : memref<96x?x?xf32>) outs(%inner : memref<96x?x?xf32, strided<[?, ?, 1], offset: ?>>) {
   ^bb0(%i: f32, %o: f32):
     linalg.yield %i : f32
+  }
+  return
+}
+
+// -----
+
+// A flattened 1x1 conv over a dynamic H x W whose ReLU6 writes the window
+// of a padded buffer (kiln-prepare-destinations made the pad's producer
+// write in place; kiln-lower-copies left the border's pieces, here the
+// top rows and the rest, between the two). From 16 columns on (checked at
+// run time) it runs image row by image row: each trip fills the row's
+// left and right columns, then the conv over the row's W columns (its init
+// filled right before) and the ReLU6 on that row of the window, which the
+// kernel folds in (kiln.output_read_once); the rows above and below are
+// filled before the loop, which goes to threads from 2 rows on. Narrower
+// maps fill the whole buffer in chunks, run the conv flat with the ReLU6
+// in place, then copy into the window.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id2 = affine_map<(m, n) -> (m, n)>
+#id3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @image_rows(
+// CHECK-SAME: %[[H:[^:]+]]: index, %[[W:[^:]+]]: index
+// CHECK: %[[A:.+]] = memref.view %{{.*}}[%c0]
+// CHECK: %[[P:.+]] = memref.view %{{.*}}[%c8192]
+// CHECK-NOT: linalg.fill
+// CHECK: %[[WIDE:.+]] = arith.cmpi uge, %{{.+}}, %c16
+// CHECK: scf.if %[[WIDE]] {
+// CHECK:   memref.subview %[[P]][0, 0, 0] [32, 1, %{{.+}}] [1, 1, 1]
+// CHECK:   linalg.generic
+// CHECK:   memref.subview %[[P]][0, %{{.+}}, 0] [32, 1, %{{.+}}] [1, 1, 1]
+// CHECK:   linalg.generic
+// CHECK:   scf.for %[[R:.+]] = %{{.+}} to %{{.+}} step %{{.+}} {
+// CHECK:     %[[PR:.+]] = arith.addi %[[R]], %c1
+// CHECK:     %[[LEFT:.+]] = memref.subview %[[P]][0, %[[PR]], 0] [32, 1, 1] [1, 1, 1] : memref<32x?x?xf32> to memref<32x1xf32, strided<[?, 1], offset: ?>>
+// CHECK:     linalg.generic {{.+}} outs(%[[LEFT]]
+// CHECK:     %[[RIGHT:.+]] = memref.subview %[[P]][0, %[[PR]], %{{.+}}] [32, 1, 1] [1, 1, 1] : memref<32x?x?xf32> to memref<32x1xf32, strided<[?, 1], offset: ?>>
+// CHECK:     linalg.generic {{.+}} outs(%[[RIGHT]]
+// CHECK:     %[[COL:.+]] = arith.muli %[[R]], %{{.+}}
+// CHECK:     %[[OUT:.+]] = memref.subview %[[A]][0, %[[COL]]] [32, %{{.+}}] [1, 1] : memref<32x?xf32> to memref<32x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:     linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]]
+// CHECK:     %[[ROW:.+]] = memref.subview %{{.+}}[0, %[[R]], 0] [32, 1, %{{.+}}] [1, 1, 1] : {{.+}} to memref<32x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:     linalg.generic {{.+}} outs(%[[OUT]] : {{.+}}) attrs = {kiln.output_read_once, kiln.window_piece}
+// CHECK:     linalg.generic {{.+}} ins(%[[OUT]] : {{.+}}) outs(%[[ROW]] :
+// CHECK:   }
+// CHECK: } else {
+// CHECK:   scf.for
+// CHECK:   linalg.fill ins(%{{.+}} : f32) outs(%[[A]] : memref<32x?xf32>)
+// CHECK:   linalg.generic {{.+}} outs(%[[A]] : memref<32x?xf32>)
+// CHECK:   linalg.generic {{.+}} ins(%[[A]] : memref<32x?xf32>) outs(%[[A]] : memref<32x?xf32>)
+// CHECK:   linalg.generic {{.+}} ins(%{{.+}} : memref<32x?x?xf32>) outs(%{{.+}} : memref<32x?x?xf32, strided<[?, ?, 1], offset: ?>>)
+// CHECK:   linalg.yield
+// CHECK-NEXT: }
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+// KERNEL-LABEL: func.func @image_rows(
+// KERNEL: scf.if
+// KERNEL: scf.for
+// KERNEL-NOT: linalg.
+// KERNEL: arith.minimumf
+// KERNEL: } else {
+// THREADS-LABEL: func.func @image_rows(
+// THREADS: scf.if
+// THREADS: } {kiln.min_trips = 2 : i64, kiln.parallel}
+// THREADS: } else {
+func.func @image_rows(%ws: memref<?xi8>, %wt: memref<32x16xf32>, %h: index, %w: index) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %n = arith.muli %h, %w : index
+  %hp = arith.addi %h, %c2 : index
+  %wp = arith.addi %w, %c2 : index
+  %x = memref.view %ws[%c4096][%n] : memref<?xi8> to memref<16x?xf32>
+  %a = memref.view %ws[%c0][%n] : memref<?xi8> to memref<32x?xf32>
+  linalg.fill ins(%zero : f32) outs(%a : memref<32x?xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%wt, %x : memref<32x16xf32>, memref<16x?xf32>) outs(%a : memref<32x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %p = memref.view %ws[%c8192][%hp, %wp] {kiln.live_from_contraction} : memref<?xi8> to memref<32x?x?xf32>
+  %top = memref.subview %p[0, 0, 0] [32, 1, %wp] [1, 1, 1] : memref<32x?x?xf32> to memref<32x1x?xf32, strided<[?, ?, 1]>>
+  linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%top : memref<32x1x?xf32, strided<[?, ?, 1]>>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  %rest = memref.subview %p[0, 1, 0] [32, %h, %wp] [1, 1, 1] : memref<32x?x?xf32> to memref<32x?x?xf32, strided<[?, ?, 1], offset: ?>>
+  linalg.generic {indexing_maps = [#id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      outs(%rest : memref<32x?x?xf32, strided<[?, ?, 1], offset: ?>>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  %e = memref.expand_shape %a [[0], [1, 2]] output_shape [32, %h, %w] : memref<32x?xf32> into memref<32x?x?xf32>
+  %win = memref.subview %p[0, 1, 1] [32, %h, %w] [1, 1, 1] : memref<32x?x?xf32> to memref<32x?x?xf32, strided<[?, ?, 1], offset: ?>>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e : memref<32x?x?xf32>) outs(%win : memref<32x?x?xf32, strided<[?, ?, 1], offset: ?>>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    %t = arith.minimumf %r, %six : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// A dynamic pad's column borders (kiln-lower-copies: runs of two elements
+// a row of the flat buffer): each short row costs a cache line, 16
+// elements of work, so its windows of 16 go to threads from 128 of them
+// on (2^15), checked at run time. They ran serially.
+#id = affine_map<(r, c) -> (r, c)>
+// THREADS-LABEL: func.func @border_runs(
+// THREADS: scf.for {{.+}} step %c16 {
+// THREADS: } {kiln.min_trips = 128 : i64, kiln.parallel}
+// THREADS-NOT: kiln.parallel
+// THREADS: return
+func.func @border_runs(%runs: memref<?x2xf32, strided<[?, 1], offset: ?>>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.generic {indexing_maps = [#id], iterator_types = ["parallel", "parallel"]}
+      outs(%runs : memref<?x2xf32, strided<[?, 1], offset: ?>>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
   }
   return
 }

@@ -39,6 +39,45 @@ func.func @pad(%x: tensor<2x32x32xf32>) -> tensor<2x34x34xf32> {
 
 // -----
 
+// The same over a dynamic H x W, the ReLU's destination a reshape of an
+// empty (a flattened conv's [C, H * W] viewed as [C, H, W]): the chain gets
+// an empty of its own, and the padded buffer is sized from the ReLU's
+// destination sizes plus the padding (not from the ReLU's result), so that
+// it can be created before the ReLU, which then writes its window.
+// CHECK-LABEL: func.func @dynamic_pad(
+// CHECK-SAME: %[[H:[^:]+]]: index, %[[W:[^:]+]]: index
+// CHECK-NOT: tensor.pad
+// CHECK-DAG: %[[HP:.+]] = arith.addi %[[H]], %{{.+}} : index
+// CHECK-DAG: %[[WP:.+]] = arith.addi %[[W]], %{{.+}} : index
+// CHECK: %[[P:.+]] = tensor.empty(%[[HP]], %[[WP]]) : tensor<2x?x?xf32>
+// CHECK: %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[P]] : tensor<2x?x?xf32>)
+// CHECK: %[[E:.+]] = tensor.empty(%[[H]], %[[W]]) : tensor<2x?x?xf32>
+// CHECK: %[[R:.+]] = linalg.generic {{.+}} outs(%[[E]]
+// CHECK: tensor.insert_slice %[[R]] into %[[F]][0, 1, 1] [2, %[[H]], %[[W]]] [1, 1, 1]
+// ELIM-LABEL: func.func @dynamic_pad(
+// ELIM: %[[F:.+]] = linalg.fill
+// ELIM: %[[WIN:.+]] = tensor.extract_slice %[[F]][0, 1, 1] [2, %{{.+}}, %{{.+}}] [1, 1, 1]
+// ELIM: linalg.generic {{.+}} outs(%[[WIN]]
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+func.func @dynamic_pad(%x: tensor<2x?x?xf32>, %h: index, %w: index) -> tensor<2x?x?xf32> {
+  %cst = arith.constant 0.0 : f32
+  %e = tensor.empty(%h, %w) : tensor<1x2x?x?xf32>
+  %c = tensor.collapse_shape %e [[0, 1], [2], [3]] : tensor<1x2x?x?xf32> into tensor<2x?x?xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<2x?x?xf32>) outs(%c : tensor<2x?x?xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %cst : f32
+    linalg.yield %m : f32
+  } -> tensor<2x?x?xf32>
+  %p = tensor.pad %r low[0, 1, 1] high[0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index):
+    tensor.yield %cst : f32
+  } : tensor<2x?x?xf32> to tensor<2x?x?xf32>
+  return %p : tensor<2x?x?xf32>
+}
+
+// -----
+
 // Rows of 8: a strided window would cost the producer more than the copy
 // saves; the pad stays.
 // CHECK-LABEL: func.func @narrow_pad(

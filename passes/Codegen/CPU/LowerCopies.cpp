@@ -17,7 +17,10 @@
 #include "passes/Codegen/CPU/VectorHelpers.h"
 #include "passes/Utils/Buffers.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -37,11 +40,11 @@ bool contiguous(Type type) {
   return m && m.getLayout().isIdentity();
 }
 
-bool staticWindow(memref::SubViewOp window) {
-  auto isStatic = [](int64_t v) { return !ShapedType::isDynamic(v); };
+/// A unit-stride window at static offsets (a pad's low padding); its
+/// sizes may be dynamic.
+bool padWindow(memref::SubViewOp window) {
   return window.hasUnitStride() &&
-         llvm::all_of(window.getStaticOffsets(), isStatic) &&
-         llvm::all_of(window.getStaticSizes(), isStatic);
+         llvm::none_of(window.getStaticOffsets(), ShapedType::isDynamic);
 }
 
 /// Whether `op` writes every element of `window` without reading it or
@@ -65,43 +68,85 @@ bool overwrites(Operation *op, Value window, Value root) {
   });
 }
 
+/// Index arithmetic on static-or-dynamic sizes, folded where both sides
+/// are constants.
+struct SizeMath {
+  OpBuilder &b;
+  Location loc;
+  Value value(OpFoldResult v) {
+    if (auto c = getConstantIntValue(v))
+      return arith::ConstantIndexOp::create(b, loc, *c);
+    return cast<Value>(v);
+  }
+  OpFoldResult add(OpFoldResult x, OpFoldResult y) {
+    auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+    if (cx && cy)
+      return b.getIndexAttr(*cx + *cy);
+    if ((cx && *cx == 0) || (cy && *cy == 0))
+      return cx ? y : x;
+    return arith::AddIOp::create(b, loc, value(x), value(y)).getResult();
+  }
+  OpFoldResult sub(OpFoldResult x, OpFoldResult y) {
+    if (std::optional<int64_t> d = kiln::vec::constantDifference(x, y))
+      return b.getIndexAttr(*d);
+    if (auto cy = getConstantIntValue(y); cy && *cy == 0)
+      return x;
+    return arith::SubIOp::create(b, loc, value(x), value(y)).getResult();
+  }
+  OpFoldResult mul(OpFoldResult x, OpFoldResult y) {
+    auto cx = getConstantIntValue(x), cy = getConstantIntValue(y);
+    if (cx && cy)
+      return b.getIndexAttr(*cx * *cy);
+    if ((cx && *cx == 1) || (cy && *cy == 1))
+      return cx ? y : x;
+    return arith::MulIOp::create(b, loc, value(x), value(y)).getResult();
+  }
+};
+
 /// fill(buffer), then the first access to the buffer writes all of a
 /// window of it (a pad's copy of its source, or the producer that writes
 /// the source in place): fill only the slabs of buffer outside the window
 /// (two per padded dim, corners twice; generics that yield the constant).
-/// Only static, unit-stride windows of static identity-layout buffers.
-void fillBorderOnly(Operation *fill) {
+/// Only unit-stride windows at static offsets of identity-layout buffers;
+/// with `dynamicSizes`, sizes may be dynamic (a pad over an image of any
+/// size; a slab whose thickness is not known is filled whatever it turns
+/// out to be). Not on the GPU (`all`), where each piece is a kernel
+/// launch and a whole dynamic buffer is one.
+void fillBorderOnly(Operation *fill, bool dynamicSizes) {
   auto linalgOp = cast<linalg::LinalgOp>(fill);
   if (linalgOp.getNumDpsInits() != 1)
     return;
   Value buffer = linalgOp.getDpsInitOperand(0)->get();
   std::optional<Value> value = kiln::vec::constantFill(fill, buffer);
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!value || !type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+  if (!value || !type || type.getRank() == 0 || !type.getLayout().isIdentity())
     return;
   // The first op after the fill that touches the buffer's memory (through
   // any view of it, or of the workspace buffer it is a view of).
   Value root = kiln::vec::rootBuffer(buffer);
   memref::SubViewOp window;
   for (Operation *op = fill->getNextNode(); op; op = op->getNextNode()) {
-    if (isa<ViewLikeOpInterface>(op) || !kiln::vec::touches(op, root))
+    if (isa<ViewLikeOpInterface>(op) || kiln::contraction::isView(op) ||
+        !kiln::vec::touches(op, root))
       continue;
     for (Value v : op->getOperands()) {
       auto sub = v.getDefiningOp<memref::SubViewOp>();
-      if (sub && sub.getSource() == buffer && staticWindow(sub) &&
-          overwrites(op, v, root))
+      if (sub && sub.getSource() == buffer && padWindow(sub) && overwrites(op, v, root))
         window = sub;
     }
     break;
   }
-  if (!window)
+  if (!window || (!dynamicSizes && (!type.hasStaticShape() ||
+                                     llvm::any_of(window.getStaticSizes(), ShapedType::isDynamic))))
     return;
   OpBuilder b(fill);
   Location loc = fill->getLoc();
-  ArrayRef<int64_t> shape = type.getShape();
-  ArrayRef<int64_t> offsets = window.getStaticOffsets(), sizes = window.getStaticSizes();
+  SizeMath math{b, loc};
+  SmallVector<OpFoldResult> shape = kiln::vec::bufferSizes(b, loc, buffer);
+  SmallVector<OpFoldResult> offsets = window.getMixedOffsets(), sizes = window.getMixedSizes();
   int64_t rank = type.getRank();
-  SmallVector<int64_t> ones(rank, 1);
+  SmallVector<OpFoldResult> ones(rank, b.getIndexAttr(1));
+  auto isZero = [](OpFoldResult v) { return isConstantIntValue(v, 0); };
   // A generic rather than linalg.fill: kiln-vectorize-elementwise then
   // writes it with (masked) vector stores, one per row, and threads,
   // instead of a serial strided loop.
@@ -115,26 +160,35 @@ void fillBorderOnly(Operation *fill) {
           linalg::YieldOp::create(nb, loc, *value);
         });
   };
-  auto slab = [&](int64_t dim, int64_t from, int64_t count) {
-    if (count <= 0)
+  auto slab = [&](int64_t dim, OpFoldResult from, OpFoldResult count) {
+    if (isZero(count) || getConstantIntValue(count).value_or(1) < 0)
       return;
-    SmallVector<int64_t> off(rank, 0), size(shape);
+    SmallVector<OpFoldResult> off(rank, b.getIndexAttr(0)), size(shape);
     off[dim] = from;
     size[dim] = count;
     fillView(memref::SubViewOp::create(b, loc, buffer, off, size, ones));
   };
+  // Where the window ends in each dim, and the padding after it.
+  SmallVector<OpFoldResult> ends, highs;
+  for (int64_t d = 0; d < rank; ++d) {
+    ends.push_back(math.add(offsets[d], sizes[d]));
+    highs.push_back(math.sub(math.sub(shape[d], sizes[d]), offsets[d]));
+  }
   // The column borders (the last dim's): the right border of one row and
   // the left border of the next are adjacent in memory, so they are one
   // run per row of the flat buffer, written by one short vector store,
   // instead of two single elements per row (which LLVM turns into
   // scatters across rows).
-  int64_t last = rank - 1, width = shape[last];
-  int64_t left = offsets[last], right = width - offsets[last] - sizes[last];
-  int64_t rows = type.getNumElements() / std::max<int64_t>(width, 1);
-  bool runs = rank >= 2 && width > 0 && (left > 0 || right > 0) && rows >= 2;
+  int64_t last = rank - 1;
+  OpFoldResult width = shape[last], left = offsets[last], right = highs[last];
+  OpFoldResult rows = b.getIndexAttr(1);
+  for (int64_t d = 0; d < last; ++d)
+    rows = math.mul(rows, shape[d]);
+  bool runs = rank >= 2 && !isZero(width) && (!isZero(left) || !isZero(right)) &&
+              getConstantIntValue(rows).value_or(2) >= 2;
   for (int64_t d = 0; d < (runs ? last : rank); ++d) {
-    slab(d, 0, offsets[d]);
-    slab(d, offsets[d] + sizes[d], shape[d] - offsets[d] - sizes[d]);
+    slab(d, b.getIndexAttr(0), offsets[d]);
+    slab(d, ends[d], highs[d]);
   }
   if (runs) {
     ReassociationIndices all = llvm::to_vector(llvm::seq<int64_t>(0, rank));
@@ -142,19 +196,26 @@ void fillBorderOnly(Operation *fill) {
                                                  ArrayRef<ReassociationIndices>{all});
     // A generic writing `value` into `count` runs of `length` elements,
     // `stride` apart, from element `start` of the flat buffer.
-    auto fillRuns = [&](int64_t start, int64_t count, int64_t length, int64_t stride) {
-      if (count <= 0 || length <= 0)
+    auto fillRuns = [&](OpFoldResult start, OpFoldResult count, OpFoldResult length,
+                        OpFoldResult stride) {
+      if (isZero(count) || isZero(length))
         return;
+      auto staticOr = [](OpFoldResult v) {
+        return getConstantIntValue(v).value_or(ShapedType::kDynamic);
+      };
       auto runType = MemRefType::get(
-          {count, length}, type.getElementType(),
-          StridedLayoutAttr::get(b.getContext(), start, {stride, 1}));
-      fillView(memref::ReinterpretCastOp::create(b, loc, runType, flat, start,
-                                                 ArrayRef<int64_t>{count, length},
-                                                 ArrayRef<int64_t>{stride, 1}));
+          {staticOr(count), staticOr(length)}, type.getElementType(),
+          StridedLayoutAttr::get(b.getContext(), staticOr(start), {staticOr(stride), 1}));
+      fillView(memref::ReinterpretCastOp::create(
+          b, loc, runType, flat, start, ArrayRef<OpFoldResult>{count, length},
+          ArrayRef<OpFoldResult>{stride, b.getIndexAttr(1)}));
     };
-    fillRuns(0, 1, left, width);                                 // Row 0's left.
-    fillRuns(width - right, rows - 1, right + left, width);      // Right + next left.
-    fillRuns((rows - 1) * width + width - right, 1, right, width); // Last row's right.
+    OpFoldResult one = b.getIndexAttr(1);
+    OpFoldResult rightStart = math.sub(width, right);
+    OpFoldResult lastRow = math.mul(math.sub(rows, one), width);
+    fillRuns(b.getIndexAttr(0), one, left, width);                       // Row 0's left.
+    fillRuns(rightStart, math.sub(rows, one), math.add(right, left), width); // Right + next left.
+    fillRuns(math.add(lastRow, rightStart), one, right, width);        // Last row's right.
   }
   fill->erase();
 }
@@ -283,7 +344,7 @@ struct LowerCopiesPass
         fills.push_back(op);
     });
     for (Operation *op : fills)
-      fillBorderOnly(op);
+      fillBorderOnly(op, /*dynamicSizes=*/!all);
     for (memref::CopyOp op : copies) {
       OpBuilder b(op);
       auto type = cast<MemRefType>(op.getTarget().getType());

@@ -36,7 +36,9 @@ def LowerCopiesPass : Pass<"kiln-lower-copies", "mlir::ModuleOp"> {
     `linalg.generic` (plain loops, which `kiln-vectorize-elementwise` can
     vectorise). Contiguous copies stay and become `memcpy` intrinsics.
     A bufferized pad, a constant fill of a whole buffer followed by a copy
-    into a static window of it, fills only the slabs around the window.
+    into a window of it at static offsets (or by the op that writes all of
+    the window), fills only the slabs around the window; their sizes may
+    be dynamic.
     With `all`, every copy becomes a generic (the GPU, where the host's
     memcpy cannot reach device memory).
   }];
@@ -44,7 +46,9 @@ def LowerCopiesPass : Pass<"kiln-lower-copies", "mlir::ModuleOp"> {
     Option<"all", "all", "bool", "false",
            "Every copy, contiguous or not, becomes a generic">,
   ];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
 }
 
 def FlattenGlobalsPass : Pass<"kiln-flatten-globals", "mlir::ModuleOp"> {
@@ -100,8 +104,12 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
     A contraction's constant fill just before and elementwise epilogue just
     after run window by window with it (the kernels fold them in); weights
     beyond L2 put blocks of the output channels or columns around all the
-    pieces. Generics whose dynamic dims are indexed other than by one loop
-    dim exactly stay as they are.
+    pieces. A flattened 1x1 conv whose epilogue writes the window of a
+    padded buffer runs, for images at least 16 columns wide (checked at
+    run time), as a loop over the image's rows, each one kernel writing
+    that row of the pad, and fills the pad's border itself. Generics whose
+    dynamic dims are indexed other than by one loop dim exactly stay as
+    they are.
   }];
   let options = [
     Option<"chunk", "chunk", "int64_t", "16",

@@ -10,6 +10,7 @@
 #define KILN_PASSES_CODEGEN_CPU_STRIPDYNAMICDIMS_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include "llvm/ADT/DenseSet.h"
 
@@ -118,6 +119,13 @@ mlir::linalg::GenericOp plainEpilogue(mlir::linalg::GenericOp op, DynamicDims di
 mlir::linalg::GenericOp flatEpilogue(mlir::linalg::GenericOp op, DynamicDims dims,
                                      llvm::DenseSet<mlir::Operation *> &erased);
 
+/// The elementwise generic right after the contraction `op` (a flattened
+/// 1x1 conv's [C, H * W] output, its columns whole) that reads the output
+/// as [C, H, W] through `expand` and writes a window of a larger buffer
+/// (a padded input), to run image row by image row with it; null when
+/// there is none or it may not.
+mlir::linalg::GenericOp windowEpilogue(mlir::linalg::GenericOp op, DynamicDims dims,
+                                       mlir::memref::ExpandShapeOp &expand);
 /// A piece of `op` and then one of its epilogue `after` on the same
 /// window of `op`'s output; returns `op`'s piece.
 mlir::linalg::GenericOp pieceWithEpilogue(mlir::OpBuilder &b, mlir::linalg::GenericOp op,

@@ -185,6 +185,54 @@ linalg::GenericOp flatEpilogue(linalg::GenericOp op, DynamicDims dims,
   return flat;
 }
 
+/// The all-parallel generic right after the contraction `op` (a flattened
+/// 1x1 conv writing [C, H * W], its columns whole) that reads its output
+/// through an expansion of the columns into [H, W] and writes a window of
+/// a larger buffer (the padded input of the next conv): every operand of
+/// one rank read and written by identity maps, its innermost stride one.
+/// Run row by row of H with `op` (byImageRows), the kernels fold it in.
+/// Null when there is none, or what it writes may be memory that `op`
+/// reads. `expand` is set to the expansion.
+linalg::GenericOp windowEpilogue(linalg::GenericOp op, DynamicDims dims,
+                                 memref::ExpandShapeOp &expand) {
+  linalg::GenericOp after = nextElementwise(op, dims);
+  if (!after)
+    return {};
+  Value out = op.getDpsInitOperand(0)->get();
+  auto outType = cast<MemRefType>(out.getType());
+  expand = {};
+  for (OpOperand *in : after.getDpsInputOperands())
+    if (auto e = in->get().getDefiningOp<memref::ExpandShapeOp>(); e && e.getSrc() == out)
+      expand = e;
+  if (!expand || !outType.getLayout().isIdentity())
+    return {};
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  if (groups.back().size() != 2 ||
+      llvm::any_of(ArrayRef(groups).drop_back(), [](auto &g) { return g.size() != 1; }))
+    return {};
+  int64_t rank = expand.getResultType().getRank();
+  Value outRoot = rootBuffer(out);
+  Value written = after.getDpsInitOperand(0)->get();
+  for (OpOperand &operand : after->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || type.getRank() != rank || !type.getElementType().isF32() ||
+        !after.getMatchingIndexingMap(&operand).isIdentity() ||
+        !vec::unitInnermostStride(operand.get()) ||
+        (operand.get() != expand.getResult() && rootBuffer(operand.get()) == outRoot))
+      return {};
+  }
+  auto apart = [&](Value a, Value b) {
+    return kiln::distinctPlannedBuffers(a, b) || !vec::mayOverlap(a, b);
+  };
+  if (written == expand.getResult() || !writesOwnMemory(op, after) ||
+      llvm::any_of(op.getDpsInputs(), [&](Value in) { return !apart(written, in); }))
+    return {};
+  for (OpOperand *in : after.getDpsInputOperands())
+    if (in->get() != expand.getResult() && !apart(in->get(), out))
+      return {};
+  return after;
+}
+
 /// A piece of `op` and then one of `after` on the same window of
 /// `op`'s output, reading the very view `op`'s piece writes (so that the
 /// kernels see the epilogue right after its contraction).

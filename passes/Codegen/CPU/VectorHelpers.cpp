@@ -2,9 +2,11 @@
 
 #include "passes/Codegen/CPU/VectorHelpers.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
@@ -194,11 +196,55 @@ SmallVector<Value> permutedIndices(OpBuilder &b, Location loc, AffineMap map,
   return result;
 }
 
-void markParallelFrom(Operation *loop, int64_t tripWork, int64_t atLeast) {
+void markParallelFrom(Operation *loop, int64_t tripWork, int64_t atLeast, int64_t enough) {
   Builder b(loop->getContext());
-  int64_t trips = llvm::divideCeil(kParallelWork, std::max<int64_t>(tripWork, 1));
+  int64_t trips = llvm::divideCeil(enough, std::max<int64_t>(tripWork, 1));
   loop->setAttr("kiln.parallel", b.getUnitAttr());
   loop->setAttr(kMinTrips, b.getI64IntegerAttr(std::max(trips, atLeast)));
+}
+
+std::optional<int64_t> constantDifference(OpFoldResult a, OpFoldResult b) {
+  std::optional<int64_t> ca = getConstantIntValue(a), cb = getConstantIntValue(b);
+  if (ca && cb)
+    return *ca - *cb;
+  if (ca || cb)
+    return std::nullopt;
+  Value va = cast<Value>(a), vb = cast<Value>(b);
+  if (va == vb)
+    return 0;
+  if (auto add = va.getDefiningOp<arith::AddIOp>()) {
+    for (int i = 0; i < 2; ++i)
+      if (add->getOperand(i) == vb)
+        return getConstantIntValue(add->getOperand(1 - i));
+  }
+  if (auto apply = va.getDefiningOp<affine::AffineApplyOp>()) {
+    AffineMap map = apply.getAffineMap();
+    if (apply->getNumOperands() != 1 || apply->getOperand(0) != vb || map.getNumResults() != 1)
+      return std::nullopt;
+    AffineExpr offset =
+        map.getResult(0) - (map.getNumDims() ? getAffineDimExpr(0, map.getContext())
+                                             : getAffineSymbolExpr(0, map.getContext()));
+    offset = simplifyAffineExpr(offset, map.getNumDims(), map.getNumSymbols());
+    if (auto c = dyn_cast<AffineConstantExpr>(offset))
+      return c.getValue();
+  }
+  return std::nullopt;
+}
+
+SmallVector<OpFoldResult> bufferSizes(OpBuilder &b, Location loc, Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto view = buffer.getDefiningOp<memref::ViewOp>();
+  SmallVector<OpFoldResult> sizes;
+  unsigned next = 0;
+  for (int64_t d = 0; d < type.getRank(); ++d) {
+    if (!type.isDynamicDim(d))
+      sizes.push_back(b.getIndexAttr(type.getDimSize(d)));
+    else if (view)
+      sizes.push_back(view.getSizes()[next++]);
+    else
+      sizes.push_back(memref::DimOp::create(b, loc, buffer, d).getResult());
+  }
+  return sizes;
 }
 
 bool insideParallelLoop(Operation *op) {

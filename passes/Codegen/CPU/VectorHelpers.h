@@ -175,10 +175,27 @@ inline constexpr llvm::StringLiteral kMinTrips = "kiln.min_trips";
 /// microseconds of one core's work.
 inline constexpr int64_t kParallelWork = int64_t(1) << 18;
 
+/// `a` - `b` where it is a constant: both constants, one value, or `a`
+/// that value plus a constant (arith.addi, or an affine.apply adding one),
+/// as the sizes of a pad's buffer are its window's sizes plus the padding.
+std::optional<int64_t> constantDifference(mlir::OpFoldResult a, mlir::OpFoldResult b);
+
+/// The sizes of `buffer`: static ones as attributes, dynamic ones the
+/// size operands of the memref.view it is (the values the pad's sizes were
+/// computed from, which constantDifference can relate to its window's),
+/// else memref.dim.
+llvm::SmallVector<mlir::OpFoldResult> bufferSizes(mlir::OpBuilder &b, mlir::Location loc,
+                                                  mlir::Value buffer);
+
+/// The elements from which an elementwise op is worth threads (more
+/// where each costs more: elementCost).
+inline constexpr int64_t kElementwiseParallelWork = int64_t(1) << 15;
+
 /// Marks `loop`, over a range known only at run time, kiln.parallel from
-/// the trips of `tripWork` each that make kParallelWork, and at least
-/// `atLeast` trips.
-void markParallelFrom(mlir::Operation *loop, int64_t tripWork, int64_t atLeast = 1);
+/// the trips of `tripWork` each that make `enough` (kParallelWork for a
+/// contraction's multiply-adds), and at least `atLeast` trips.
+void markParallelFrom(mlir::Operation *loop, int64_t tripWork, int64_t atLeast = 1,
+                      int64_t enough = kParallelWork);
 
 /// True if `op` is inside a loop already marked kiln.parallel (the windows
 /// of a strip-mined dynamic dim): loops inside it are not marked (they

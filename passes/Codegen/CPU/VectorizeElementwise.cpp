@@ -704,7 +704,7 @@ struct VectorizeElementwisePass
                         .isProjectedPermutation(/*allowZeroInResults=*/false)))
         init.reset();
       kiln::vec::vectorizeWindow(op, p, strides, lanes,
-                                 parallel && work >= (int64_t(1) << 15) &&
+                                 parallel && work >= kiln::vec::kElementwiseParallelWork &&
                                      !kiln::vec::insideParallelLoop(op),
                                  init ? *init : Value());
       op.erase();
@@ -732,7 +732,7 @@ struct VectorizeElementwisePass
       int64_t row = std::max<int64_t>(1, ranges.back());
       int64_t work = kiln::vec::elementCost(op) * std::max(elements, elements / row * 16);
       ElementwiseVectorizer(op, vectorOperand, lanes,
-                            parallel && work >= (int64_t(1) << 15) &&
+                            parallel && work >= kiln::vec::kElementwiseParallelWork &&
                                 !kiln::vec::insideParallelLoop(op),
                             combiner)
           .build();
