@@ -84,10 +84,10 @@ func.func @written_in_place(%x: memref<2x4x4xf32>, %buf: memref<2x6x6xf32>) {
 // CHECK: %[[BOTTOM:.+]] = memref.subview %[[BUF]][0, %{{.+}}, 0] [2, 1, %[[WP]]] [1, 1, 1]
 // CHECK: linalg.generic {{.+}} outs(%[[BOTTOM]]
 // CHECK: %[[FLAT:.+]] = memref.collapse_shape %[[BUF]]
-// CHECK: memref.reinterpret_cast %[[FLAT]] to offset: [0], sizes: [1, 1], strides: [%[[WP]], 1]
+// CHECK: memref.reinterpret_cast %[[FLAT]] to offset: [0], sizes: [%[[EDGE:.+]], 1], strides: [%[[WP]], 1]
 // CHECK: %[[RUNS:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [%{{.+}}], sizes: [%{{.+}}, 2], strides: [%[[WP]], 1]
 // CHECK: linalg.generic {{.+}} outs(%[[RUNS]]
-// CHECK: memref.reinterpret_cast %[[FLAT]] to offset: [%{{.+}}], sizes: [1, 1], strides: [%[[WP]], 1]
+// CHECK: memref.reinterpret_cast %[[FLAT]] to offset: [%{{.+}}], sizes: [%[[EDGE]], 1], strides: [%[[WP]], 1]
 // CHECK: arith.maximumf
 // CHECK-NOT: linalg.fill
 // GPU-LABEL: func.func @dynamic_in_place(
@@ -279,5 +279,26 @@ func.func @copies_kept(%x: memref<8x8xf32>, %s: memref<8x8xf32>, %ws: memref<?xi
   }
   linalg.fill ins(%cst : f32) outs(%z : memref<8x8xf32>)
   linalg.copy ins(%tmp : memref<8x8xf32>) outs(%z : memref<8x8xf32>)
+  return
+}
+
+// -----
+
+// A dynamic outer dim that is not padded (a batch) may be 0 at run time:
+// the runs at either end are min(rows, 1) long, none when there are no
+// rows (they would be written outside the buffer).
+// CHECK-LABEL: func.func @dynamic_batch(
+// CHECK: %[[EDGE:.+]] = arith.minui %{{.+}}, %{{.+}} : index
+// CHECK: memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [%[[EDGE]], 1]
+// CHECK: memref.reinterpret_cast {{.+}} sizes: [%{{.+}}, 2]
+// CHECK: memref.reinterpret_cast {{.+}} sizes: [%[[EDGE]], 1]
+func.func @dynamic_batch(%x: memref<?x4xf32>, %ws: memref<?xi8>) {
+  %cst = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x4xf32>
+  %buf = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x6xf32>
+  linalg.fill ins(%cst : f32) outs(%buf : memref<?x6xf32>)
+  %win = memref.subview %buf[0, 1] [%n, 4] [1, 1] : memref<?x6xf32> to memref<?x4xf32, strided<[6, 1], offset: 1>>
+  memref.copy %x, %win : memref<?x4xf32> to memref<?x4xf32, strided<[6, 1], offset: 1>>
   return
 }

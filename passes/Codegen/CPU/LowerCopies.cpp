@@ -210,12 +210,20 @@ void fillBorderOnly(Operation *fill, bool dynamicSizes) {
           b, loc, runType, flat, start, ArrayRef<OpFoldResult>{count, length},
           ArrayRef<OpFoldResult>{stride, b.getIndexAttr(1)}));
     };
+    // One run at each end (`edge`), none when there are no rows (a
+    // dynamic outer dim, a batch, of 0 at run time: those runs would be
+    // written outside the buffer).
     OpFoldResult one = b.getIndexAttr(1);
+    OpFoldResult edge = getConstantIntValue(rows)
+                            ? one
+                            : OpFoldResult(arith::MinUIOp::create(b, loc, math.value(rows),
+                                                                  math.value(one))
+                                               .getResult());
     OpFoldResult rightStart = math.sub(width, right);
-    OpFoldResult lastRow = math.mul(math.sub(rows, one), width);
-    fillRuns(b.getIndexAttr(0), one, left, width);                       // Row 0's left.
-    fillRuns(rightStart, math.sub(rows, one), math.add(right, left), width); // Right + next left.
-    fillRuns(math.add(lastRow, rightStart), one, right, width);        // Last row's right.
+    OpFoldResult lastRow = math.mul(math.sub(rows, edge), width);
+    fillRuns(b.getIndexAttr(0), edge, left, width);                        // Row 0's left.
+    fillRuns(rightStart, math.sub(rows, edge), math.add(right, left), width); // Right + next left.
+    fillRuns(math.add(lastRow, rightStart), edge, right, width);          // Last row's right.
   }
   fill->erase();
 }

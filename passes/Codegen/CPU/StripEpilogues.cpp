@@ -224,7 +224,11 @@ linalg::GenericOp windowEpilogue(linalg::GenericOp op, DynamicDims dims,
   auto apart = [&](Value a, Value b) {
     return kiln::distinctPlannedBuffers(a, b) || !vec::mayOverlap(a, b);
   };
-  if (written == expand.getResult() || !writesOwnMemory(op, after) ||
+  // Its body must not read what it overwrites (byImageRows' flat path
+  // runs it in place on the output).
+  if (written == expand.getResult() ||
+      after.payloadUsesValueFromOperand(after.getDpsInitOperand(0)) ||
+      !writesOwnMemory(op, after) ||
       llvm::any_of(op.getDpsInputs(), [&](Value in) { return !apart(written, in); }))
     return {};
   for (OpOperand *in : after.getDpsInputOperands())
