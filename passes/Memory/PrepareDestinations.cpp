@@ -89,6 +89,24 @@ OpFoldResult combine(OpBuilder &b, Location loc, OpFoldResult a, int64_t c,
   return arith::AddIOp::create(b, loc, value, k).getResult();
 }
 
+/// The product of `sizes` (a collapsed group's), at most one of them
+/// dynamic; none when two are.
+std::optional<OpFoldResult> groupSize(OpBuilder &b, Location loc, ArrayRef<OpFoldResult> sizes) {
+  int64_t product = 1;
+  OpFoldResult dynamic;
+  for (OpFoldResult size : sizes) {
+    if (std::optional<int64_t> c = getConstantIntValue(size))
+      product *= *c;
+    else if (dynamic)
+      return std::nullopt;
+    else
+      dynamic = size;
+  }
+  if (!dynamic)
+    return OpFoldResult(b.getIndexAttr(product));
+  return combine(b, loc, dynamic, product, true);
+}
+
 /// The sizes of `reshape`'s result, a reshape of an empty, as values
 /// available where the empty is: an expand's output shape, or the
 /// products of the empty's sizes for a collapse. None when a collapsed
@@ -101,19 +119,13 @@ std::optional<SmallVector<OpFoldResult>> reshapedSizes(OpBuilder &b, Operation *
       collapse.getSrc().getDefiningOp<tensor::EmptyOp>().getMixedSizes();
   SmallVector<OpFoldResult> sizes;
   for (const ReassociationIndices &group : collapse.getReassociationIndices()) {
-    int64_t product = 1;
-    OpFoldResult dynamic;
-    for (int64_t d : group) {
-      if (std::optional<int64_t> v = getConstantIntValue(from[d])) {
-        product *= *v;
-      } else if (dynamic) {
-        return std::nullopt;
-      } else {
-        dynamic = from[d];
-      }
-    }
-    sizes.push_back(dynamic ? combine(b, reshape->getLoc(), dynamic, product, true)
-                            : OpFoldResult(b.getIndexAttr(product)));
+    SmallVector<OpFoldResult> parts;
+    for (int64_t d : group)
+      parts.push_back(from[d]);
+    std::optional<OpFoldResult> size = groupSize(b, reshape->getLoc(), parts);
+    if (!size)
+      return std::nullopt;
+    sizes.push_back(*size);
   }
   return sizes;
 }
@@ -133,22 +145,13 @@ OpFoldResult sizeBeforeProducer(OpBuilder &b, Value v, int64_t d) {
     if (auto expand = dyn_cast_or_null<tensor::ExpandShapeOp>(def))
       return expand.getMixedOutputShape()[d];
     if (auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(def)) {
-      // The product of the group's sizes, one of them dynamic.
-      int64_t product = 1;
-      OpFoldResult dynamic;
       SmallVector<ReassociationIndices> groups = collapse.getReassociationIndices();
-      for (int64_t k : groups[d]) {
-        OpFoldResult size = sizeBeforeProducer(b, collapse.getSrc(), k);
-        if (std::optional<int64_t> c = getConstantIntValue(size))
-          product *= *c;
-        else if (!dynamic)
-          dynamic = size;
-        else
-          return tensor::DimOp::create(b, v.getLoc(), v, d).getResult();
-      }
-      if (!dynamic)
-        return b.getIndexAttr(product);
-      return combine(b, v.getLoc(), dynamic, product, true);
+      SmallVector<OpFoldResult> parts;
+      for (int64_t k : groups[d])
+        parts.push_back(sizeBeforeProducer(b, collapse.getSrc(), k));
+      if (std::optional<OpFoldResult> size = groupSize(b, v.getLoc(), parts))
+        return *size;
+      break;
     }
     if (auto insert = dyn_cast_or_null<tensor::InsertSliceOp>(def)) {
       v = insert.getDest();
