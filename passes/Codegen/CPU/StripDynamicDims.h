@@ -1,8 +1,9 @@
 //===- StripDynamicDims.h - kiln-strip-dynamic-dims internals ----*- C++ -*-===//
 //
 // Private to kiln-strip-dynamic-dims: what the pass (StripDynamicDims.cpp),
-// its rules for which dims to strip and how (StripRules.cpp) and its
-// epilogue handling (StripEpilogues.cpp) share.
+// its rules for which dims to strip and how (StripRules.cpp), its
+// epilogue handling (StripEpilogues.cpp) and its flattened 1x1 convs run
+// image row by image row (StripImageRows.cpp) share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -84,8 +85,34 @@ llvm::SmallVector<std::pair<unsigned, SizeSource>> dynamicDims(mlir::linalg::Gen
 /// one: it keeps its pieces, which the vector kernels transpose in blocks.
 bool plainCopy(mlir::linalg::GenericOp op);
 
+/// The product of the static loop ranges: the work of one element (row)
+/// of the dynamic dims.
+int64_t staticWork(llvm::ArrayRef<int64_t> ranges);
+
+/// For a contraction's generic: a static parallel loop dim that its
+/// weights (an input indexed by no dynamic dim) and every output are
+/// indexed by and no other input is (a conv's output channels, a
+/// matmul's columns), with a block size that divides it: the largest of
+/// at least 64 whose weights stay within `budget` bytes (of those that
+/// make an even number of blocks, if any), else the smallest of at
+/// least 64; none when the weights fit whole or no such block divides
+/// the dim.
+std::optional<std::pair<unsigned, int64_t>>
+channelBlocks(mlir::linalg::GenericOp op, llvm::ArrayRef<int64_t> ranges, int64_t budget);
+
+/// A static parallel loop dim of at least 2 that every output is
+/// indexed by, not as its innermost dim, and that every operand uses, if
+/// at all, as one of its dims as it is (the channels of an activation or
+/// a depthwise conv; with reductions, every operand), whose position
+/// the body does not read, with a block size that divides it into at
+/// most 16 blocks: the outermost such dim in loop order. None when the
+/// static dims' product is below 64.
+std::optional<std::pair<unsigned, int64_t>> parallelBlocks(mlir::linalg::GenericOp op,
+                                                           llvm::ArrayRef<int64_t> ranges);
+
 //===----------------------------------------------------------------------===//
-// Pieces (StripDynamicDims.cpp) and epilogues (StripEpilogues.cpp)
+// Pieces and whole-buffer fills (StripDynamicDims.cpp), epilogues
+// (StripEpilogues.cpp)
 //===----------------------------------------------------------------------===//
 
 /// A window's width that runs from its offset to the end of the dim.
@@ -107,6 +134,26 @@ struct Window {
 mlir::linalg::GenericOp piece(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                               llvm::ArrayRef<Window> windows);
 
+/// A loop over chunks of 16384 elements of `buffer` (identity layout)
+/// flattened, marked to run on threads from two chunks on when
+/// `parallel`; `fillChunk` writes one chunk (a 1-D view).
+void inChunks(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, bool parallel,
+              llvm::function_ref<void(mlir::OpBuilder &, mlir::Value)> fillChunk);
+
+/// A constant fill of `output`, a planned buffer, earlier in `op`'s
+/// block with nothing between that touches its memory (views and sizes
+/// aside; the plan gives it to no other buffer from the fill on): one
+/// that initCandidate does not see past other work (a recurrent layer's
+/// backward direction shares its zero buffer with the forward one's
+/// init, and the whole forward direction runs between).
+mlir::Operation *earlierFill(mlir::linalg::GenericOp op, mlir::Value output);
+
+/// Erases `init` (if any), a constant init of a contraction's output
+/// now filled piece by piece, and the fill it copied from when nothing
+/// else reads that (the LSTM's input projections over a dynamic length
+/// and batch still filled 3.2 MB with zeros on one thread).
+void eraseInit(mlir::Operation *init);
+
 /// The elementwise generic right after the contraction `op` that reads
 /// its output where it writes, to run window by window with it; null when
 /// there is none or it may not (StripEpilogues.cpp).
@@ -126,11 +173,31 @@ mlir::linalg::GenericOp flatEpilogue(mlir::linalg::GenericOp op, DynamicDims dim
 /// there is none or it may not.
 mlir::linalg::GenericOp windowEpilogue(mlir::linalg::GenericOp op, DynamicDims dims,
                                        mlir::memref::ExpandShapeOp &expand);
+
 /// A piece of `op` and then one of its epilogue `after` on the same
 /// window of `op`'s output; returns `op`'s piece.
 mlir::linalg::GenericOp pieceWithEpilogue(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
                                           mlir::linalg::GenericOp after,
                                           llvm::ArrayRef<Window> windows);
+
+//===----------------------------------------------------------------------===//
+// Flattened 1x1 convs into a pad's window (StripImageRows.cpp)
+//===----------------------------------------------------------------------===//
+
+/// Runs the flattened 1x1 conv `op` (its columns H * W whole, its only
+/// dynamic dim) and its windowEpilogue image row by image row when the
+/// image is at least 16 columns wide at run time, each trip writing that
+/// row of the padded buffer with its borders; narrower images run flat
+/// as before (the copies kept flat go into `flatOnly`; every new generic
+/// into `ops`; the border fills and epilogue erased into `done`). With
+/// `parallel`, the rows go to threads when there are enough. Returns
+/// false when `op` is not such a conv or the kernel would not fold its
+/// epilogue: nothing is rewritten then, though border fills found right
+/// after `op` may have been moved before it (hoistBorderFills).
+bool byImageRows(mlir::linalg::GenericOp op, DynamicDims dims, bool parallel,
+                 llvm::DenseSet<mlir::Operation *> &flatOnly,
+                 llvm::DenseSet<mlir::Operation *> &done,
+                 llvm::SmallVectorImpl<mlir::linalg::GenericOp> &ops);
 
 } // namespace kiln::strip
 

@@ -210,4 +210,103 @@ bool plainCopy(linalg::GenericOp op) {
   return cast<linalg::YieldOp>(body.getTerminator()).getValues()[0] == body.getArgument(0);
 }
 
+int64_t staticWork(ArrayRef<int64_t> ranges) {
+  int64_t work = 1;
+  for (int64_t r : ranges)
+    if (!ShapedType::isDynamic(r))
+      work *= r;
+  return work;
+}
+
+std::optional<std::pair<unsigned, int64_t>>
+channelBlocks(linalg::GenericOp op, ArrayRef<int64_t> ranges, int64_t budget) {
+  constexpr int64_t kMinBlock = 64;
+  auto uses = [&](AffineMap map, unsigned d) {
+    return llvm::is_contained(map.getResults(), getAffineDimExpr(d, op.getContext()));
+  };
+  for (OpOperand *w : op.getDpsInputOperands()) {
+    auto type = dyn_cast<MemRefType>(w->get().getType());
+    AffineMap map = op.getMatchingIndexingMap(w);
+    if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat() ||
+        llvm::any_of(llvm::seq<unsigned>(0, ranges.size()), [&](unsigned d) {
+          return ShapedType::isDynamic(ranges[d]) && map.isFunctionOfDim(d);
+        }))
+      continue;
+    int64_t bytes = type.getNumElements() * type.getElementTypeBitWidth() / 8;
+    if (bytes <= budget)
+      continue;
+    for (unsigned m = 0; m < ranges.size(); ++m) {
+      if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 2 ||
+          op.getIteratorTypesArray()[m] != utils::IteratorType::parallel || !uses(map, m) ||
+          !llvm::all_of(op.getDpsInitsMutable(),
+                        [&](OpOperand &out) { return uses(op.getMatchingIndexingMap(&out), m); }) ||
+          llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *in) {
+            return in != w && op.getMatchingIndexingMap(in).isFunctionOfDim(m);
+          }))
+        continue;
+      // At least 64 channels: the kernels put them along the vectors.
+      // An even number of blocks where one fits: the blocks go to
+      // threads, and 3 blocks on 2 threads left one idle a third of the
+      // time (a GRU's 768 gate columns: 0.79x the time in blocks of 192).
+      int64_t perUnit = bytes / ranges[m], size = 0, evenSize = 0;
+      for (int64_t s = 1; s < ranges[m]; ++s) {
+        if (ranges[m] % s || s < kMinBlock)
+          continue;
+        if (s * perUnit <= budget || !size)
+          size = s;
+        if (s * perUnit <= budget && (ranges[m] / s) % 2 == 0)
+          evenSize = s;
+      }
+      if (!size)
+        return std::nullopt;
+      return std::make_pair(m, evenSize ? evenSize : size);
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<std::pair<unsigned, int64_t>> parallelBlocks(linalg::GenericOp op,
+                                                           ArrayRef<int64_t> ranges) {
+  constexpr int64_t kMaxBlocks = 16, kMinWork = 64;
+  // Too little static work (a few rows of a sequence): not worth a
+  // parallel loop, whatever the dynamic sizes.
+  if (staticWork(ranges) < kMinWork)
+    return std::nullopt;
+  // With reductions, only a dim every operand has (a depthwise conv's
+  // channels): a contraction's kernels tile the rows of an output that
+  // a shared operand is read into, in tiles the blocks would cut.
+  bool reduces =
+      llvm::is_contained(op.getIteratorTypesArray(), utils::IteratorType::reduction);
+  for (unsigned m = 0; m < ranges.size(); ++m) {
+    if (ShapedType::isDynamic(ranges[m]) || ranges[m] < 2 ||
+        op.getIteratorTypesArray()[m] != utils::IteratorType::parallel)
+      continue;
+    AffineExpr dim = getAffineDimExpr(m, op.getContext());
+    bool plain = llvm::all_of(op->getOpOperands(), [&](OpOperand &operand) {
+      AffineMap map = op.getMatchingIndexingMap(&operand);
+      int64_t uses = llvm::count_if(map.getResults(),
+                                    [&](AffineExpr e) { return e.isFunctionOfDim(m); });
+      bool output = op.isDpsInit(&operand);
+      return (uses == 0 && !output && !reduces) ||
+             (uses == 1 && llvm::is_contained(map.getResults(), dim));
+    });
+    // Not the outputs' innermost dim: the kernels' vectors run along it.
+    bool inner = llvm::any_of(op.getDpsInitsMutable(), [&](OpOperand &out) {
+      AffineMap map = op.getMatchingIndexingMap(&out);
+      return map.getNumResults() && map.getResults().back() == dim;
+    });
+    // Nor one whose position the body reads (a gather's row).
+    if (!plain || inner || readsPosition(op, [&](unsigned d) { return d == m; }))
+      continue;
+    int64_t size = ranges[m];
+    for (int64_t s = 1; s <= ranges[m]; ++s)
+      if (ranges[m] % s == 0 && ranges[m] / s <= kMaxBlocks) {
+        size = s;
+        break;
+      }
+    return std::make_pair(m, size);
+  }
+  return std::nullopt;
+}
+
 } // namespace kiln::strip
