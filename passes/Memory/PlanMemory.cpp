@@ -211,7 +211,10 @@ std::optional<int64_t> evaluate(Value v, function_ref<int64_t(BlockArgument)> di
 
 /// The indices of the first and last top-level ops that read or write
 /// `root` through any chain of views (`start`, `start` when none do);
-/// memref.dim reads no element and is not counted.
+/// memref.dim reads no element and is not counted, nor are the views
+/// themselves (a view made early for a size read later, a dynamic
+/// conv's output shape, would otherwise start the buffer's life there
+/// and hide the epilogue that writes it from epilogueStart).
 std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
                                      const llvm::DenseMap<Operation *, int64_t> &index) {
   int64_t first = std::numeric_limits<int64_t>::max(), last = -1;
@@ -227,7 +230,7 @@ std::pair<int64_t, int64_t> useRange(Value root, Block &body, int64_t start,
       if (isa<memref::DeallocOp, memref::DimOp>(user))
         continue;
       Operation *top = body.findAncestorOpInBlock(*user);
-      if (top) {
+      if (top && !isa<ViewLikeOpInterface>(user)) {
         first = std::min(first, index.lookup(top));
         last = std::max(last, index.lookup(top));
       }

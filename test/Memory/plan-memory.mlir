@@ -366,3 +366,45 @@ func.func @epilogue_after_dim(%in: memref<4x16xf32>, %w: memref<4x4xf32>,
   memref.copy %r, %out : memref<4x16xf32> to memref<4x16xf32>
   return %d : index
 }
+
+// -----
+
+// The same with the epilogue's buffer viewed before the contraction (an
+// expansion whose only use is a size: over dynamic dims, the next op's
+// shape is read early). The view touches no element: the buffer's life
+// starts at the contraction all the same, and it is marked.
+#mk = affine_map<(m, k, n) -> (m, k)>
+#kn = affine_map<(m, k, n) -> (k, n)>
+#mn = affine_map<(m, k, n) -> (m, n)>
+#id2 = affine_map<(m, n) -> (m, n)>
+// EPI-LABEL: func.func @epilogue_viewed_early(
+// EPI: memref.view %{{.*}} {kiln.live_from_contraction} : memref<{{.*}}xi8> to memref<4x16xf32>
+// EPI-NEXT: memref.expand_shape
+// EPI-NEXT: memref.dim
+func.func @epilogue_viewed_early(%in: memref<4x16xf32>, %w: memref<4x4xf32>,
+                                 %out: memref<4x16xf32>) -> index {
+  %zero = arith.constant 0.0 : f32
+  %c1 = arith.constant 1 : index
+  %r = memref.alloc() : memref<4x16xf32>
+  %re = memref.expand_shape %r [[0], [1, 2]] output_shape [4, 4, 4] : memref<4x16xf32> into memref<4x4x4xf32>
+  %d = memref.dim %re, %c1 : memref<4x4x4xf32>
+  %x = memref.alloc() : memref<4x16xf32>
+  memref.copy %in, %x : memref<4x16xf32> to memref<4x16xf32>
+  %t = memref.alloc() : memref<4x16xf32>
+  linalg.fill ins(%zero : f32) outs(%t : memref<4x16xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "reduction", "parallel"]}
+      ins(%w, %x : memref<4x4xf32>, memref<4x16xf32>) outs(%t : memref<4x16xf32>) {
+  ^bb0(%p: f32, %q: f32, %acc: f32):
+    %0 = arith.mulf %p, %q : f32
+    %1 = arith.addf %acc, %0 : f32
+    linalg.yield %1 : f32
+  }
+  linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%t : memref<4x16xf32>) outs(%r : memref<4x16xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %m = arith.maximumf %a, %zero : f32
+    linalg.yield %m : f32
+  }
+  memref.copy %r, %out : memref<4x16xf32> to memref<4x16xf32>
+  return %d : index
+}
