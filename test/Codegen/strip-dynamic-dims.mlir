@@ -1561,3 +1561,143 @@ func.func @window_read(%ws: memref<?xi8>, %wt: memref<32x16xf32>, %h: index, %w:
   }
   return
 }
+
+// -----
+
+// A stride-1 depthwise conv over the row-stacked grid (the padded input
+// flat, its three rows each one padded row further: [C, 3, H * Wp + 2]
+// read at n + kw) writes [C, H * Wp]; its ReLU6 reads the conv's output
+// as [C, H, W] out of [C, H, Wp] and writes a buffer of its own. Images
+// at least 16 wide run row by row: each row's conv over its W columns,
+// the ReLU6 on that row, one kernel storing the ReLU6 (the grid's two
+// extra columns a row are never computed); narrower ones as before.
+#in = affine_map<(c, kh, kw, n) -> (c, kh, n + kw)>
+#wt = affine_map<(c, kh, kw, n) -> (c, kh, kw)>
+#out = affine_map<(c, kh, kw, n) -> (c, n)>
+#id3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @grid_rows(
+// CHECK-SAME: %[[H:[^:]+]]: index, %[[W:[^:]+]]: index
+// CHECK: %[[X:.+]] = memref.reinterpret_cast
+// CHECK: %[[G:.+]] = memref.view %{{.*}}[%c4096]
+// CHECK-NOT: linalg.fill
+// CHECK: %[[O:.+]] = memref.view %{{.*}}[%c8192]
+// CHECK: %[[WP:.+]] = memref.dim %{{.+}}, %c2
+// CHECK: %[[WIDE:.+]] = arith.cmpi uge, %[[W]], %c16
+// CHECK: scf.if %[[WIDE]] {
+// CHECK:   scf.for %[[R:.+]] = %{{.+}} to %[[H]] step %{{.+}} {
+// CHECK:     %[[AT:.+]] = arith.muli %[[R]], %[[WP]]
+// CHECK:     %[[READ:.+]] = arith.addi %{{.+}}, %c2
+// CHECK:     %[[IN:.+]] = memref.subview %[[X]][0, 0, %{{.+}}] [32, 3, %[[READ]]] [1, 1, 1]
+// CHECK:     %[[OUT:.+]] = memref.subview %[[G]][0, %[[AT]]] [32, %[[W]]] [1, 1]
+// CHECK:     linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]]
+// CHECK:     %[[ROW:.+]] = memref.subview %[[O]][0, %[[R]], 0] [32, 1, %{{.+}}] [1, 1, 1] : memref<32x?x?xf32> to memref<32x?xf32, strided<[?, 1], offset: ?>>
+// CHECK:     linalg.generic {{.+}} ins(%[[IN]], %{{.+}} : {{.+}}) outs(%[[OUT]] : {{.+}}) attrs = {kiln.output_read_once, kiln.window_piece}
+// CHECK:     linalg.generic {{.+}} ins(%[[OUT]] : {{.+}}) outs(%[[ROW]] :
+// CHECK:   }
+// CHECK: } else {
+// CHECK:   scf.for
+// CHECK:     memref.subview %[[X]][0, 0, %{{.+}}] [32, 3, 18] [1, 1, 1]
+// CHECK:     %[[WIN:.+]] = memref.subview %[[G]][0, %{{.+}}] [32, 16] [1, 1]
+// CHECK:     linalg.fill ins(%{{.+}} : f32) outs(%[[WIN]]
+// CHECK:     linalg.generic {{.+}} outs(%[[WIN]] : {{.+}}) attrs = {kiln.window_piece}
+// CHECK:   memref.subview %[[O]][0, %{{.+}}, 0] [32, 16, %{{.+}}] [1, 1, 1]
+// CHECK: return
+// KERNEL-LABEL: func.func @grid_rows(
+// KERNEL: scf.if
+// KERNEL: scf.for
+// KERNEL-NOT: linalg.
+// KERNEL: arith.minimumf
+// KERNEL-NOT: linalg.
+// KERNEL: } else {
+// THREADS-LABEL: func.func @grid_rows(
+// THREADS: scf.if
+// THREADS: } {kiln.min_trips = 15 : i64, kiln.parallel}
+// THREADS: } else {
+func.func @grid_rows(%ws: memref<?xi8>, %wt: memref<32x3x3xf32>, %h: index, %w: index) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %wp = arith.addi %w, %c2 : index
+  %hp = arith.addi %h, %c3 : index
+  %n = arith.muli %h, %wp : index
+  %len = arith.addi %n, %c2 : index
+  %padded = memref.view %ws[%c0][%hp, %wp] : memref<?xi8> to memref<32x?x?xf32>
+  %plane = arith.muli %hp, %wp : index
+  %flat = memref.collapse_shape %padded [[0], [1, 2]] : memref<32x?x?xf32> into memref<32x?xf32>
+  %x = memref.reinterpret_cast %flat to offset: [0], sizes: [32, 3, %len], strides: [%plane, %wp, 1] : memref<32x?xf32> to memref<32x3x?xf32, strided<[?, ?, 1]>>
+  %g = memref.view %ws[%c4096][%n] : memref<?xi8> to memref<32x?xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<32x?xf32>)
+  linalg.generic {indexing_maps = [#in, #wt, #out], iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %wt : memref<32x3x?xf32, strided<[?, ?, 1]>>, memref<32x3x3xf32>) outs(%g : memref<32x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %o = memref.view %ws[%c8192][%h, %w] {kiln.live_from_contraction} : memref<?xi8> to memref<32x?x?xf32>
+  %e = memref.expand_shape %g [[0], [1, 2]] output_shape [32, %h, %wp] : memref<32x?xf32> into memref<32x?x?xf32>
+  %win = memref.subview %e[0, 0, 0] [32, %h, %w] [1, 1, 1] : memref<32x?x?xf32> to memref<32x?x?xf32, strided<[?, ?, 1]>>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%win : memref<32x?x?xf32, strided<[?, ?, 1]>>) outs(%o : memref<32x?x?xf32>) {
+  ^bb0(%i: f32, %out: f32):
+    %r = arith.maximumf %i, %zero : f32
+    %t = arith.minimumf %r, %six : f32
+    linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// The same, but the grid is read again after the ReLU6: the rows would
+// leave its extra columns unwritten, and its values unstored. It stays
+// whole.
+#in = affine_map<(c, kh, kw, n) -> (c, kh, n + kw)>
+#wt = affine_map<(c, kh, kw, n) -> (c, kh, kw)>
+#out = affine_map<(c, kh, kw, n) -> (c, n)>
+#id3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @grid_read_after(
+// CHECK-NOT: scf.if
+// CHECK: return
+func.func @grid_read_after(%ws: memref<?xi8>, %wt: memref<32x3x3xf32>, %h: index, %w: index, %copy: memref<32x?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %six = arith.constant 6.0 : f32
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4096 = arith.constant 4096 : index
+  %c8192 = arith.constant 8192 : index
+  %wp = arith.addi %w, %c2 : index
+  %hp = arith.addi %h, %c3 : index
+  %n = arith.muli %h, %wp : index
+  %len = arith.addi %n, %c2 : index
+  %padded = memref.view %ws[%c0][%hp, %wp] : memref<?xi8> to memref<32x?x?xf32>
+  %plane = arith.muli %hp, %wp : index
+  %flat = memref.collapse_shape %padded [[0], [1, 2]] : memref<32x?x?xf32> into memref<32x?xf32>
+  %x = memref.reinterpret_cast %flat to offset: [0], sizes: [32, 3, %len], strides: [%plane, %wp, 1] : memref<32x?xf32> to memref<32x3x?xf32, strided<[?, ?, 1]>>
+  %g = memref.view %ws[%c4096][%n] : memref<?xi8> to memref<32x?xf32>
+  linalg.fill ins(%zero : f32) outs(%g : memref<32x?xf32>)
+  linalg.generic {indexing_maps = [#in, #wt, #out], iterator_types = ["parallel", "reduction", "reduction", "parallel"]}
+      ins(%x, %wt : memref<32x3x?xf32, strided<[?, ?, 1]>>, memref<32x3x3xf32>) outs(%g : memref<32x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %o = memref.view %ws[%c8192][%h, %w] {kiln.live_from_contraction} : memref<?xi8> to memref<32x?x?xf32>
+  %e = memref.expand_shape %g [[0], [1, 2]] output_shape [32, %h, %wp] : memref<32x?xf32> into memref<32x?x?xf32>
+  %win = memref.subview %e[0, 0, 0] [32, %h, %w] [1, 1, 1] : memref<32x?x?xf32> to memref<32x?x?xf32, strided<[?, ?, 1]>>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%win : memref<32x?x?xf32, strided<[?, ?, 1]>>) outs(%o : memref<32x?x?xf32>) {
+  ^bb0(%i: f32, %out: f32):
+    %r = arith.maximumf %i, %zero : f32
+    %t = arith.minimumf %r, %six : f32
+    linalg.yield %t : f32
+  }
+  memref.copy %g, %copy : memref<32x?xf32> to memref<32x?xf32>
+  return
+}

@@ -107,7 +107,10 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
     pieces. A flattened 1x1 conv whose epilogue writes the window of a
     padded buffer runs, for images at least 16 columns wide (checked at
     run time), as a loop over the image's rows, each one kernel writing
-    that row of the pad, and fills the pad's border itself. Generics whose
+    that row of the pad, and fills the pad's border itself. So does a
+    stride-1 conv over the row-stacked grid whose epilogue compacts its
+    output (the ReLU6 after a depthwise conv), each row's kernel storing
+    the epilogue's row. Generics whose
     dynamic dims are indexed other than by one loop dim exactly stay as
     they are.
   }];

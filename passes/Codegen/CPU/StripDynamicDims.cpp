@@ -84,7 +84,12 @@
 // (the input of a depthwise conv) runs image row by image row when the
 // image is at least kMinImageRow wide at run time: each row's conv and
 // epilogue one kernel writing that row of the pad, with the row's borders
-// (byImageRows, in StripImageRows.cpp). An elementwise op's windows with
+// (byImageRows, in StripImageRows.cpp). So does a stride-1 conv over the
+// row-stacked grid (kiln-view-row-stacks: [C, H * Wp], Wp the padded
+// width) whose epilogue reads its output's [C, H, W] window and writes a
+// buffer of its own (the ReLU6 after a depthwise conv): each row's conv
+// over its W columns, the epilogue's row stored by the kernel
+// (gridByRows). An elementwise op's windows with
 // little work each go to threads when there are enough of them at run
 // time (kiln.min_trips).
 //
@@ -156,7 +161,8 @@ struct StripDynamicDimsPass
           llvm::erase_if(dims, [&](auto d) { return d.first + 1 == op.getNumLoops(); });
         // The epilogue it replaces is erased: never visited again.
         linalg::GenericOp after = flatEpilogue(op, dims, done);
-        if (!after && byImageRows(op, dims, parallel, flatOnly, done, ops))
+        if (!after && (byImageRows(op, dims, parallel, flatOnly, done, ops) ||
+                       gridByRows(op, dims, parallel, flatOnly, done, ops)))
           continue;
         if (!after && (after = plainEpilogue(op, dims)))
           done.insert(after);
@@ -654,7 +660,15 @@ linalg::GenericOp kiln::strip::piece(OpBuilder &b, linalg::GenericOp op,
       if (use && window->width) {
         Value stride = arith::ConstantIndexOp::create(b, loc, use->stride);
         offsets.push_back(arith::MulIOp::create(b, loc, window->at, stride).getResult());
-        sizes.push_back(b.getIndexAttr((window->width - 1) * use->stride + use->extent));
+        // (w - 1) * stride + extent elements; to the end, w = the size.
+        if (window->width == kToEnd)
+          sizes.push_back(
+              arith::AddIOp::create(
+                  b, loc, arith::MulIOp::create(b, loc, window->size, stride),
+                  arith::ConstantIndexOp::create(b, loc, use->extent - use->stride))
+                  .getResult());
+        else
+          sizes.push_back(b.getIndexAttr((window->width - 1) * use->stride + use->extent));
         windowed = true;
       } else if (d && window->width == kToEnd) {
         offsets.push_back(window->at);

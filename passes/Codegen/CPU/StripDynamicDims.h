@@ -119,10 +119,11 @@ std::optional<std::pair<unsigned, int64_t>> parallelBlocks(mlir::linalg::Generic
 inline constexpr int64_t kToEnd = -1;
 
 /// A window along one loop dim: `width` wide from `at` (a width of 0: the
-/// whole dim; kToEnd: to its end, `size` wide, for dims that operands
-/// index directly only). Every view of a kToEnd window shares `size`,
-/// read once where its loop starts, so that an epilogue's piece reads the
-/// very view its contraction's piece writes.
+/// whole dim; kToEnd: to its end, `size` wide; an operand that reads the
+/// dim through a strided use, a conv's input, reads (size - 1) * stride +
+/// extent elements from at * stride). Every view of a kToEnd window
+/// shares `size`, read once where its loop starts, so that an epilogue's
+/// piece reads the very view its contraction's piece writes.
 struct Window {
   mlir::Value at;
   int64_t width = 0;
@@ -174,6 +175,14 @@ mlir::linalg::GenericOp flatEpilogue(mlir::linalg::GenericOp op, DynamicDims dim
 mlir::linalg::GenericOp windowEpilogue(mlir::linalg::GenericOp op, DynamicDims dims,
                                        mlir::memref::ExpandShapeOp &expand);
 
+/// The elementwise generic right after the contraction `op` (a stride-1
+/// conv over the row-stacked grid: [C, H * Wp] for the padded width Wp)
+/// that reads its output through `read`, the window [C, H, W] of the grid
+/// that is the conv's output, and writes a buffer of its own, to run
+/// image row by image row with it; null when there is none or it may not.
+mlir::linalg::GenericOp gridEpilogue(mlir::linalg::GenericOp op, DynamicDims dims,
+                                     mlir::memref::SubViewOp &read);
+
 /// A piece of `op` and then one of its epilogue `after` on the same
 /// window of `op`'s output; returns `op`'s piece.
 mlir::linalg::GenericOp pieceWithEpilogue(mlir::OpBuilder &b, mlir::linalg::GenericOp op,
@@ -198,6 +207,22 @@ bool byImageRows(mlir::linalg::GenericOp op, DynamicDims dims, bool parallel,
                  llvm::DenseSet<mlir::Operation *> &flatOnly,
                  llvm::DenseSet<mlir::Operation *> &done,
                  llvm::SmallVectorImpl<mlir::linalg::GenericOp> &ops);
+
+/// Runs the stride-1 conv `op` over the row-stacked grid ([C, H * Wp],
+/// its only dynamic dim the grid's columns) and its gridEpilogue image
+/// row by image row when the image is at least 16 columns wide at run
+/// time: each trip the conv over the row's W columns with the epilogue
+/// folded in, writing that row of the epilogue's output (the grid's
+/// other columns are never computed). Narrower images run on the grid as
+/// before (the copy of `op` kept so goes into `flatOnly`; the new
+/// generics into `ops`; the epilogue erased into `done`). With
+/// `parallel`, the rows go to threads when there are enough. Returns
+/// false, changing nothing, when `op` is not such a conv or the kernel
+/// would not fold its epilogue.
+bool gridByRows(mlir::linalg::GenericOp op, DynamicDims dims, bool parallel,
+                llvm::DenseSet<mlir::Operation *> &flatOnly,
+                llvm::DenseSet<mlir::Operation *> &done,
+                llvm::SmallVectorImpl<mlir::linalg::GenericOp> &ops);
 
 } // namespace kiln::strip
 

@@ -185,6 +185,36 @@ linalg::GenericOp flatEpilogue(linalg::GenericOp op, DynamicDims dims,
   return flat;
 }
 
+/// Whether the epilogue `after` of the contraction `op`, which reads
+/// `op`'s output as `read`, may run image row by image row with it:
+/// every operand of `read`'s rank, f32, read and written by identity
+/// maps with an innermost stride of one, none but `read` in the output's
+/// buffer; what it writes neither `read` nor memory that `op` reads (the
+/// rows write before `op` has read all of its inputs), its other inputs
+/// apart from the output.
+static bool runsByRows(linalg::GenericOp op, linalg::GenericOp after, Value read) {
+  Value out = op.getDpsInitOperand(0)->get();
+  int64_t rank = cast<MemRefType>(read.getType()).getRank();
+  Value outRoot = rootBuffer(out);
+  Value written = after.getDpsInitOperand(0)->get();
+  for (OpOperand &operand : after->getOpOperands()) {
+    auto type = dyn_cast<MemRefType>(operand.get().getType());
+    if (!type || type.getRank() != rank || !type.getElementType().isF32() ||
+        !after.getMatchingIndexingMap(&operand).isIdentity() ||
+        !vec::unitInnermostStride(operand.get()) ||
+        (operand.get() != read && rootBuffer(operand.get()) == outRoot))
+      return false;
+  }
+  auto apart = [&](Value a, Value b) {
+    return kiln::distinctPlannedBuffers(a, b) || !vec::mayOverlap(a, b);
+  };
+  if (written == read || !writesOwnMemory(op, after) ||
+      llvm::any_of(op.getDpsInputs(), [&](Value in) { return !apart(written, in); }))
+    return false;
+  return llvm::all_of(after.getDpsInputs(),
+                      [&](Value in) { return in == read || apart(in, out); });
+}
+
 /// The all-parallel generic right after the contraction `op` (a flattened
 /// 1x1 conv writing [C, H * W], its columns whole) that reads its output
 /// through an expansion of the columns into [H, W] and writes a window of
@@ -210,30 +240,88 @@ linalg::GenericOp windowEpilogue(linalg::GenericOp op, DynamicDims dims,
   if (groups.back().size() != 2 ||
       llvm::any_of(ArrayRef(groups).drop_back(), [](auto &g) { return g.size() != 1; }))
     return {};
-  int64_t rank = expand.getResultType().getRank();
-  Value outRoot = rootBuffer(out);
-  Value written = after.getDpsInitOperand(0)->get();
-  for (OpOperand &operand : after->getOpOperands()) {
-    auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || type.getRank() != rank || !type.getElementType().isF32() ||
-        !after.getMatchingIndexingMap(&operand).isIdentity() ||
-        !vec::unitInnermostStride(operand.get()) ||
-        (operand.get() != expand.getResult() && rootBuffer(operand.get()) == outRoot))
-      return {};
-  }
-  auto apart = [&](Value a, Value b) {
-    return kiln::distinctPlannedBuffers(a, b) || !vec::mayOverlap(a, b);
-  };
   // Its body must not read what it overwrites (byImageRows' flat path
   // runs it in place on the output).
-  if (written == expand.getResult() ||
-      after.payloadUsesValueFromOperand(after.getDpsInitOperand(0)) ||
-      !writesOwnMemory(op, after) ||
-      llvm::any_of(op.getDpsInputs(), [&](Value in) { return !apart(written, in); }))
+  if (after.payloadUsesValueFromOperand(after.getDpsInitOperand(0)) ||
+      !runsByRows(op, after, expand.getResult()))
     return {};
-  for (OpOperand *in : after.getDpsInputOperands())
-    if (in->get() != expand.getResult() && !apart(in->get(), out))
+  return after;
+}
+
+/// What `v` views through reshapes alone (collapses and expansions of
+/// identity layout): the same elements in the same order.
+static Value reshapeSource(Value v) {
+  while (Operation *def = v.getDefiningOp()) {
+    if (!isa<memref::CollapseShapeOp, memref::ExpandShapeOp>(def) ||
+        !cast<MemRefType>(def->getOperand(0).getType()).getLayout().isIdentity())
+      break;
+    v = def->getOperand(0);
+  }
+  return v;
+}
+
+/// The all-parallel generic right after the contraction `op` (a stride-1
+/// conv over the row-stacked grid, its output [C, N] with N = H * Wp, the
+/// padded width, its only dynamic dim) that reads the output through a
+/// window `read` [C, H, W] of its expansion into [C, H, Wp] (the grid's
+/// columns beyond W are not outputs) and writes a buffer of its own:
+/// every operand of one rank read and written by identity maps, its
+/// innermost stride one. Run row by row of H with `op` (gridByRows), the
+/// kernels fold it in. Null when there is none, when what it writes may
+/// be memory that `op` reads, or when anything reads `op`'s output after
+/// it (the rows leave the grid's other columns unwritten).
+linalg::GenericOp gridEpilogue(linalg::GenericOp op, DynamicDims dims,
+                               memref::SubViewOp &read) {
+  linalg::GenericOp after = nextElementwise(op, dims);
+  if (!after)
+    return {};
+  Value out = op.getDpsInitOperand(0)->get();
+  auto outType = cast<MemRefType>(out.getType());
+  int64_t outRank = outType.getRank();
+  if (!outType.getLayout().isIdentity() || outRank < 2 ||
+      llvm::any_of(outType.getShape().drop_back(), ShapedType::isDynamic) ||
+      op.getMatchingIndexingMap(op.getDpsInitOperand(0)).getResults().back() !=
+          getAffineDimExpr(dims.front().first, op.getContext()))
+    return {};
+  // The window: zero offsets, unit strides, the leading dims whole (unit
+  // ones may be dropped) and shaped as the output's, the last two the
+  // expansion's rows and columns of the output's last dim.
+  read = {};
+  memref::ExpandShapeOp expand;
+  for (OpOperand *in : after.getDpsInputOperands()) {
+    auto view = in->get().getDefiningOp<memref::SubViewOp>();
+    auto e = view ? view.getSource().getDefiningOp<memref::ExpandShapeOp>()
+                  : memref::ExpandShapeOp();
+    if (e && reshapeSource(e.getSrc()) == reshapeSource(out)) {
+      read = view;
+      expand = e;
+    }
+  }
+  if (!read)
+    return {};
+  auto expandType = expand.getResultType();
+  int64_t rank = read.getType().getRank(), eRank = expandType.getRank();
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
+  llvm::SmallBitVector dropped = read.getDroppedDims();
+  if (!expandType.getLayout().isIdentity() || rank != outRank + 1 || groups.back().size() != 2 ||
+      dropped.test(eRank - 1) || dropped.test(eRank - 2) || !read.hasUnitStride() ||
+      llvm::any_of(read.getMixedOffsets(), [](OpFoldResult o) { return !isZeroInteger(o); }))
+    return {};
+  SmallVector<int64_t> leading;
+  for (int64_t d = 0; d < eRank - 2; ++d) {
+    if (dropped.test(d)) {
+      if (expandType.getDimSize(d) != 1)
+        return {};
+      continue;
+    }
+    if (getConstantIntValue(read.getMixedSizes()[d]) != expandType.getDimSize(d))
       return {};
+    leading.push_back(expandType.getDimSize(d));
+  }
+  if (ArrayRef(leading) != outType.getShape().drop_back())
+    return {};
+  if (!kiln::contraction::deadAfter(after, out) || !runsByRows(op, after, read.getResult()))
+    return {};
   return after;
 }
 
