@@ -1701,3 +1701,29 @@ func.func @grid_read_after(%ws: memref<?xi8>, %wt: memref<32x3x3xf32>, %h: index
   memref.copy %g, %copy : memref<32x?xf32> to memref<32x?xf32>
   return
 }
+
+// -----
+
+// A depthwise conv over a dynamic H x W with 256 channels: its windows of
+// 16 rows would be work enough for threads, but blocks of its channels go
+// to threads around all of its pieces, as they do for its activation
+// after it (and the windows left after the 16s no longer run on one
+// thread).
+#in = affine_map<(c, kh, kw, h, w) -> (c, h + kh, w + kw)>
+#wt = affine_map<(c, kh, kw, h, w) -> (c, kh, kw)>
+#out = affine_map<(c, kh, kw, h, w) -> (c, h, w)>
+// THREADS-LABEL: func.func @depthwise_blocks(
+// THREADS: scf.for %{{.+}} = %c0{{.*}} to %c256{{.*}} step %c16
+// THREADS-NOT: kiln.parallel
+// THREADS: } {kiln.parallel}
+// THREADS-NEXT: return
+func.func @depthwise_blocks(%x: memref<256x?x?xf32>, %wt: memref<256x3x3xf32>, %y: memref<256x?x?xf32>) {
+  linalg.generic {indexing_maps = [#in, #wt, #out], iterator_types = ["parallel", "reduction", "reduction", "parallel", "parallel"]}
+      ins(%x, %wt : memref<256x?x?xf32>, memref<256x3x3xf32>) outs(%y : memref<256x?x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  return
+}

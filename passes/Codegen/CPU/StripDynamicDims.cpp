@@ -517,7 +517,15 @@ struct StripDynamicDimsPass
     // (the channels) go to threads instead, every piece inside them, so
     // that the op is one parallel loop rather than one per piece (an
     // activation over a 56x56 map: 33 pieces, each a few microseconds).
-    if (!blocks && parallel && !threadsFor(chunk))
+    // So do a depthwise conv's or a pool's (a window input, reductions:
+    // the dim parallelBlocks finds is the channels) whatever the work of
+    // their windows:
+    // over a 7x7 map's row-stacked grid, 63 columns, three windows of 16
+    // went to two threads and the 15 columns left ran on one, and the
+    // activation after it, split by channels, read lines the other core
+    // had written.
+    bool channelWise = windowInput && op.getNumReductionLoops();
+    if (!blocks && parallel && (!threadsFor(chunk) || channelWise))
       blocks = parallelBlocks(op, loopRanges);
     if (blocks) {
       auto [m, size] = *blocks;
