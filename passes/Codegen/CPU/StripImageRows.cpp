@@ -121,7 +121,6 @@ void fillAll(OpBuilder &b, Location loc, Value view, Value value,
       [&](OpBuilder &nb, Location l, ValueRange) { linalg::YieldOp::create(nb, l, value); }));
 }
 
-
 /// Row `r` (of H, the next to last dim) of `v`, `count` columns from
 /// `from` (all of them without `count`): a rank-reducing subview without
 /// the H dim, its type spelled out (strides tell which of two unit dims
