@@ -222,6 +222,19 @@ scf::ForOp rowLoop(OpBuilder &b, linalg::GenericOp op, unsigned n, linalg::Gener
   return loop;
 }
 
+
+/// An scf.if on `width` >= `minWidth` where `loop` was, `loop` moved into
+/// its then-branch; the else-branch, empty, is for narrower images.
+scf::IfOp whenWide(scf::ForOp loop, Value width, int64_t minWidth) {
+  OpBuilder ib(loop);
+  Location loc = loop.getLoc();
+  Value wide = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::uge, width,
+                                     arith::ConstantIndexOp::create(ib, loc, minWidth));
+  auto branch = scf::IfOp::create(ib, loc, wide, /*withElseRegion=*/true);
+  loop->moveBefore(branch.thenBlock()->getTerminator());
+  return branch;
+}
+
 } // namespace
 
 /// Declared in StripDynamicDims.h.
@@ -285,11 +298,7 @@ bool kiln::strip::byImageRows(linalg::GenericOp op, DynamicDims dims, bool paral
   // The padded buffer's borders: the rows above and below the window
   // before the loop, each row's left and right columns in its trip (the
   // thread that writes a row's lines writes all of them).
-  OpBuilder ib(loop);
-  Value wide = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::uge, width,
-                                     arith::ConstantIndexOp::create(ib, loc, kMinImageRow));
-  auto branch = scf::IfOp::create(ib, loc, wide, /*withElseRegion=*/true);
-  loop->moveBefore(branch.thenBlock()->getTerminator());
+  scf::IfOp branch = whenWide(loop, width, kMinImageRow);
   OpBuilder tb(loop);
   SmallVector<OpFoldResult> ones(rank, tb.getIndexAttr(1));
   auto slab = [&](OpFoldResult from, int64_t count) {
@@ -393,11 +402,7 @@ bool kiln::strip::gridByRows(linalg::GenericOp op, DynamicDims dims, bool parall
                             width, initValue, parallel);
   if (!loop)
     return false;
-  OpBuilder ib(loop);
-  Value wide = arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::uge, width,
-                                     arith::ConstantIndexOp::create(ib, loc, kMinGridRow));
-  auto branch = scf::IfOp::create(ib, loc, wide, /*withElseRegion=*/true);
-  loop->moveBefore(branch.thenBlock()->getTerminator());
+  scf::IfOp branch = whenWide(loop, width, kMinGridRow);
   // Narrow maps: the grid whole, then the epilogue over its window.
   OpBuilder eb = OpBuilder::atBlockTerminator(branch.elseBlock());
   if (init)
