@@ -124,6 +124,17 @@ using namespace kiln::strip;
 
 namespace {
 
+/// An input of `op` is read through a window (an index with a strided
+/// use: a conv's or a pool's `h * s + kh`, the grid's `n + kw`).
+bool readsWindow(linalg::GenericOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  return llvm::any_of(op.getIndexingMapsArray(), [&](AffineMap map) {
+    return llvm::any_of(map.getResults(), [&](AffineExpr e) {
+      return !isa<AffineDimExpr>(e) && stridedUse(e, ranges);
+    });
+  });
+}
+
 struct StripDynamicDimsPass
     : public kiln::impl::StripDynamicDimsPassBase<StripDynamicDimsPass> {
   using Base::Base;
@@ -179,6 +190,18 @@ struct StripDynamicDimsPass
         }
         if (!dims.empty())
           strip(op, dims, after);
+        else if (parallel && readsWindow(op) && op.getNumReductionLoops())
+          // A depthwise conv over a narrow map's grid, its columns whole:
+          // blocks of its channels go to threads, as around its pieces
+          // (strip). Its kernel's loop over them runs on one thread.
+          if (std::optional<std::pair<unsigned, int64_t>> blocks =
+                  parallelBlocks(op, op.getStaticLoopRanges())) {
+            // A constant init is filled block by block, folded into the
+            // kernels: whole, it ran on one thread before them.
+            auto [init, initValue] = constantInitOf(op);
+            inBlocks(op, blocks->first, blocks->second, initValue);
+            eraseInit(init);
+          }
         continue;
       }
       // A plain copy stays whole along its dynamic dims; with threads,
@@ -296,11 +319,7 @@ struct StripDynamicDimsPass
     // along every dim: a feature map's rows and columns are often below
     // T (7, 14), and each window streams the weights once.
     SmallVector<int64_t> loopRanges = op.getStaticLoopRanges();
-    bool windowInput = llvm::any_of(op.getIndexingMapsArray(), [&](AffineMap map) {
-      return llvm::any_of(map.getResults(), [&](AffineExpr e) {
-        return !isa<AffineDimExpr>(e) && stridedUse(e, loopRanges);
-      });
-    });
+    bool windowInput = readsWindow(op);
     // So do copies of windows (a strided conv's im2col: every loop
     // parallel); their pieces share out their own loops (the channels),
     // as the windows of a small map are few.
@@ -551,8 +570,10 @@ struct StripDynamicDimsPass
   }
 
   /// `op` in a loop over blocks of `size` along loop dim `m`, marked
-  /// kiln.parallel, each a copy of `op` on that block.
-  void inBlocks(linalg::GenericOp op, unsigned m, int64_t size) {
+  /// kiln.parallel, each a copy of `op` on that block, its output filled
+  /// with `initValue` first if there is one.
+  void inBlocks(linalg::GenericOp op, unsigned m, int64_t size,
+                std::optional<float> initValue = std::nullopt) {
     OpBuilder b(op);
     Location loc = op.getLoc();
     auto loop = scf::ForOp::create(b, loc, arith::ConstantIndexOp::create(b, loc, 0),
@@ -562,7 +583,13 @@ struct StripDynamicDimsPass
     SmallVector<Window> windows(op.getNumLoops());
     windows[m] = {loop.getInductionVar(), size, Value()};
     OpBuilder nb = OpBuilder::atBlockTerminator(loop.getBody());
-    piece(nb, op, windows);
+    linalg::GenericOp block = piece(nb, op, windows);
+    if (initValue) {
+      OpBuilder fb(block);
+      linalg::FillOp::create(
+          fb, loc, arith::ConstantOp::create(fb, loc, fb.getF32FloatAttr(*initValue)).getResult(),
+          block.getDpsInitOperand(0)->get());
+    }
     op.erase();
   }
 };

@@ -54,10 +54,12 @@ std::optional<StridedUse> stridedUse(mlir::AffineExpr e, llvm::ArrayRef<int64_t>
 std::optional<unsigned> wholeReduction(mlir::linalg::GenericOp op, DynamicDims dims);
 
 /// The dynamic columns of an f32 multiply-accumulate `op` among `dims`
-/// (the keys of attention's queries times keys): the output's innermost
-/// dim, parallel, which one input alone has, as its innermost index only,
-/// both with a unit innermost stride. The contraction kernels run along
-/// it whole, masking what is left after their whole tiles.
+/// (the keys of attention's queries times keys, a stride-1 conv's
+/// row-stacked grid): the output's innermost dim, parallel, which one
+/// input alone has, in its innermost index only (alone, or plus
+/// reduction dims: the conv's `n + kw`), both with a unit innermost
+/// stride. The contraction kernels run along it whole, masking what is
+/// left after their whole tiles.
 std::optional<unsigned> wholeColumns(mlir::linalg::GenericOp op, DynamicDims dims);
 
 /// Whether the contraction kernels can take dynamic dim `d` of the f32
@@ -148,6 +150,10 @@ void inChunks(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer, bool p
 /// backward direction shares its zero buffer with the forward one's
 /// init, and the whole forward direction runs between).
 mlir::Operation *earlierFill(mlir::linalg::GenericOp op, mlir::Value output);
+
+/// A constant init of the contraction `op`'s output (right before it,
+/// or earlier: earlierFill) and its value; a null op when there is none.
+std::pair<mlir::Operation *, std::optional<float>> constantInitOf(mlir::linalg::GenericOp op);
 
 /// Erases `init` (if any), a constant init of a contraction's output
 /// now filled piece by piece, and the fill it copied from when nothing

@@ -153,19 +153,6 @@ Value rowOf(OpBuilder &rb, Location loc, Value v, OpFoldResult r, OpFoldResult f
   return memref::SubViewOp::create(rb, loc, rowType, v, at, size, ones).getResult();
 }
 
-/// A constant init of the contraction `op`'s output (right before it,
-/// or earlier: earlierFill) and its value; a null op when there is none.
-std::pair<Operation *, std::optional<float>> constantInitOf(linalg::GenericOp op) {
-  Value output = op.getDpsInitOperand(0)->get();
-  Operation *init = kiln::contraction::initCandidate(op);
-  std::optional<float> value = kiln::contraction::constantInit(init, output);
-  if (!value && (init = earlierFill(op, output)))
-    value = kiln::contraction::constantInit(init, output);
-  if (!value)
-    return {nullptr, std::nullopt};
-  return {init, value};
-}
-
 /// A loop over `rows` image rows, built at `b`: each trip runs `op` on
 /// the window of its dynamic columns `n` from h * `pitch`, `width` wide
 /// (its output filled with `initValue` first, if any), and then its
@@ -236,6 +223,18 @@ scf::IfOp whenWide(scf::ForOp loop, Value width, int64_t minWidth) {
 }
 
 } // namespace
+
+/// Declared in StripDynamicDims.h.
+std::pair<Operation *, std::optional<float>> kiln::strip::constantInitOf(linalg::GenericOp op) {
+  Value output = op.getDpsInitOperand(0)->get();
+  Operation *init = kiln::contraction::initCandidate(op);
+  std::optional<float> value = kiln::contraction::constantInit(init, output);
+  if (!value && (init = earlierFill(op, output)))
+    value = kiln::contraction::constantInit(init, output);
+  if (!value)
+    return {nullptr, std::nullopt};
+  return {init, value};
+}
 
 /// Declared in StripDynamicDims.h.
 bool kiln::strip::byImageRows(linalg::GenericOp op, DynamicDims dims, bool parallel,

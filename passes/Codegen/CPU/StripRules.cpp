@@ -82,6 +82,31 @@ std::optional<unsigned> wholeReduction(linalg::GenericOp op, DynamicDims dims) {
   return found;
 }
 
+/// The dims `e` adds up, if it is a sum of dims only.
+static bool sumOfDims(AffineExpr e, SmallVectorImpl<unsigned> &terms) {
+  if (auto d = dyn_cast<AffineDimExpr>(e)) {
+    terms.push_back(d.getPosition());
+    return true;
+  }
+  auto sum = dyn_cast<AffineBinaryOpExpr>(e);
+  return sum && sum.getKind() == AffineExprKind::Add && sumOfDims(sum.getLHS(), terms) &&
+         sumOfDims(sum.getRHS(), terms);
+}
+
+/// `e` is dim `n`, or `n` plus reduction dims of `op` (a stride-1 conv's
+/// window over the row-stacked grid: `n + kw`), each once.
+static bool windowOf(linalg::GenericOp op, AffineExpr e, unsigned n) {
+  SmallVector<unsigned> terms;
+  if (!sumOfDims(e, terms) || llvm::count(terms, n) != 1)
+    return false;
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  llvm::sort(terms);
+  return std::adjacent_find(terms.begin(), terms.end()) == terms.end() &&
+         llvm::all_of(terms, [&](unsigned d) {
+           return d == n || iters[d] == utils::IteratorType::reduction;
+         });
+}
+
 std::optional<unsigned> wholeColumns(linalg::GenericOp op, DynamicDims dims) {
   if (!kiln::contraction::isF32MultiplyAccumulate(op) || op.getNumDpsInits() != 1)
     return std::nullopt;
@@ -102,7 +127,8 @@ std::optional<unsigned> wholeColumns(linalg::GenericOp op, DynamicDims dims) {
     int uses = llvm::count_if(exprs, [&](AffineExpr e) { return e.isFunctionOfDim(n); });
     if (!uses)
       continue;
-    if (uses != 1 || exprs.back() != last || !kiln::vec::unitInnermostStride(in->get()))
+    if (uses != 1 || !windowOf(op, exprs.back(), n) ||
+        !kiln::vec::unitInnermostStride(in->get()))
       return std::nullopt;
     ++users;
   }
