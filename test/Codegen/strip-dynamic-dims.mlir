@@ -787,6 +787,43 @@ func.func @channel_blocks(%x: memref<?xf32>, %w: memref<512x700xf32>, %y: memref
 
 // -----
 
+// A stride-2 max pool over a dynamic H x W: its output columns stay whole
+// (the window vectors take a dynamic row, masking its last vector), and
+// only its rows run in windows, each filled with -inf first. In 2-D
+// windows of 16/8/4/2/1 a 111 x 111 map's pool ran as pieces of 25
+// shapes, most of them narrow.
+#x = affine_map<(c, oh, ow, kh, kw) -> (c, oh * 2 + kh, ow * 2 + kw)>
+#k = affine_map<(c, oh, ow, kh, kw) -> (kh, kw)>
+#y = affine_map<(c, oh, ow, kh, kw) -> (c, oh, ow)>
+// CHECK-LABEL: func.func @pool_columns_whole(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<8x?x?xf32>, %[[K:[a-z0-9]+]]: memref<3x3xf32>, %[[Y:[a-z0-9]+]]: memref<8x?x?xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: scf.for %[[R:.+]] = %{{.+}} to %{{.+}} step %c16
+// CHECK: %[[OUT:.+]] = memref.subview %[[Y]][0, %[[R]], 0] [8, 16, %{{.+}}] [1, 1, 1]
+// CHECK: linalg.fill ins(%{{.+}} : f32) outs(%[[OUT]] :
+// CHECK: linalg.generic {{.+}} outs(%[[OUT]] : memref<8x16x?xf32,
+// CHECK-NOT: [8, 16, 16]
+// CHECK-NOT: [8, 1, 1]
+// CHECK: return
+// KERNEL-LABEL: func.func @pool_columns_whole(
+// KERNEL-NOT: linalg.generic
+// KERNEL: vector.create_mask
+// KERNEL-NOT: linalg.generic
+// KERNEL: return
+func.func @pool_columns_whole(%x: memref<8x?x?xf32>, %k: memref<3x3xf32>, %y: memref<8x?x?xf32>) {
+  %neg = arith.constant 0xFF800000 : f32
+  linalg.fill ins(%neg : f32) outs(%y : memref<8x?x?xf32>)
+  linalg.generic {indexing_maps = [#x, #k, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %k : memref<8x?x?xf32>, memref<3x3xf32>) outs(%y : memref<8x?x?xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // The same at stride 1 (a row read at t + k, as a stride-1 conv over the
 // row-stacked grid reads its input): the kernel takes the dynamic columns
 // whole, masking the last vector, its tiles of output channels outside

@@ -149,6 +149,46 @@ func.func @window(%x: memref<2x9x21xf32>, %k: memref<3x3xf32>, %y: memref<2x4x10
 
 // -----
 
+// The same window with a dynamic output row (kiln-strip-dynamic-dims
+// leaves a pool's output columns whole): full vectors to the row's size
+// rounded down to 8, then the lanes left under a mask made at run time;
+// the wide load of that step is masked to end at the last element the
+// lanes left need (wide lane j read when lane ceil(j / 2) is set, from a
+// shuffle of the mask with all-false lanes).
+#x = affine_map<(c, oh, ow, kh, kw) -> (c, oh * 2 + kh, ow * 2 + kw)>
+#k = affine_map<(c, oh, ow, kh, kw) -> (kh, kw)>
+#y = affine_map<(c, oh, ow, kh, kw) -> (c, oh, ow)>
+// CHECK-LABEL: func.func @dynamic_window(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: memref<2x9x?xf32>, %[[K:[a-z0-9]+]]: memref<3x3xf32>, %[[Y:[a-z0-9]+]]: memref<2x4x?xf32>)
+// CHECK: %[[N:.+]] = memref.dim %[[Y]], %c2
+// CHECK: %[[REM:.+]] = arith.remui %[[N]], %c8
+// CHECK: %[[WHOLE:.+]] = arith.subi %[[N]], %[[REM]]
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[WHOLE]] step %c8
+// CHECK: vector.maskedload %[[X]]{{.+}} : memref<2x9x?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.store %{{.+}}, %[[Y]]
+// CHECK: %[[LEFT:.+]] = arith.subi %[[N]], %[[WHOLE]]
+// CHECK: scf.if
+// CHECK: %[[TAIL:.+]] = vector.create_mask %[[LEFT]] : vector<8xi1>
+// CHECK: vector.maskedload %[[Y]]{{.+}}, %[[TAIL]]
+// CHECK: %[[WIDE:.+]] = vector.shuffle %[[TAIL]], %{{.+}} [0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8] : vector<8xi1>, vector<8xi1>
+// CHECK: %[[W:.+]] = vector.maskedload %[[X]]{{.+}}, %[[WIDE]], %{{.+}} : memref<2x9x?xf32>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK: vector.shuffle %[[W]], %[[W]] [0, 2, 4, 6, 8, 10, 12, 14]
+// CHECK: vector.maskedstore %[[Y]]{{.+}}, %[[TAIL]]
+// CHECK-NOT: linalg.generic
+// NONE-LABEL: func.func @dynamic_window(
+// NONE: linalg.generic
+func.func @dynamic_window(%x: memref<2x9x?xf32>, %k: memref<3x3xf32>, %y: memref<2x4x?xf32>) {
+  linalg.generic {indexing_maps = [#x, #k, #y], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+      ins(%x, %k : memref<2x9x?xf32>, memref<3x3xf32>) outs(%y : memref<2x4x?xf32>) {
+  ^bb0(%in: f32, %w: f32, %out: f32):
+    %m = arith.maximumf %out, %in : f32
+    linalg.yield %m : f32
+  }
+  return
+}
+
+// -----
+
 // A copy of stride-2 windows (a strided conv's im2col: [C, KH, KW, OH,
 // OW], every loop parallel): vectors along ow, every 2nd input element
 // picked from a wide load by one shuffle, no load of the output it

@@ -170,6 +170,11 @@ struct StripDynamicDimsPass
         // element (a softmax over 12 keys).
         if (kiln::vec::takesDynamicInnermost(op))
           llvm::erase_if(dims, [&](auto d) { return d.first + 1 == op.getNumLoops(); });
+        // So do a pool's window vectors its output columns: in 2-D
+        // windows of 16/8/4/2/1, a stride-2 max pool over 111 x 111 ran
+        // as 25 piece shapes, most of them narrow.
+        else if (std::optional<unsigned> p = kiln::vec::dynamicWindowDim(op))
+          llvm::erase_if(dims, [&](auto d) { return d.first == *p; });
         // The epilogue it replaces is erased: never visited again.
         linalg::GenericOp after = flatEpilogue(op, dims, done);
         if (!after && (byImageRows(op, dims, parallel, flatOnly, done, ops) ||

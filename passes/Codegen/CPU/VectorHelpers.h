@@ -225,6 +225,14 @@ bool vectorisableBody(mlir::linalg::GenericOp op);
 /// and sum over its keys).
 bool takesDynamicInnermost(mlir::linalg::GenericOp op);
 
+/// The dim along which kiln-vectorize-elementwise's window vectors run
+/// (VectorizeWindows.cpp) in `op`, a window generic with reductions (a
+/// pool), if that dim is dynamic and the vectors take it whole once the
+/// other dims are static: the output's last index, which every operand
+/// that moves along it has as its last index only, at a static stride,
+/// with a unit innermost stride; the last vector masked at run time.
+std::optional<unsigned> dynamicWindowDim(mlir::linalg::GenericOp op);
+
 /// Set by kiln-strip-dynamic-dims on the pieces it makes of a generic
 /// over dynamic dims. It has chosen their threads (the loop over windows,
 /// blocks of channels, or the rest of rows), so that the kernel of a

@@ -618,6 +618,14 @@ struct VectorizeElementwisePass
         return;
       SmallVector<int64_t> ranges = op.getStaticLoopRanges();
       unsigned last = op.getNumLoops() - 1;
+      // A pool's window vectors along a dynamic output column dim, the
+      // other dims static (kiln-strip-dynamic-dims' pieces).
+      if (std::optional<unsigned> p = kiln::vec::dynamicWindowDim(op)) {
+        if (llvm::all_of(llvm::seq<unsigned>(0, ranges.size()),
+                         [&](unsigned d) { return d == *p || ranges[d] > 0; }))
+          windows.push_back({op, *p, *stridesAlong(op, *p)});
+        return;
+      }
       // Static ranges, but for a dynamic innermost dim (the vectors run
       // along it, the last one masked at run time).
       bool dynamicLast = ShapedType::isDynamic(ranges[last]);
@@ -688,7 +696,7 @@ struct VectorizeElementwisePass
     for (auto &[op, p, strides] : windows) {
       int64_t work = 1;
       for (int64_t r : op.getStaticLoopRanges())
-        work *= r;
+        work *= ShapedType::isDynamic(r) ? kiln::contraction::kNominalExtent : r;
       // A constant fill of the output just before (a max pool's -inf)
       // becomes the tiles' starting value.
       // (Only a linalg.fill: generics are on the lists being vectorised.)

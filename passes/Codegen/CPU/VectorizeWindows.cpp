@@ -23,10 +23,15 @@ using namespace mlir;
 std::optional<SmallVector<int64_t>> kiln::vec::stridesAlong(linalg::GenericOp op, unsigned p) {
   SmallVector<int64_t> strides;
   unsigned n = op.getNumLoops();
+  // Along a dynamic p (a pool's output columns, which
+  // kiln-strip-dynamic-dims leaves whole) the operands' sizes may be
+  // dynamic: only their innermost stride matters.
+  bool dynamic = ShapedType::isDynamic(op.getStaticLoopRanges()[p]);
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.getElementType().isF32() || !type.hasStaticShape() ||
-        !kiln::vec::innermostContiguous(operand.get()))
+    if (!type || !type.getElementType().isF32() ||
+        !(dynamic ? kiln::vec::unitInnermostStride(operand.get())
+                  : kiln::vec::innermostContiguous(operand.get())))
       return std::nullopt;
     AffineMap map = op.getMatchingIndexingMap(&operand);
     ArrayRef<AffineExpr> results = map.getResults();
@@ -80,11 +85,20 @@ public:
     for (unsigned d = 0; d < ranges.size(); ++d)
       if (d != p)
         (iters[d] == utils::IteratorType::parallel ? outerDims : reductions).push_back(d);
+    // A dynamic p: its size is the output's last dim; the last vector is
+    // masked at run time.
+    Value extent;
+    if (ShapedType::isDynamic(ranges[p])) {
+      Value out = op.getDpsInitOperand(0)->get();
+      extent = memref::DimOp::create(b, loc(), out, cast<MemRefType>(out.getType()).getRank() - 1);
+    }
     kiln::vec::outerLoops(b, op, ranges, outerDims, ivs, parallelPending,
                [&](OpBuilder &b, SmallVector<Value> &ivs) {
-      kiln::vec::vectorSteps(b, loc(), ranges[p], lanes, ivs[p], [&](OpBuilder &b, int64_t on) {
-        tile(b, ivs, reductions, on);
-      });
+      auto step = [&](OpBuilder &b, int64_t on) { tile(b, ivs, reductions, on); };
+      if (extent)
+        kiln::vec::vectorSteps(b, loc(), extent, lanes, ivs[p], tailMask, step);
+      else
+        kiln::vec::vectorSteps(b, loc(), ranges[p], lanes, ivs[p], step);
     });
   }
 
@@ -112,7 +126,34 @@ private:
     if (stride == 0)
       return vector::BroadcastOp::create(b, loc(), type,
                                          memref::LoadOp::create(b, loc(), operand.get(), idx));
+    if (on == kiln::vec::kMasked)
+      return maskedStridedLoad(b, operand.get(), idx, stride);
     return kiln::vec::stridedLoad(b, loc(), operand.get(), idx, lanes, stride, on);
+  }
+
+  /// Every `stride`-th element from `idx` of `mem` in tailMask's lanes,
+  /// the others zero: for a stride up to kMaxShuffledStride one wide load
+  /// masked to stop at the last element needed, then a shuffle (a wide
+  /// lane is read when the lane whose element is at or after it is set),
+  /// else a masked gather.
+  Value maskedStridedLoad(OpBuilder &b, Value mem, ValueRange idx, int64_t stride) {
+    if (stride == 1)
+      return kiln::vec::load(b, loc(), mem, idx, VectorType::get({lanes}, b.getF32Type()),
+                             tailMask);
+    if (stride > kiln::vec::kMaxShuffledStride)
+      return kiln::vec::gather(b, loc(), mem, idx, lanes, stride, tailMask);
+    auto maskType = VectorType::get({lanes}, b.getI1Type());
+    Value none = arith::ConstantOp::create(b, loc(), maskType, b.getZeroAttr(maskType));
+    SmallVector<int64_t> covering;
+    for (int64_t j = 0; j < lanes * stride; ++j)
+      covering.push_back(std::min<int64_t>(llvm::divideCeil(j, stride), lanes));
+    Value wideMask = vector::ShuffleOp::create(b, loc(), tailMask, none, covering);
+    Value wide = kiln::vec::load(b, loc(), mem, idx,
+                                 VectorType::get({lanes * stride}, b.getF32Type()), wideMask);
+    SmallVector<int64_t> picks;
+    for (int64_t i = 0; i < lanes; ++i)
+      picks.push_back(i * stride);
+    return vector::ShuffleOp::create(b, loc(), wide, wide, picks);
   }
 
   /// One tile of `on` lanes at `ivs`: the output loaded, the reduction
@@ -135,7 +176,10 @@ private:
     Value result = reduce(b, ivs, reductions, acc, on);
     AffineMap map = op.getMatchingIndexingMap(out);
     SmallVector<Value> idx = kiln::vec::permutedIndices(b, loc(), map, ivs);
-    kiln::vec::store(b, loc(), result, out->get(), idx, on);
+    if (on == kiln::vec::kMasked)
+      kiln::vec::store(b, loc(), result, out->get(), idx, tailMask);
+    else
+      kiln::vec::store(b, loc(), result, out->get(), idx, on);
   }
 
   Value reduce(OpBuilder &b, SmallVector<Value> &ivs, ArrayRef<unsigned> dims, Value acc,
@@ -167,10 +211,41 @@ private:
   SmallVector<int64_t> ranges;
   bool parallelPending;
   Value init;
+  /// The lanes left of a dynamic p, inside the step that takes them
+  /// (kMasked).
+  Value tailMask;
 };
 
 
 } // namespace
+
+std::optional<unsigned> kiln::vec::dynamicWindowDim(linalg::GenericOp op) {
+  if (!op.hasPureBufferSemantics() || op.getNumDpsInits() != 1 || !op.getNumReductionLoops() ||
+      !vectorisableBody(op) || isMultiplyAccumulate(op) || isInt8MultiplyAccumulate(op))
+    return std::nullopt;
+  AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+  if (!outMap.getNumResults() || !outMap.isProjectedPermutation(/*allowZeroInResults=*/true))
+    return std::nullopt;
+  auto last = dyn_cast<AffineDimExpr>(outMap.getResults().back());
+  if (!last)
+    return std::nullopt;
+  unsigned p = last.getPosition();
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  SmallVector<utils::IteratorType> iters = op.getIteratorTypesArray();
+  if (!ShapedType::isDynamic(ranges[p]) || iters[p] != utils::IteratorType::parallel)
+    return std::nullopt;
+  // The reduction loops run inside each vector step: static.
+  for (unsigned d = 0; d < ranges.size(); ++d)
+    if (iters[d] == utils::IteratorType::reduction && ranges[d] <= 0)
+      return std::nullopt;
+  // The output's tile stays in registers across them.
+  Value out = rootBuffer(op.getDpsInitOperand(0)->get());
+  if (llvm::any_of(op.getDpsInputOperands(),
+                   [&](OpOperand *in) { return rootBuffer(in->get()) == out; }) ||
+      !stridesAlong(op, p))
+    return std::nullopt;
+  return p;
+}
 
 void kiln::vec::vectorizeWindow(linalg::GenericOp op, unsigned p, ArrayRef<int64_t> strides,
                                 int64_t lanes, bool parallel, Value init) {
