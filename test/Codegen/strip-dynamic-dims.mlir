@@ -1320,6 +1320,62 @@ func.func @columns_epilogue(%ws: memref<?xi8>, %x: memref<16x?xf32>, %w: memref<
 
 // -----
 
+// The same conv's ReLU, read as [96, H, W], writing its channels of a
+// concatenation ([1, 160, H, W], squeezenet's fire modules: a
+// rank-reducing subview with whole rows): flattened as [96, H * W] too,
+// the collapsed window recast with its unit innermost stride (collapsed
+// over dynamic sizes its type says none), so that the kernel folds the
+// ReLU and stores it into the concatenation.
+#mk = affine_map<(m, n, k) -> (m, k)>
+#kn = affine_map<(m, n, k) -> (k, n)>
+#mn = affine_map<(m, n, k) -> (m, n)>
+#id3 = affine_map<(c, h, w) -> (c, h, w)>
+// CHECK-LABEL: func.func @concat_epilogue(
+// CHECK: %[[CAT:.+]] = memref.view %{{.*}}[%c4096]
+// CHECK: %[[SLICE:.+]] = memref.subview %[[CAT]][0, 32, 0, 0] [1, 96, %{{.+}}, %{{.+}}] [1, 1, 1, 1]
+// CHECK-NOT: scf.for
+// CHECK: %[[FLAT:.+]] = memref.collapse_shape %[[SLICE]] {{\[}}[0], [1, 2]]
+// CHECK: %{{.+}}, %[[OFF:.+]], %{{.+}}:2, %[[STRIDES:.+]]:2 = memref.extract_strided_metadata %[[FLAT]]
+// CHECK: %[[UNIT:.+]] = memref.reinterpret_cast %[[FLAT]] to offset: [%[[OFF]]], sizes: [96, %{{.+}}], strides: [%[[STRIDES]]#0, 1] : {{.+}} to memref<96x?xf32, strided<[?, 1], offset: ?>>
+// CHECK: linalg.generic {{.*}} attrs = {kiln.output_read_once}
+// CHECK: linalg.generic {{.*}} outs(%[[UNIT]] :
+// CHECK-NOT: scf.for
+// CHECK: return
+// KERNEL-LABEL: func.func @concat_epilogue(
+// KERNEL: memref.reinterpret_cast
+// KERNEL-NOT: linalg.
+// KERNEL: arith.maximumf
+// KERNEL-NOT: linalg.
+// KERNEL: return
+func.func @concat_epilogue(%ws: memref<?xi8>, %x: memref<16x?xf32>, %w: memref<96x16xf32>,
+                           %h: index, %wd: index) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c4096 = arith.constant 4096 : index
+  %n = arith.muli %h, %wd : index
+  %a = memref.view %ws[%c0][%n] : memref<?xi8> to memref<96x?xf32>
+  %cat = memref.view %ws[%c4096][%h, %wd] {kiln.live_from_contraction} : memref<?xi8> to memref<1x160x?x?xf32>
+  %slice = memref.subview %cat[0, 32, 0, 0] [1, 96, %h, %wd] [1, 1, 1, 1] : memref<1x160x?x?xf32> to memref<96x?x?xf32, strided<[?, ?, 1], offset: ?>>
+  linalg.fill ins(%zero : f32) outs(%a : memref<96x?xf32>)
+  linalg.generic {indexing_maps = [#mk, #kn, #mn], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%w, %x : memref<96x16xf32>, memref<16x?xf32>) outs(%a : memref<96x?xf32>) {
+  ^bb0(%i: f32, %j: f32, %acc: f32):
+    %m = arith.mulf %i, %j : f32
+    %s = arith.addf %acc, %m : f32
+    linalg.yield %s : f32
+  }
+  %e = memref.expand_shape %a [[0], [1, 2]] output_shape [96, %h, %wd] : memref<96x?xf32> into memref<96x?x?xf32>
+  linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%e : memref<96x?x?xf32>) outs(%slice : memref<96x?x?xf32, strided<[?, ?, 1], offset: ?>>) {
+  ^bb0(%i: f32, %o: f32):
+    %r = arith.maximumf %i, %zero : f32
+    linalg.yield %r : f32
+  }
+  return
+}
+
+// -----
+
 // Windows of 16 rows of a contraction with little work each (16 x 96 x
 // 16 multiply-adds) go to threads only from 11 windows on, checked at
 // run time (kiln.min_trips); the rest stays serial.

@@ -54,6 +54,65 @@ linalg::GenericOp nextElementwise(linalg::GenericOp op, DynamicDims dims) {
   return after;
 }
 
+/// `v` is a window of a buffer of identity layout (a unit-stride subview,
+/// possibly rank-reducing) whose dims in each of `groups` but the first
+/// are whole, so that each group collapses onto contiguous elements: a
+/// concat's slice of channels [C, H, W] flattened to [C, H * W]. The
+/// buffer's dynamic sizes are told from the memref.view that makes it.
+bool flattens(Value v, ArrayRef<ReassociationIndices> groups) {
+  auto sub = v.getDefiningOp<memref::SubViewOp>();
+  if (!sub || !sub.hasUnitStride() || !sub.getSourceType().getLayout().isIdentity())
+    return false;
+  MemRefType source = sub.getSourceType();
+  auto view = sub.getSource().getDefiningOp<memref::ViewOp>();
+  // The source's size of dim d, if it can be told.
+  auto sourceSize = [&](int64_t d) -> OpFoldResult {
+    if (!source.isDynamicDim(d))
+      return Builder(v.getContext()).getIndexAttr(source.getDimSize(d));
+    if (!view)
+      return {};
+    return view.getSizes()[source.getDynamicDimIndex(d)];
+  };
+  // The source dim of each of the window's dims.
+  llvm::SmallBitVector dropped = sub.getDroppedDims();
+  SmallVector<int64_t> sourceDim;
+  for (int64_t d = 0; d < source.getRank(); ++d)
+    if (!dropped.test(d))
+      sourceDim.push_back(d);
+  SmallVector<OpFoldResult> offsets = sub.getMixedOffsets(), sizes = sub.getMixedSizes();
+  for (const ReassociationIndices &group : groups)
+    for (int64_t r : ArrayRef<int64_t>(group).drop_front()) {
+      int64_t d = sourceDim[r];
+      OpFoldResult whole = sourceSize(d);
+      if (!whole || getConstantIntValue(offsets[d]) != 0 ||
+          kiln::vec::constantDifference(whole, sizes[d]) != 0)
+        return false;
+    }
+  return true;
+}
+
+/// `v` as the same elements with a static unit innermost stride (its
+/// offset, sizes and outer strides read at run time), for a `v` whose
+/// innermost stride is 1 though its type does not say so.
+Value unitInnermost(OpBuilder &b, Location loc, Value v) {
+  auto type = cast<MemRefType>(v.getType());
+  auto meta = memref::ExtractStridedMetadataOp::create(b, loc, v);
+  SmallVector<OpFoldResult> sizes = getAsOpFoldResult(meta.getSizes());
+  for (int64_t d = 0; d < type.getRank(); ++d)
+    if (!type.isDynamicDim(d))
+      sizes[d] = b.getIndexAttr(type.getDimSize(d));
+  SmallVector<OpFoldResult> strides = getAsOpFoldResult(meta.getStrides());
+  strides.back() = b.getIndexAttr(1);
+  SmallVector<int64_t> layout(type.getRank(), ShapedType::kDynamic);
+  layout.back() = 1;
+  auto castType = MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(b.getContext(), ShapedType::kDynamic, layout),
+      type.getMemorySpace());
+  return memref::ReinterpretCastOp::create(b, loc, castType, v, meta.getOffset(), sizes, strides)
+      .getResult();
+}
+
 /// Whether what `after` writes is memory that no input of `op` can be
 /// in: run window by window, `after` writes before `op` has read all its
 /// inputs. kiln-plan-memory lets a buffer first used after a top-level
@@ -151,10 +210,11 @@ linalg::GenericOp flatEpilogue(linalg::GenericOp op, DynamicDims dims,
   if (!expand || !outType.getLayout().isIdentity())
     return {};
   Value outRoot = rootBuffer(out);
+  SmallVector<ReassociationIndices> groups = expand.getReassociationIndices();
   for (OpOperand &operand : after->getOpOperands()) {
     auto type = dyn_cast<MemRefType>(operand.get().getType());
-    if (!type || !type.getLayout().isIdentity() ||
-        type.getShape() != expand.getResultType().getShape() ||
+    if (!type || type.getShape() != expand.getResultType().getShape() ||
+        !(type.getLayout().isIdentity() || flattens(operand.get(), groups)) ||
         !after.getMatchingIndexingMap(&operand).isIdentity() ||
         (operand.get() != expand.getResult() && rootBuffer(operand.get()) == outRoot))
       return {};
@@ -168,9 +228,13 @@ linalg::GenericOp flatEpilogue(linalg::GenericOp op, DynamicDims dims,
   for (OpOperand &operand : after->getOpOperands()) {
     Value v = operand.get() == expand.getResult()
                   ? out
-                  : memref::CollapseShapeOp::create(b, after.getLoc(), operand.get(),
-                                                    expand.getReassociationIndices())
+                  : memref::CollapseShapeOp::create(b, after.getLoc(), operand.get(), groups)
                         .getResult();
+    // A window collapsed over dynamic sizes gets a dynamic innermost
+    // stride (a dim of size 1 may have any stride); `flattens` proved it
+    // contiguous, and the kernels want to see it so.
+    if (v != out && !kiln::vec::unitInnermostStride(v))
+      v = unitInnermost(b, after.getLoc(), v);
     (after.isDpsInit(&operand) ? outs : ins).push_back(v);
   }
   unsigned rank = outType.getRank();
