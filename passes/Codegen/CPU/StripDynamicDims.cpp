@@ -146,6 +146,7 @@ struct StripDynamicDimsPass
     if (chunk < 2)
       return;
     flatOnly.clear();
+    eraseDeadWrites();
     if (parallel)
       shareOutPadFills();
     SmallVector<linalg::GenericOp> ops;
@@ -216,6 +217,23 @@ struct StripDynamicDimsPass
       if (blocks)
         inBlocks(op, blocks->first, blocks->second);
     }
+  }
+
+  /// Top-level plain copies over dynamic dims into a planned buffer
+  /// that nothing reads afterwards: a copy bufferization made for a
+  /// reshape whose result only gives sizes (squeezenet1_1's squeeze
+  /// outputs, a pass over each on one thread), which the static build's
+  /// canonicalisation drops with the sizes it no longer needs.
+  void eraseDeadWrites() {
+    SmallVector<linalg::GenericOp> dead;
+    for (auto fn : getOperation().getOps<func::FuncOp>())
+      for (linalg::GenericOp op : fn.getBody().getOps<linalg::GenericOp>())
+        if (op.hasPureBufferSemantics() && plainCopy(op) &&
+            llvm::any_of(op.getStaticLoopRanges(), ShapedType::isDynamic) &&
+            kiln::contraction::deadAfter(op, op.getDpsInitOperand(0)->get()))
+          dead.push_back(op);
+    for (linalg::GenericOp op : dead)
+      op.erase();
   }
 
   /// A dynamic pad's fill of its whole buffer (a top-level linalg.map
