@@ -110,7 +110,12 @@ def StripDynamicDimsPass : Pass<"kiln-strip-dynamic-dims", "mlir::ModuleOp"> {
     that row of the pad, and fills the pad's border itself. So does a
     stride-1 conv over the row-stacked grid whose epilogue compacts its
     output (the ReLU6 after a depthwise conv), each row's kernel storing
-    the epilogue's row. Generics whose
+    the epilogue's row. Dims the kernels take whole are not cut: a
+    contraction's dynamic reduction or columns (a stride-1 conv's grid
+    read at n + kw too; a depthwise one then in blocks of channels with
+    threads), an elementwise op's dynamic innermost dim, a pool's output
+    row. Plain copies into planned buffers nothing reads afterwards are
+    erased first. Generics whose
     dynamic dims are indexed other than by one loop dim exactly stay as
     they are.
   }];
@@ -245,7 +250,9 @@ def VectorizeElementwisePass
     combine with the output. A generic with reductions whose output's last
     index is a parallel dim the inputs have only in their last index,
     linearly (pooling windows), is vectorised along that dim with the
-    reduction loops inside each step (strided inputs gathered). Runs after
+    reduction loops inside each step (strided inputs shuffled from a wide
+    load or gathered; that dim may be dynamic, its last vector masked at
+    run time). Runs after
     `kiln-vectorize-contractions`, on what it left.
   }];
   let options = [
