@@ -197,9 +197,10 @@ struct StripDynamicDimsPass
         if (!dims.empty())
           strip(op, dims, after);
         else if (parallel && readsWindow(op) && op.getNumReductionLoops())
-          // A depthwise conv over a narrow map's grid, its columns whole:
-          // blocks of its channels go to threads, as around its pieces
-          // (strip). Its kernel's loop over them runs on one thread.
+          // A depthwise conv over a narrow map's grid, its columns whole
+          // (or a pool whose only dynamic dim is its output row): blocks
+          // of its channels go to threads, as around its pieces (strip).
+          // Its kernel's loop over them runs on one thread.
           if (std::optional<std::pair<unsigned, int64_t>> blocks =
                   parallelBlocks(op, op.getStaticLoopRanges())) {
             // A constant init is filled block by block, folded into the
